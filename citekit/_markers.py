@@ -1,0 +1,82 @@
+"""Inline footnote markers in answer text.
+
+Magisterium does not document its marker syntax; answers carry ``[^N]`` or ``[N]`` with N
+one-based (``N - 1 == document_index``). Markers may be adjacent (``[^1][^3]``). A Markdown link
+``[1](https://...)`` is not a marker, and ``[^N]: ...`` at the start of a line is a footnote
+definition, not a marker.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+__all__ = ["Marker", "find_markers", "marker_numbers", "split_definitions"]
+
+# ``(?<!\\)`` keeps escaped brackets literal; ``(?![(:])`` rejects links and definitions.
+_MARKER_RE = re.compile(r"(?<!\\)\[(\^?)([1-9][0-9]{0,3})\](?![(:\[]|\s*\()")
+_ADJACENT_RE = re.compile(r"(?<!\\)\[(\^?)([1-9][0-9]{0,3})\](?=\[\^?[1-9][0-9]{0,3}\])")
+_DEFINITION_RE = re.compile(r"^[ ]{0,3}\[\^([1-9][0-9]{0,3})\]:[ \t]?(.*)$", re.MULTILINE)
+
+
+@dataclass(frozen=True, slots=True)
+class Marker:
+    """One inline marker: its span in the text and the one-based footnote number."""
+
+    start: int
+    end: int
+    number: int
+    caret: bool
+
+    @property
+    def document_index(self) -> int:
+        return self.number - 1
+
+
+def find_markers(text: str) -> list[Marker]:
+    """Every inline marker in ``text``, in order; definition lines are skipped."""
+    found: dict[int, Marker] = {}
+    for regex in (_MARKER_RE, _ADJACENT_RE):
+        for m in regex.finditer(text):
+            if _at_definition(text, m.start()):
+                continue
+            found[m.start()] = Marker(m.start(), m.end(), int(m.group(2)), m.group(1) == "^")
+    return [found[k] for k in sorted(found)]
+
+
+def _at_definition(text: str, pos: int) -> bool:
+    line_start = text.rfind("\n", 0, pos) + 1
+    head = text[line_start:pos]
+    if head.strip():
+        return False
+    return _DEFINITION_RE.match(text, line_start) is not None and text.startswith("[^", pos)
+
+
+def marker_numbers(text: str) -> set[int]:
+    """The set of footnote numbers used inline in ``text``."""
+    return {m.number for m in find_markers(text)}
+
+
+def split_definitions(text: str) -> tuple[str, dict[int, str]]:
+    """Remove ``[^N]: ...`` definition lines; return the body and the definitions by number."""
+    defs: dict[int, str] = {}
+
+    def take(m: re.Match[str]) -> str:
+        defs.setdefault(int(m.group(1)), m.group(2).strip())
+        return ""
+
+    body = _DEFINITION_RE.sub(take, text)
+    return body.rstrip("\n") + ("\n" if text.endswith("\n") and body.strip() else ""), defs
+
+
+def iter_segments(text: str) -> Iterator[str | Marker]:
+    """The text cut into plain strings and markers, in order."""
+    pos = 0
+    for m in find_markers(text):
+        if m.start > pos:
+            yield text[pos : m.start]
+        yield m
+        pos = m.end
+    if pos < len(text):
+        yield text[pos:]

@@ -1,0 +1,387 @@
+"""Provider-neutral values: an answer, its citations, its knowledge references, usage.
+
+Every class here is a frozen dataclass and does no I/O. Provider modules build them from wire
+JSON (``citekit.providers.*.parse_*``); ``Answer.from_response`` and ``Answer.from_chunks`` reach
+those parsers so a saved response or a saved list of stream chunks gives the same object that a
+live call gives.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import Any, Literal, overload
+
+from ._markers import marker_numbers
+
+__all__ = [
+    "Answer",
+    "Choice",
+    "Citation",
+    "ProviderName",
+    "Reference",
+    "References",
+    "ToolCall",
+    "Usage",
+]
+
+ProviderName = Literal["magisterium", "maritaca", "gptbots"]
+
+#: Field an answer carries when it was built from the recorded-format files in ``sample_data/``.
+SAMPLE_FIELD = "citekit_sample"
+
+
+def _opt_str(value: Any) -> str | None:
+    if value is None:
+        return None
+    return value if isinstance(value, str) else str(value)
+
+
+def decode_entities(text: str) -> str:
+    """Decode HTML entities (``&apos;``, ``&oelig;``) that some providers leave in text."""
+    return html.unescape(text) if "&" in text else text
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """A passage the answer cites, with Magisterium's field names.
+
+    ``document_index`` is zero-based; ``marker`` is the one-based footnote number used inline.
+    """
+
+    cited_text: str
+    document_index: int
+    cited_text_heading: str | None = None
+    document_title: str | None = None
+    document_author: str | None = None
+    document_year: str | None = None
+    document_reference: str | None = None
+    source_url: str | None = None
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def marker(self) -> int:
+        """The one-based footnote number (``document_index + 1``)."""
+        return self.document_index + 1
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, position: int = 0) -> Citation:
+        """Build from a provider citation object; a missing ``document_index`` uses ``position``."""
+        index = data.get("document_index")
+        try:
+            document_index = int(index) if index is not None else position
+        except (TypeError, ValueError):
+            document_index = position
+        text = data.get("cited_text")
+        return cls(
+            cited_text=decode_entities(text if isinstance(text, str) else ""),
+            document_index=max(document_index, 0),
+            cited_text_heading=_decoded(data.get("cited_text_heading")),
+            document_title=_decoded(data.get("document_title")),
+            document_author=_decoded(data.get("document_author")),
+            document_year=_opt_str(data.get("document_year")),
+            document_reference=_opt_str(data.get("document_reference")),
+            source_url=_opt_str(data.get("source_url")),
+            raw=dict(data),
+        )
+
+
+def _decoded(value: Any) -> str | None:
+    text = _opt_str(value)
+    return decode_entities(text) if text is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """A knowledge chunk retrieved for an answer (GPTBots ``correlate_dataset`` item)."""
+
+    content: str
+    rank: int
+    data_id: str | None = None
+    data_name: str | None = None
+    source_url: str | None = None
+    score: float | None = None
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, rank: int) -> Reference:
+        score = data.get("score")
+        try:
+            score_value = float(score) if score is not None else None
+        except (TypeError, ValueError):
+            score_value = None
+        content = data.get("content")
+        return cls(
+            content=content if isinstance(content, str) else "",
+            rank=rank,
+            data_id=_opt_str(data.get("data_id")),
+            data_name=_opt_str(data.get("data_name")),
+            source_url=_opt_str(data.get("source_url")) or None,
+            score=score_value,
+            raw=dict(data),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class References(Sequence[Reference]):
+    """The knowledge chunks behind one GPTBots answer, in the provider's order (rank 1 first)."""
+
+    items: tuple[Reference, ...] = ()
+    conversation_id: str | None = None
+    question_id: str | None = None
+    answer_id: str | None = None
+    message_id: str | None = None
+    note: str | None = None
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @overload
+    def __getitem__(self, index: int) -> Reference: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Reference]: ...
+    def __getitem__(self, index: int | slice) -> Reference | Sequence[Reference]:
+        return self.items[index]
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __iter__(self) -> Iterator[Reference]:
+        return iter(self.items)
+
+    @property
+    def sample(self) -> str | None:
+        """The ``sample_data`` file this came from, when it is recorded data."""
+        return _opt_str(self.raw.get(SAMPLE_FIELD))
+
+    @classmethod
+    def from_response(
+        cls, data: Mapping[str, Any], *, message_id: str | None = None
+    ) -> References:
+        """Build from a ``GET /v1/correlate/dataset`` body."""
+        items = data.get("correlate_dataset") or []
+        return cls(
+            items=tuple(
+                Reference.from_dict(item, rank=i + 1)
+                for i, item in enumerate(items)
+                if isinstance(item, Mapping)
+            ),
+            conversation_id=_opt_str(data.get("conversation_id")),
+            question_id=_opt_str(data.get("question_id")),
+            answer_id=_opt_str(data.get("answer_id")),
+            message_id=message_id,
+            raw=dict(data),
+        )
+
+    def to_html(self, *, strict: bool = False) -> str:
+        from .render import references_html
+
+        return references_html(self, strict=strict)
+
+    def to_markdown(self) -> str:
+        from .render import references_markdown
+
+        return references_markdown(self)
+
+    def _repr_mimebundle_(
+        self, include: Any = None, exclude: Any = None
+    ) -> dict[str, str]:
+        from .render import mimebundle
+
+        return mimebundle(self, include=include, exclude=exclude)
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token (and, for GPTBots, credit) counts; any field a provider omits is ``None``."""
+
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    total_tokens: int | None = None
+    cached_tokens: int | None = None
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> Usage | None:
+        if not isinstance(data, Mapping):
+            return None
+        details = data.get("prompt_tokens_details")
+        cached = details.get("cached_tokens") if isinstance(details, Mapping) else None
+        return cls(
+            prompt_tokens=_opt_int(data.get("prompt_tokens")),
+            completion_tokens=_opt_int(data.get("completion_tokens")),
+            total_tokens=_opt_int(data.get("total_tokens")),
+            cached_tokens=_opt_int(cached),
+            raw=dict(data),
+        )
+
+
+def _opt_int(value: Any) -> int | None:
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A function call the model asked for; ``arguments`` is the JSON text as sent."""
+
+    id: str | None
+    name: str
+    arguments: str
+    index: int = 0
+    type: str = "function"
+
+    def parsed_arguments(self) -> Any:
+        """``arguments`` decoded from JSON (raises ``json.JSONDecodeError`` if malformed)."""
+        return json.loads(self.arguments) if self.arguments else {}
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """One of the ``n`` completions of a request."""
+
+    index: int
+    text: str
+    finish_reason: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+    role: str = "assistant"
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A provider's answer: text, where it came from, and what it cost.
+
+    ``text`` is choice 0; ``choices`` holds all of them when ``n > 1``. ``raw`` keeps the
+    provider's JSON with every field, known or not. ``notes`` are messages for the reader
+    (a content filter, references that could not be fetched, a recorded sample).
+    """
+
+    provider: str
+    text: str
+    model: str | None = None
+    id: str | None = None
+    created: datetime | None = None
+    finish_reason: str | None = None
+    citations: tuple[Citation, ...] = ()
+    references: References | None = None
+    related_questions: tuple[str, ...] = ()
+    usage: Usage | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+    choices: tuple[Choice, ...] = ()
+    question: str | None = None
+    conversation_id: str | None = None
+    outputs: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    partial: bool = False
+    cached: bool = False
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    # -- derived -------------------------------------------------------------------------
+    @property
+    def content_filtered(self) -> bool:
+        """True when the provider withheld the answer (``finish_reason == "content_filter"``)."""
+        return self.finish_reason == "content_filter"
+
+    @property
+    def sample(self) -> str | None:
+        """The ``sample_data`` file this answer came from, or ``None`` for a live answer."""
+        value = self.raw.get(SAMPLE_FIELD)
+        if value is None and self.references is not None:
+            return self.references.sample if self.provider == "gptbots" else None
+        return _opt_str(value)
+
+    @property
+    def cited_markers(self) -> set[int]:
+        """Footnote numbers that appear inline in ``text``."""
+        return marker_numbers(self.text)
+
+    def citation_groups(self) -> dict[int, list[Citation]]:
+        """Citations grouped by footnote number (several passages may share one document)."""
+        groups: dict[int, list[Citation]] = {}
+        for c in sorted(self.citations, key=lambda c: c.document_index):
+            groups.setdefault(c.marker, []).append(c)
+        return groups
+
+    def with_question(self, question: str | None) -> Answer:
+        return replace(self, question=question)
+
+    # -- construction from saved data ----------------------------------------------------
+    @classmethod
+    def from_response(
+        cls,
+        data: Mapping[str, Any],
+        *,
+        provider: str,
+        question: str | None = None,
+    ) -> Answer:
+        """Build from a provider's (saved) non-streaming JSON response."""
+        from .providers import get_spec
+
+        return get_spec(provider).parse_response(data, question=question)
+
+    @classmethod
+    def from_chunks(
+        cls,
+        chunks: Iterable[Mapping[str, Any]],
+        *,
+        provider: str,
+        question: str | None = None,
+    ) -> Answer:
+        """Build from a (saved) list of decoded stream events, in arrival order."""
+        from .providers import get_spec
+
+        acc = get_spec(provider).new_accumulator(question=question)
+        for chunk in chunks:
+            acc.feed(chunk)
+        return acc.answer()
+
+    # -- display -------------------------------------------------------------------------
+    def to_html(self, *, strict: bool = False) -> str:
+        """The answer as HTML with clickable footnotes (``strict`` survives sanitizers)."""
+        from .render import answer_html
+
+        return answer_html(self, strict=strict)
+
+    def to_markdown(self) -> str:
+        """The answer as Markdown with ``[^n]`` footnotes and their definitions."""
+        from .render import answer_markdown
+
+        return answer_markdown(self)
+
+    def _repr_mimebundle_(
+        self, include: Any = None, exclude: Any = None
+    ) -> dict[str, str]:
+        from .render import mimebundle
+
+        return mimebundle(self, include=include, exclude=exclude)
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def parse_created(value: Any) -> datetime | None:
+    """A Unix time in seconds or milliseconds (GPTBots uses both) as an aware UTC datetime."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        if isinstance(value, str):
+            try:
+                parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+            except ValueError:
+                return None
+            return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+        return None
+    # Seconds since 1970 stay below 1e11 until the year 5138; milliseconds are above it.
+    if abs(number) >= 1e11:
+        number /= 1000.0
+    try:
+        return datetime.fromtimestamp(number, tz=UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
