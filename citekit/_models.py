@@ -24,7 +24,10 @@ __all__ = [
     "ProviderName",
     "Reference",
     "References",
+    "StreamEvent",
+    "TextDelta",
     "ToolCall",
+    "ToolCallDelta",
     "Usage",
 ]
 
@@ -156,9 +159,7 @@ class References(Sequence[Reference]):
         return _opt_str(self.raw.get(SAMPLE_FIELD))
 
     @classmethod
-    def from_response(
-        cls, data: Mapping[str, Any], *, message_id: str | None = None
-    ) -> References:
+    def from_response(cls, data: Mapping[str, Any], *, message_id: str | None = None) -> References:
         """Build from a ``GET /v1/correlate/dataset`` body."""
         items = data.get("correlate_dataset") or []
         return cls(
@@ -184,9 +185,7 @@ class References(Sequence[Reference]):
 
         return references_markdown(self)
 
-    def _repr_mimebundle_(
-        self, include: Any = None, exclude: Any = None
-    ) -> dict[str, str]:
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         from .render import mimebundle
 
         return mimebundle(self, include=include, exclude=exclude)
@@ -322,7 +321,8 @@ class Answer:
         """Build from a provider's (saved) non-streaming JSON response."""
         from .providers import get_spec
 
-        return get_spec(provider).parse_response(data, question=question)
+        answer: Answer = get_spec(provider).parse_response(data, question=question)
+        return answer
 
     @classmethod
     def from_chunks(
@@ -353,9 +353,7 @@ class Answer:
 
         return answer_markdown(self)
 
-    def _repr_mimebundle_(
-        self, include: Any = None, exclude: Any = None
-    ) -> dict[str, str]:
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         from .render import mimebundle
 
         return mimebundle(self, include=include, exclude=exclude)
@@ -385,3 +383,26 @@ def parse_created(value: Any) -> datetime | None:
         return datetime.fromtimestamp(number, tz=UTC)
     except (OverflowError, OSError, ValueError):
         return None
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """A piece of answer text as it streams in (``choice`` is the choice index)."""
+
+    text: str
+    choice: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallDelta:
+    """A fragment of a tool call: the first one names it, later ones add argument text."""
+
+    index: int
+    arguments: str = ""
+    id: str | None = None
+    name: str | None = None
+    choice: int = 0
+
+
+#: What ``Client.stream()`` yields: deltas as they arrive, then the final ``Answer``.
+StreamEvent = TextDelta | ToolCallDelta | Answer

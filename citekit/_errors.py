@@ -1,0 +1,222 @@
+"""The errors citekit raises, one tree::
+
+    CitekitError
+    ├── ConfigurationError          (also a ValueError: no key, unknown region, bad base_url)
+    ├── ProviderError               provider, status, code, message, request_id
+    │   ├── BadRequestError         400 / invalid parameter
+    │   │   └── TokenLimitError     400 "Token limit exceeded", GPTBots 20040
+    │   ├── AuthenticationError     401 / 403, GPTBots 40127
+    │   ├── InsufficientCreditsError  "Invalid billing", GPTBots 40379 / 20022
+    │   ├── NotFoundError           404, GPTBots 40356 / 40358 / 40378
+    │   ├── UnsupportedFeatureError GPTBots 200222 / 20055 / 40364
+    │   ├── RateLimitError          429 (retry_after)
+    │   └── ServerError             5xx, GPTBots 50000
+    ├── TransportError              connect / read failures, timeouts (after retries)
+    │   └── TimeoutError
+    ├── ResponseFormatError         a body that is not what the protocol promises
+    └── StreamInterrupted           a stream that broke mid-way; ``.answer`` is the partial Answer
+
+``CitekitWarning`` is the package's own warning class.
+
+No message or repr here ever holds an API key: errors are built from response bodies and
+status codes only, and ``redact`` scrubs any known secret out of text before it is stored.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ._models import Answer
+
+__all__ = [
+    "AuthenticationError",
+    "BadRequestError",
+    "CitekitError",
+    "CitekitWarning",
+    "ConfigurationError",
+    "InsufficientCreditsError",
+    "NotFoundError",
+    "ProviderError",
+    "RateLimitError",
+    "ResponseFormatError",
+    "ServerError",
+    "StreamInterrupted",
+    "TimeoutError",
+    "TokenLimitError",
+    "TransportError",
+    "UnsupportedFeatureError",
+]
+
+
+class CitekitWarning(UserWarning):
+    """Warnings citekit itself issues."""
+
+
+class CitekitError(Exception):
+    """Base of every error citekit raises."""
+
+
+class ConfigurationError(CitekitError, ValueError):
+    """A client was set up wrongly (no key, unknown region, bad URL)."""
+
+
+class ProviderError(CitekitError):
+    """The provider answered with an error.
+
+    Attributes
+    ----------
+    provider
+        ``"magisterium"``, ``"maritaca"`` or ``"gptbots"``.
+    status
+        The HTTP status (GPTBots may report errors with 200).
+    code
+        The provider's error code, when it gives one.
+    message
+        The provider's own message.
+    request_id
+        The ``x-request-id`` header, to quote to the provider's support.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        provider: str,
+        status: int | None = None,
+        code: int | str | None = None,
+        request_id: str | None = None,
+        hint: str | None = None,
+    ) -> None:
+        self.provider = provider
+        self.status = status
+        self.code = code
+        self.message = message
+        self.request_id = request_id
+        self.hint = hint
+        super().__init__(self._describe())
+
+    def _describe(self) -> str:
+        head = f"{_display_name(self.provider)} returned"
+        parts = []
+        if self.status is not None:
+            parts.append(f"HTTP {self.status}")
+        if self.code is not None and self.code != self.status:
+            parts.append(f"code {self.code}")
+        text = f"{head} {', '.join(parts) or 'an error'}: {self.message}"
+        if self.hint:
+            text += f". {self.hint}"
+        if self.request_id:
+            text += f" (request id {self.request_id})"
+        return text
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(provider={self.provider!r}, status={self.status!r}, "
+            f"code={self.code!r}, message={self.message!r}, request_id={self.request_id!r})"
+        )
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (
+            _rebuild_provider_error,
+            (
+                type(self),
+                self.message,
+                self.provider,
+                self.status,
+                self.code,
+                self.request_id,
+                self.hint,
+            ),
+        )
+
+
+def _rebuild_provider_error(
+    cls: type[ProviderError],
+    message: str,
+    provider: str,
+    status: int | None,
+    code: int | str | None,
+    request_id: str | None,
+    hint: str | None,
+) -> ProviderError:
+    return cls(
+        message, provider=provider, status=status, code=code, request_id=request_id, hint=hint
+    )
+
+
+class BadRequestError(ProviderError):
+    """The request was refused as invalid (HTTP 400, GPTBots 40000)."""
+
+
+class TokenLimitError(BadRequestError):
+    """The prompt is too long for the model."""
+
+
+class AuthenticationError(ProviderError):
+    """The API key was refused."""
+
+
+class InsufficientCreditsError(ProviderError):
+    """The account has no credits or no valid billing."""
+
+
+class NotFoundError(ProviderError):
+    """The conversation, agent or endpoint does not exist (or is not yours)."""
+
+
+class UnsupportedFeatureError(ProviderError):
+    """The agent or API does not offer this feature."""
+
+
+class RateLimitError(ProviderError):
+    """Too many requests; ``retry_after`` is the server's advice in seconds, if any."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None, **kw: object) -> None:
+        self.retry_after = retry_after
+        super().__init__(message, **kw)  # type: ignore[arg-type]
+
+
+class ServerError(ProviderError):
+    """The provider failed (HTTP 5xx)."""
+
+
+class TransportError(CitekitError):
+    """The request could not be completed: connection refused or reset, DNS, timeout."""
+
+
+class TimeoutError(TransportError):
+    """No answer within the configured timeout."""
+
+
+class ResponseFormatError(CitekitError):
+    """The provider sent something that is not valid for its protocol."""
+
+
+class StreamInterrupted(CitekitError):
+    """The stream broke before its end; ``answer`` holds what arrived, marked ``partial``."""
+
+    def __init__(self, message: str, *, answer: Answer) -> None:
+        self.answer = answer
+        super().__init__(message)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_rebuild_stream_interrupted, (str(self), self.answer))
+
+
+def _rebuild_stream_interrupted(message: str, answer: Answer) -> StreamInterrupted:
+    return StreamInterrupted(message, answer=answer)
+
+
+def _display_name(provider: str) -> str:
+    return {"magisterium": "Magisterium", "maritaca": "Maritaca", "gptbots": "GPTBots"}.get(
+        provider, provider
+    )
+
+
+def redact(text: str, secrets: list[str] | tuple[str, ...]) -> str:
+    """``text`` with every secret (of 4+ characters) replaced by ``***``."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "***")
+    return text

@@ -1,0 +1,484 @@
+"""The one boundary with the network: sending, retries, timeouts, error translation.
+
+Everything that touches httpx lives here. Providers describe a request as a ``RequestSpec``
+(pure data) and receive decoded JSON; this module sends it with ``httpx.Client`` or
+``httpx.AsyncClient`` (two sibling classes, same behaviour), retries what is worth retrying,
+decodes SSE streams and turns every failure into a ``citekit`` error (``raise ... from exc``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import random
+import re
+import time
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+
+from ._errors import (
+    AuthenticationError,
+    BadRequestError,
+    InsufficientCreditsError,
+    NotFoundError,
+    ProviderError,
+    RateLimitError,
+    ResponseFormatError,
+    ServerError,
+    TimeoutError,
+    TokenLimitError,
+    TransportError,
+    redact,
+)
+from ._sse import SSEDecoder
+
+__all__ = [
+    "AsyncSender",
+    "HttpConfig",
+    "RequestSpec",
+    "SyncSender",
+    "make_timeout",
+]
+
+RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
+_MAX_RETRY_AFTER = 120.0
+_USER_AGENT = "citekit/0.1 (+httpx)"
+
+#: Turns a decoded error body into a provider error; returns None to use the generic mapping.
+ErrorClassifier = Callable[[int | None, Any, str, str | None], ProviderError | None]
+#: Checks a 2xx JSON body for an in-band error (GPTBots puts ``{code, message}`` in a 200).
+BodyCheck = Callable[[Any, str | None], ProviderError | None]
+
+
+def make_timeout(timeout: float | httpx.Timeout | None, *, read: float = 120.0) -> httpx.Timeout:
+    """A timeout with a generous read limit: answers commonly take 25-40 s."""
+    if isinstance(timeout, httpx.Timeout):
+        return timeout
+    if timeout is None:
+        return httpx.Timeout(connect=10.0, read=read, write=30.0, pool=30.0)
+    return httpx.Timeout(float(timeout))
+
+
+@dataclass(frozen=True, slots=True)
+class RequestSpec:
+    """A request described as data: built by pure provider code, sent by a sender."""
+
+    method: str
+    path: str
+    json: Any = None
+    params: Mapping[str, str] | None = None
+    stream: bool = False
+
+
+@dataclass(frozen=True)
+class HttpConfig:
+    """What every request of one client shares. The key is kept out of ``repr``."""
+
+    provider: str
+    base_url: str
+    api_key: str = field(repr=False)
+    timeout: httpx.Timeout = field(default_factory=lambda: make_timeout(None))
+    max_retries: int = 2
+    backoff: float = 0.5
+    max_backoff: float = 20.0
+    auth_scheme: str = "Bearer"
+    headers: Mapping[str, str] = field(default_factory=dict)
+    classify: ErrorClassifier | None = field(default=None, repr=False, compare=False)
+    check_body: BodyCheck | None = field(default=None, repr=False, compare=False)
+
+    def request_headers(self, *, stream: bool) -> dict[str, str]:
+        headers = {
+            "Authorization": f"{self.auth_scheme} {self.api_key}",
+            "Accept": "text/event-stream" if stream else "application/json",
+            "User-Agent": _USER_AGENT,
+        }
+        headers.update(self.headers)
+        return headers
+
+    def url(self, path: str) -> str:
+        return self.base_url.rstrip("/") + "/" + path.lstrip("/")
+
+    def build(self, client: httpx.Client | httpx.AsyncClient, spec: RequestSpec) -> httpx.Request:
+        return client.build_request(
+            spec.method,
+            self.url(spec.path),
+            json=spec.json,
+            params=spec.params,
+            headers=self.request_headers(stream=spec.stream),
+            timeout=self.timeout,
+        )
+
+    # -- retry policy ------------------------------------------------------------------
+    def retry_delay(self, attempt: int, retry_after: float | None) -> float:
+        """Seconds to wait before retry number ``attempt + 1``: Retry-After, else backoff."""
+        if retry_after is not None:
+            return min(max(retry_after, 0.0), _MAX_RETRY_AFTER)
+        ceiling = min(self.max_backoff, self.backoff * 2.0**attempt)
+        return float(ceiling * (0.5 + random.random() / 2))  # "equal jitter"
+
+    # -- errors ------------------------------------------------------------------------
+    def error_for(self, response: httpx.Response, body: bytes) -> ProviderError:
+        request_id = _request_id(response.headers)
+        parsed, message = _error_message(body, response.headers.get("content-type", ""))
+        message = redact(message, (self.api_key,))
+        if self.classify is not None:
+            err = self.classify(response.status_code, parsed, message, request_id)
+            if err is not None:
+                return err
+        return generic_error(
+            self.provider,
+            response.status_code,
+            message,
+            request_id,
+            retry_after=parse_retry_after(response.headers.get("retry-after")),
+        )
+
+    def transport_error(self, exc: httpx.HTTPError) -> TransportError:
+        text = redact(f"{type(exc).__name__}: {exc}".rstrip(": "), (self.api_key,))
+        where = f"{self.provider} at {self.base_url}"
+        if isinstance(exc, httpx.TimeoutException):
+            return TimeoutError(
+                f"No answer from {where} within the timeout ({text}). "
+                "Answers can take 25-40 s: raise timeout= if this repeats."
+            )
+        return TransportError(f"Could not reach {where}: {text}")
+
+    def decode_json(self, response: httpx.Response, body: bytes) -> Any:
+        try:
+            return json.loads(body)
+        except ValueError as exc:
+            snippet = body[:200].decode("utf-8", "replace")
+            raise ResponseFormatError(
+                f"{self.provider} sent a body that is not JSON (HTTP {response.status_code}, "
+                f"{len(body)} bytes, starts {snippet!r})"
+            ) from exc
+
+    def checked(self, response: httpx.Response, data: Any) -> Any:
+        if self.check_body is not None:
+            err = self.check_body(data, _request_id(response.headers))
+            if err is not None:
+                raise err
+        return data
+
+
+def _request_id(headers: httpx.Headers) -> str | None:
+    for name in ("x-request-id", "request-id", "x-trace-id", "cf-ray"):
+        value = headers.get(name)
+        if value:
+            return str(value)
+    return None
+
+
+_TAG_RE = re.compile(r"<[^>]+>")
+_SPACE_RE = re.compile(r"\s+")
+
+
+def _error_message(body: bytes, content_type: str) -> tuple[Any, str]:
+    """The provider's message: ``error.message``, ``message``, ``msg``, ``detail``, raw text."""
+    text = body.decode("utf-8", "replace")
+    try:
+        parsed: Any = json.loads(text)
+    except ValueError:
+        parsed = None
+    if isinstance(parsed, dict):
+        err = parsed.get("error")
+        if isinstance(err, dict) and err.get("message"):
+            return parsed, str(err["message"])
+        if isinstance(err, str) and err:
+            return parsed, err
+        for key in ("message", "msg", "detail"):
+            value = parsed.get(key)
+            if isinstance(value, str) and value:
+                return parsed, value
+            if isinstance(value, list) and value:  # FastAPI validation errors
+                return parsed, "; ".join(_fastapi_item(v) for v in value)
+    if "html" in content_type or text.lstrip()[:15].lower().startswith(("<!doctype", "<html")):
+        title = re.search(r"<title[^>]*>(.*?)</title>", text, re.I | re.S)
+        plain = title.group(1) if title else _TAG_RE.sub(" ", text)
+        plain = _SPACE_RE.sub(" ", plain).strip()[:200]
+        return parsed, f"an HTML page instead of an API response ({plain or 'empty'})"
+    plain = _SPACE_RE.sub(" ", text).strip()
+    return parsed, plain[:500] or "(empty body)"
+
+
+def _fastapi_item(item: Any) -> str:
+    if isinstance(item, dict):
+        loc = ".".join(str(p) for p in item.get("loc", []) if p != "body")
+        return f"{loc}: {item.get('msg', item)}" if loc else str(item.get("msg", item))
+    return str(item)
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """``Retry-After`` as seconds: a number, or an HTTP date."""
+    if not value:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max((when - datetime.now(UTC)).total_seconds(), 0.0)
+
+
+def generic_error(
+    provider: str,
+    status: int | None,
+    message: str,
+    request_id: str | None,
+    *,
+    code: int | str | None = None,
+    retry_after: float | None = None,
+) -> ProviderError:
+    """Map an HTTP status (and well-known messages) to the error tree."""
+    low = message.lower()
+    kw: dict[str, Any] = {
+        "provider": provider,
+        "status": status,
+        "code": code,
+        "request_id": request_id,
+    }
+    env = {"magisterium": "MAGISTERIUM_API_KEY", "maritaca": "MARITACA_API_KEY"}.get(
+        provider, "GPTBOTS_API_KEY"
+    )
+    if status == 429:
+        return RateLimitError(
+            message,
+            retry_after=retry_after,
+            hint="Wait and retry, lower the request rate, or raise max_retries=",
+            **kw,
+        )
+    if status in (401, 403):
+        if "billing" in low or "tier" in low or "credit" in low:
+            return InsufficientCreditsError(
+                message, hint="Check the plan and billing of this API key", **kw
+            )
+        return AuthenticationError(
+            message, hint=f"Check the key in {env} or the api_key= you passed", **kw
+        )
+    if status == 402:
+        return InsufficientCreditsError(message, **kw)
+    if status == 404:
+        return NotFoundError(message, hint="Check base_url= and the model name", **kw)
+    if status is not None and status >= 500:
+        return ServerError(message, **kw)
+    if status in (400, 413, 422):
+        if "token limit" in low or "too long" in low or "context length" in low:
+            return TokenLimitError(message, hint="Shorten the messages or lower max_tokens=", **kw)
+        return BadRequestError(message, **kw)
+    return ProviderError(message, **kw)
+
+
+def _retry_after_of(err: ProviderError) -> float | None:
+    return err.retry_after if isinstance(err, RateLimitError) else None
+
+
+def _retryable(exc: BaseException) -> bool:
+    if isinstance(exc, ProviderError):
+        return exc.status in RETRY_STATUSES or (
+            isinstance(exc, RateLimitError | ServerError) and exc.status in (None, 200)
+        )
+    return isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout)
+
+
+class SyncSender:
+    """Sends ``RequestSpec``s with an ``httpx.Client``, with retries."""
+
+    def __init__(
+        self,
+        config: HttpConfig,
+        *,
+        http_client: httpx.Client | None = None,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        self.config = config
+        self._owned = http_client is None
+        self._client = http_client or httpx.Client(transport=transport, timeout=config.timeout)
+
+    def close(self) -> None:
+        if self._owned:
+            self._client.close()
+
+    def _open(self, spec: RequestSpec) -> httpx.Response:
+        """A response with a 2xx status (body not read for streams), after retries."""
+        cfg = self.config
+        attempt = 0
+        while True:
+            request = cfg.build(self._client, spec)
+            try:
+                response = self._client.send(request, stream=True)
+            except httpx.HTTPError as exc:
+                if attempt < cfg.max_retries and _retryable(exc):
+                    time.sleep(cfg.retry_delay(attempt, None))
+                    attempt += 1
+                    continue
+                raise cfg.transport_error(exc) from exc
+            if response.is_success:
+                return response
+            try:
+                body = response.read()
+            except httpx.HTTPError as exc:
+                raise cfg.transport_error(exc) from exc
+            finally:
+                response.close()
+            err = cfg.error_for(response, body)
+            if attempt < cfg.max_retries and _retryable(err):
+                time.sleep(cfg.retry_delay(attempt, _retry_after_of(err)))
+                attempt += 1
+                continue
+            raise err
+
+    def request_json(self, spec: RequestSpec) -> Any:
+        """Send and return the decoded JSON body, retrying in-band retryable errors too."""
+        cfg = self.config
+        attempt = 0
+        while True:
+            response = self._open(spec)
+            try:
+                body = response.read()
+            except httpx.HTTPError as exc:
+                raise cfg.transport_error(exc) from exc
+            finally:
+                response.close()
+            try:
+                return cfg.checked(response, cfg.decode_json(response, body))
+            except ProviderError as err:
+                if attempt < cfg.max_retries and _retryable(err):
+                    time.sleep(cfg.retry_delay(attempt, _retry_after_of(err)))
+                    attempt += 1
+                    continue
+                raise
+
+    def stream_json(self, spec: RequestSpec) -> Iterator[Any]:
+        """Open a stream (retrying failures before the first byte) and yield decoded events.
+
+        Stops at ``data: [DONE]``. A failure after the stream began is raised as
+        ``TransportError`` / ``ResponseFormatError`` for the caller to wrap with the
+        partial answer.
+        """
+        cfg = self.config
+        response = self._open(spec)
+        decoder = SSEDecoder()
+        try:
+            for chunk in response.iter_bytes():
+                for data in decoder.feed(chunk):
+                    if data == b"[DONE]":
+                        return
+                    yield cfg.checked(response, _loads_event(cfg, data))
+            for data in decoder.flush():
+                if data == b"[DONE]":
+                    return
+                yield cfg.checked(response, _loads_event(cfg, data))
+        except httpx.HTTPError as exc:
+            raise cfg.transport_error(exc) from exc
+        finally:
+            response.close()
+
+
+class AsyncSender:
+    """Sends ``RequestSpec``s with an ``httpx.AsyncClient``, with retries.
+
+    An ``AsyncClient`` belongs to the event loop it was created on; the owning client makes
+    one sender per loop.
+    """
+
+    def __init__(
+        self,
+        config: HttpConfig,
+        *,
+        http_client: httpx.AsyncClient | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.config = config
+        self._owned = http_client is None
+        self._client = http_client or httpx.AsyncClient(transport=transport, timeout=config.timeout)
+
+    async def aclose(self) -> None:
+        if self._owned:
+            await self._client.aclose()
+
+    async def _open(self, spec: RequestSpec) -> httpx.Response:
+        cfg = self.config
+        attempt = 0
+        while True:
+            request = cfg.build(self._client, spec)
+            try:
+                response = await self._client.send(request, stream=True)
+            except httpx.HTTPError as exc:
+                if attempt < cfg.max_retries and _retryable(exc):
+                    await asyncio.sleep(cfg.retry_delay(attempt, None))
+                    attempt += 1
+                    continue
+                raise cfg.transport_error(exc) from exc
+            if response.is_success:
+                return response
+            try:
+                body = await response.aread()
+            except httpx.HTTPError as exc:
+                raise cfg.transport_error(exc) from exc
+            finally:
+                await response.aclose()
+            err = cfg.error_for(response, body)
+            if attempt < cfg.max_retries and _retryable(err):
+                await asyncio.sleep(cfg.retry_delay(attempt, _retry_after_of(err)))
+                attempt += 1
+                continue
+            raise err
+
+    async def request_json(self, spec: RequestSpec) -> Any:
+        cfg = self.config
+        attempt = 0
+        while True:
+            response = await self._open(spec)
+            try:
+                body = await response.aread()
+            except httpx.HTTPError as exc:
+                raise cfg.transport_error(exc) from exc
+            finally:
+                await response.aclose()
+            try:
+                return cfg.checked(response, cfg.decode_json(response, body))
+            except ProviderError as err:
+                if attempt < cfg.max_retries and _retryable(err):
+                    await asyncio.sleep(cfg.retry_delay(attempt, _retry_after_of(err)))
+                    attempt += 1
+                    continue
+                raise
+
+    async def stream_json(self, spec: RequestSpec) -> AsyncIterator[Any]:
+        cfg = self.config
+        response = await self._open(spec)
+        decoder = SSEDecoder()
+        try:
+            async for chunk in response.aiter_bytes():
+                for data in decoder.feed(chunk):
+                    if data == b"[DONE]":
+                        return
+                    yield cfg.checked(response, _loads_event(cfg, data))
+            for data in decoder.flush():
+                if data == b"[DONE]":
+                    return
+                yield cfg.checked(response, _loads_event(cfg, data))
+        except httpx.HTTPError as exc:
+            raise cfg.transport_error(exc) from exc
+        finally:
+            await response.aclose()
+
+
+def _loads_event(cfg: HttpConfig, data: bytes) -> Any:
+    try:
+        return json.loads(data)
+    except ValueError as exc:
+        snippet = data[:120].decode("utf-8", "replace")
+        raise ResponseFormatError(
+            f"{cfg.provider} sent a stream event that is not JSON: {snippet!r}"
+        ) from exc

@@ -1,0 +1,286 @@
+"""The chat-completions client shared by Magisterium and Maritaca (sync and async methods).
+
+Sync methods send with ``httpx.Client``; the ``a``-prefixed twins send with an
+``httpx.AsyncClient`` bound to the running loop. Both go through the same pure functions of
+``_openai_compat`` and give equal answers.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from typing import Any, TypedDict, Unpack
+
+from .._errors import CitekitWarning, ResponseFormatError, StreamInterrupted, TransportError
+from .._http import RequestSpec
+from .._models import Answer, StreamEvent, TextDelta
+from ._client import ProviderClient, wants_display
+from ._openai_compat import (
+    ChatAccumulator,
+    build_chat_body,
+    last_user_message,
+    parse_chat_completion,
+)
+
+__all__ = ["ChatClient", "ChatParams", "ContentFilteredWarning"]
+
+
+class ContentFilteredWarning(CitekitWarning):
+    """The provider withheld an answer with its content filter."""
+
+
+class ChatParams(TypedDict, total=False):
+    """Chat-completions parameters; each is checked against its documented range."""
+
+    model: str
+    temperature: float
+    top_p: float
+    max_tokens: int
+    n: int
+    stop: Sequence[str]
+    frequency_penalty: float
+    presence_penalty: float
+    tools: Sequence[Mapping[str, Any]]
+    tool_choice: Any
+    stream_options: Mapping[str, Any]
+    extra_body: Mapping[str, Any]
+    return_related_questions: bool
+    safety_settings: Mapping[str, Any]
+
+
+Messages = Sequence[Mapping[str, Any]]
+
+
+def _messages_for(question: str, system: str | None) -> list[dict[str, Any]]:
+    if not isinstance(question, str) or not question.strip():
+        raise ValueError("question must be a non-empty string")
+    messages: list[dict[str, Any]] = []
+    if system:
+        messages.append({"role": "system", "content": system})
+    messages.append({"role": "user", "content": question})
+    return messages
+
+
+class ChatClient(ProviderClient):
+    """OpenAI-style chat completions with citekit answers."""
+
+    def _provider_body(self, body: dict[str, Any], options: dict[str, Any]) -> None:
+        """Add provider-specific options to ``body`` (after checking them)."""
+        if options:
+            names = ", ".join(sorted(options))
+            raise TypeError(f"{self.display_name} does not take {names}")
+
+    def _prepare(
+        self, messages: Messages, *, stream: bool, params: dict[str, Any]
+    ) -> tuple[RequestSpec, str | None]:
+        params = dict(params)
+        model = params.pop("model", None) or self.model
+        if model is None:
+            raise ValueError(f"No model for {self.display_name}: pass model=")
+        common = {k: params.pop(k) for k in list(params) if k in _COMMON}
+        body = build_chat_body(messages, model=model, stream=stream, **common)
+        self._provider_body(body, params)
+        return (
+            RequestSpec("POST", "/chat/completions", json=body, stream=stream),
+            last_user_message(body["messages"]),
+        )
+
+    def _done(self, answer: Answer) -> Answer:
+        if answer.content_filtered:
+            warnings.warn(
+                f"{self.display_name} withheld the answer to {answer.question!r}: "
+                "finish_reason is 'content_filter'. See answer.notes.",
+                ContentFilteredWarning,
+                stacklevel=4,
+            )
+        return answer
+
+    # -- sync ------------------------------------------------------------------------------
+    def chat(
+        self,
+        messages: Messages,
+        *,
+        stream: bool = False,
+        display: bool | None = None,
+        **params: Unpack[ChatParams],
+    ) -> Answer:
+        """Send ``messages`` and return the ``Answer``.
+
+        With ``stream=True`` the answer streams in (shown live in a notebook or terminal;
+        ``display=False`` turns that off) and the same final ``Answer`` is returned.
+        """
+        if stream:
+            return self._consume(self.stream(messages, **params), display)
+        spec, question = self._prepare(messages, stream=False, params=dict(params))
+        data = self._sender.request_json(spec)
+        return self._done(parse_chat_completion(data, provider=self.name, question=question))
+
+    def ask(
+        self,
+        question: str,
+        *,
+        system: str | None = None,
+        stream: bool = False,
+        display: bool | None = None,
+        **params: Unpack[ChatParams],
+    ) -> Answer:
+        """Ask one question (optionally after a ``system`` message)."""
+        return self.chat(_messages_for(question, system), stream=stream, display=display, **params)
+
+    def stream(
+        self, messages: Messages | str, **params: Unpack[ChatParams]
+    ) -> Iterator[StreamEvent]:
+        """Yield ``TextDelta`` and ``ToolCallDelta`` events as they arrive, then the ``Answer``.
+
+        A stream that breaks after it began raises ``StreamInterrupted`` with the partial
+        answer in ``.answer``.
+        """
+        if isinstance(messages, str):
+            messages = _messages_for(messages, None)
+        spec, question = self._prepare(messages, stream=True, params=dict(params))
+        return self._stream_events(spec, question)
+
+    def _stream_events(self, spec: RequestSpec, question: str | None) -> Iterator[StreamEvent]:
+        acc = ChatAccumulator(provider=self.name, question=question)
+        received = False
+        try:
+            for chunk in self._sender.stream_json(spec):
+                received = True
+                yield from acc.feed(chunk)
+        except (TransportError, ResponseFormatError) as exc:
+            if not received:
+                raise
+            raise self._interrupted(acc, exc) from exc
+        yield self._done(self._complete(acc))
+
+    def _consume(self, events: Iterator[StreamEvent], display: bool | None) -> Answer:
+        live = self._live(display)
+        answer: Answer | None = None
+        try:
+            for event in events:
+                if type(event) is TextDelta:
+                    if live is not None and event.choice == 0:
+                        live.add(event.text)
+                elif isinstance(event, Answer):
+                    answer = event
+        except BaseException as exc:
+            if live is not None:
+                live.fail(exc)
+            raise
+        assert answer is not None
+        if live is not None:
+            live.finish(answer)
+        return answer
+
+    # -- async -----------------------------------------------------------------------------
+    async def achat(
+        self,
+        messages: Messages,
+        *,
+        stream: bool = False,
+        display: bool | None = None,
+        **params: Unpack[ChatParams],
+    ) -> Answer:
+        """Async twin of ``chat``."""
+        if stream:
+            return await self._aconsume(self.astream(messages, **params), display)
+        spec, question = self._prepare(messages, stream=False, params=dict(params))
+        data = await self._asender.request_json(spec)
+        return self._done(parse_chat_completion(data, provider=self.name, question=question))
+
+    async def aask(
+        self,
+        question: str,
+        *,
+        system: str | None = None,
+        stream: bool = False,
+        display: bool | None = None,
+        **params: Unpack[ChatParams],
+    ) -> Answer:
+        """Async twin of ``ask``."""
+        messages = _messages_for(question, system)
+        return await self.achat(messages, stream=stream, display=display, **params)
+
+    def astream(
+        self, messages: Messages | str, **params: Unpack[ChatParams]
+    ) -> AsyncIterator[StreamEvent]:
+        """Async twin of ``stream``."""
+        if isinstance(messages, str):
+            messages = _messages_for(messages, None)
+        spec, question = self._prepare(messages, stream=True, params=dict(params))
+        return self._astream_events(spec, question)
+
+    async def _astream_events(
+        self, spec: RequestSpec, question: str | None
+    ) -> AsyncIterator[StreamEvent]:
+        acc = ChatAccumulator(provider=self.name, question=question)
+        received = False
+        try:
+            async for chunk in self._asender.stream_json(spec):
+                received = True
+                for event in acc.feed(chunk):
+                    yield event
+        except (TransportError, ResponseFormatError) as exc:
+            if not received:
+                raise
+            raise self._interrupted(acc, exc) from exc
+        yield self._done(self._complete(acc))
+
+    async def _aconsume(self, events: AsyncIterator[StreamEvent], display: bool | None) -> Answer:
+        live = self._live(display)
+        answer: Answer | None = None
+        try:
+            async for event in events:
+                if type(event) is TextDelta:
+                    if live is not None and event.choice == 0:
+                        live.add(event.text)
+                elif isinstance(event, Answer):
+                    answer = event
+        except BaseException as exc:
+            if live is not None:
+                live.fail(exc)
+            raise
+        assert answer is not None
+        if live is not None:
+            live.finish(answer)
+        return answer
+
+    # -- shared ----------------------------------------------------------------------------
+    def _live(self, display: bool | None) -> Any:
+        if not wants_display(display):
+            return None
+        from ..render.live import LiveAnswer
+
+        return LiveAnswer.start(provider=self.name)
+
+    def _interrupted(self, acc: ChatAccumulator, exc: Exception) -> StreamInterrupted:
+        partial = acc.answer(partial=True)
+        return StreamInterrupted(
+            f"The {self.display_name} stream broke after {len(partial.text)} characters "
+            f"({exc}). The partial answer is in .answer",
+            answer=partial,
+        )
+
+    def _complete(self, acc: ChatAccumulator) -> Answer:
+        if not acc.finished:
+            raise self._interrupted(
+                acc, ResponseFormatError("the stream ended before the provider's last chunk")
+            )
+        return acc.answer()
+
+
+_COMMON = frozenset(
+    {
+        "temperature",
+        "top_p",
+        "max_tokens",
+        "n",
+        "stop",
+        "frequency_penalty",
+        "presence_penalty",
+        "tools",
+        "tool_choice",
+        "stream_options",
+        "extra_body",
+    }
+)

@@ -1,0 +1,172 @@
+"""The shell every provider client shares: configuration, keys, senders, lifetime."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from typing import Any, ClassVar, Self
+
+import httpx
+
+from .._errors import ConfigurationError, redact
+from .._http import AsyncSender, HttpConfig, SyncSender, make_timeout
+
+__all__ = ["ProviderClient"]
+
+
+def _in_kernel() -> bool:
+    ipython_mod = sys.modules.get("IPython")
+    if ipython_mod is None:
+        return False
+    shell = ipython_mod.get_ipython()
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+def wants_display(display: bool | None) -> bool:
+    """``display=None`` means: live output in a notebook or a terminal, silence in a pipe."""
+    if display is not None:
+        return display
+    if _in_kernel():
+        return True
+    isatty = getattr(sys.stdout, "isatty", None)
+    return bool(isatty and isatty())
+
+
+class ProviderClient:
+    """Configuration and transport shared by every provider client.
+
+    Parameters
+    ----------
+    api_key
+        The key; by default read from the environment variable ``api_key_env``.
+    base_url
+        Where to send requests (e.g. a ``citekit.testing`` server's ``base_url(...)``).
+    timeout
+        Seconds, or an ``httpx.Timeout``; by default 10 s to connect and 120 s to read.
+    max_retries
+        Retries after connect errors and HTTP 408, 429, 500, 502, 503, 504.
+    http_client, async_http_client
+        Your own ``httpx.Client`` / ``httpx.AsyncClient`` (you close them).
+    transport
+        An httpx transport for the clients citekit creates (``httpx.MockTransport`` works).
+    """
+
+    name: ClassVar[str]
+    display_name: ClassVar[str]
+    default_base_url: ClassVar[str]
+    api_key_env: ClassVar[str]
+    default_model: ClassVar[str | None] = None
+    model_env: ClassVar[str | None] = None
+    auth_scheme: ClassVar[str] = "Bearer"
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        model: str | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int = 2,
+        http_client: httpx.Client | None = None,
+        async_http_client: httpx.AsyncClient | None = None,
+        transport: Any = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        key = api_key if api_key is not None else os.environ.get(self.api_key_env)
+        if not key or not key.strip():
+            raise ConfigurationError(
+                f"No API key for {self.display_name}: set {self.api_key_env} or pass api_key="
+            )
+        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
+            raise ConfigurationError(f"max_retries={max_retries!r} must be a whole number >= 0")
+        url = base_url or self.default_base_url
+        if not url.startswith(("http://", "https://")):
+            raise ConfigurationError(f"base_url={url!r} must start with http:// or https://")
+        env_model = os.environ.get(self.model_env) if self.model_env else None
+        self.model: str | None = model or env_model or self.default_model
+        self._config = HttpConfig(
+            provider=self.name,
+            base_url=url.rstrip("/"),
+            api_key=key.strip(),
+            timeout=make_timeout(timeout),
+            max_retries=max_retries,
+            auth_scheme=self.auth_scheme,
+            headers=dict(headers or {}),
+            classify=self._classify_error,
+            check_body=self._check_body,
+        )
+        self._http_client = http_client
+        self._async_http_client = async_http_client
+        self._transport = transport
+        self._sync: SyncSender | None = None
+        self._async: tuple[asyncio.AbstractEventLoop, AsyncSender] | None = None
+
+    # hooks for provider-specific error bodies ------------------------------------------
+    _classify_error: Any = None
+    _check_body: Any = None
+
+    @property
+    def base_url(self) -> str:
+        return self._config.base_url
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r}, "
+            "api_key='***')"
+        )
+
+    def _redact(self, text: str) -> str:
+        return redact(text, (self._config.api_key,))
+
+    # senders -----------------------------------------------------------------------------
+    @property
+    def _sender(self) -> SyncSender:
+        if self._sync is None:
+            transport = (
+                self._transport if isinstance(self._transport, httpx.BaseTransport) else None
+            )
+            self._sync = SyncSender(
+                self._config, http_client=self._http_client, transport=transport
+            )
+        return self._sync
+
+    @property
+    def _asender(self) -> AsyncSender:
+        loop = asyncio.get_running_loop()
+        if self._async is None or self._async[0] is not loop:
+            transport = (
+                self._transport if isinstance(self._transport, httpx.AsyncBaseTransport) else None
+            )
+            sender = AsyncSender(
+                self._config, http_client=self._async_http_client, transport=transport
+            )
+            self._async = (loop, sender)
+        return self._async[1]
+
+    # lifetime ----------------------------------------------------------------------------
+    def close(self) -> None:
+        """Close the connections citekit opened (your own http_client stays open)."""
+        if self._sync is not None:
+            self._sync.close()
+            self._sync = None
+
+    async def aclose(self) -> None:
+        if self._async is not None:
+            loop, sender = self._async
+            self._async = None
+            if loop is asyncio.get_running_loop():
+                await sender.aclose()
+        self.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()

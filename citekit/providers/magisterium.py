@@ -1,0 +1,70 @@
+"""Magisterium AI: OpenAI-style chat completions that answer with citations.
+
+``POST {base}/chat/completions``; citations come as a top-level ``citations`` array (in a
+stream, only on the last chunk), related questions as ``related_questions`` when asked for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from ._chat import ChatClient
+
+__all__ = ["Magisterium"]
+
+_THRESHOLDS = ("BLOCK_ALL", "OFF")
+
+
+def check_safety_settings(settings: Any) -> dict[str, Any]:
+    """``{"CATEGORY_...": {"threshold": "BLOCK_ALL"|"OFF", "response": bool}}`` or ValueError."""
+    if not isinstance(settings, Mapping):
+        raise ValueError(
+            f"safety_settings={settings!r} must be a dict like "
+            "{'CATEGORY_NON_CATHOLIC': {'threshold': 'BLOCK_ALL', 'response': True}}"
+        )
+    out: dict[str, Any] = {}
+    for category, rule in settings.items():
+        if not isinstance(category, str) or not isinstance(rule, Mapping):
+            raise ValueError(f"safety_settings[{category!r}] must be a dict of threshold/response")
+        threshold = rule.get("threshold", "BLOCK_ALL")
+        if threshold not in _THRESHOLDS:
+            raise ValueError(
+                f"safety_settings[{category!r}]['threshold']={threshold!r} is not allowed; "
+                "use 'BLOCK_ALL' or 'OFF'"
+            )
+        response = rule.get("response", True)
+        if not isinstance(response, bool):
+            raise ValueError(
+                f"safety_settings[{category!r}]['response']={response!r} must be True or False"
+            )
+        out[category] = {**dict(rule), "threshold": threshold, "response": response}
+    return out
+
+
+class Magisterium(ChatClient):
+    """Client for Magisterium AI (``MAGISTERIUM_API_KEY``).
+
+    ``ask`` and ``chat`` take ``return_related_questions=`` (default True) and
+    ``safety_settings=`` besides the usual chat parameters. An answer withheld by the
+    content filter has ``finish_reason == "content_filter"``, a note, and a
+    ``ContentFilteredWarning``.
+    """
+
+    name: ClassVar[str] = "magisterium"
+    display_name: ClassVar[str] = "Magisterium"
+    default_base_url: ClassVar[str] = "https://www.magisterium.com/api/v1"
+    api_key_env: ClassVar[str] = "MAGISTERIUM_API_KEY"
+    default_model: ClassVar[str | None] = "magisterium-1"
+    model_env: ClassVar[str | None] = "MAGISTERIUM_MODEL"
+
+    def _provider_body(self, body: dict[str, Any], options: dict[str, Any]) -> None:
+        related = options.pop("return_related_questions", True)
+        if not isinstance(related, bool):
+            raise ValueError(f"return_related_questions={related!r} must be True or False")
+        if related:
+            body["return_related_questions"] = True
+        settings = options.pop("safety_settings", None)
+        if settings is not None:
+            body["safety_settings"] = check_safety_settings(settings)
+        super()._provider_body(body, options)
