@@ -1,0 +1,358 @@
+"""The HTTP side: routing, authentication, latency, faults, and writing replies to the socket.
+
+Streams go out with chunked transfer encoding so a client sees a clean end. With no delay the
+whole body is written in large blocks; with a delay every event is written on its own.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import struct
+import sys
+import threading
+import time
+import traceback
+import uuid
+from collections.abc import Sequence
+from contextlib import suppress
+from dataclasses import dataclass
+from email.utils import formatdate
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs
+
+from ._errors import HTML_ERROR_PAGE, error_body, gptbots_body
+from ._replies import Reply, Responder, json_reply
+from ._samples import ProviderName
+from ._scenario import Endpoint, Fault, RecordedRequest, Scenario
+from ._sse import Segment
+
+__all__ = ["LoopbackHTTPServer", "ServerState"]
+
+_BLOCK = 64 * 1024
+_ROUTES: dict[tuple[str, str], tuple[ProviderName, Endpoint, str]] = {
+    ("magisterium", "/api/v1/chat/completions"): ("magisterium", "chat", "POST"),
+    ("maritaca", "/api/chat/completions"): ("maritaca", "chat", "POST"),
+    ("maritaca", "/api/models"): ("maritaca", "models", "GET"),
+    ("gptbots", "/v1/conversation"): ("gptbots", "conversation", "POST"),
+    ("gptbots", "/v2/conversation/message"): ("gptbots", "message", "POST"),
+    ("gptbots", "/v1/correlate/dataset"): ("gptbots", "correlate", "GET"),
+}
+_PATH = re.compile(r"^(?:/s/(?P<scenario>[^/]+))?/(?P<provider>[a-z]+)(?P<rest>/.*)?$")
+_MALFORMED_EVENT = b'data: {"id": "chatcmpl-malformed", "choices": [{"delta": {"content": "\n\n'
+
+
+@dataclass(frozen=True)
+class Route:
+    scenario: str | None
+    provider: ProviderName | None
+    endpoint: Endpoint | None
+    method: str | None
+
+
+def parse_route(path: str) -> Route:
+    """Which scenario, provider and endpoint ``path`` names (None parts for unknown paths)."""
+    match = _PATH.match(path)
+    if not match:
+        return Route(None, None, None, None)
+    rest = (match["rest"] or "/").rstrip("/")
+    found = _ROUTES.get((match["provider"], rest))
+    if found is None:
+        known = match["provider"] in ("magisterium", "maritaca", "gptbots")
+        provider: Any = match["provider"] if known else None
+        return Route(match["scenario"], provider, None, None)
+    return Route(match["scenario"], found[0], found[1], found[2])
+
+
+class ServerState:
+    """Everything the handler threads share: samples, scenarios, records and the stop signal."""
+
+    def __init__(self, responder: Responder, default: Scenario) -> None:
+        self.responder = responder
+        self.default = default
+        self.stopping = threading.Event()
+        self.lock = threading.Lock()
+        self.scenarios: dict[str, Scenario] = {}
+        self.requests: list[RecordedRequest] = []
+        self.in_flight = 0
+        self.max_concurrent = 0
+        self.connections: set[socket.socket] = set()
+        self.threads: set[threading.Thread] = set()
+
+    def begin(self, record: RecordedRequest, scenario: Scenario) -> None:
+        with self.lock:
+            self.requests.append(record)
+            self.in_flight += 1
+            self.max_concurrent = max(self.max_concurrent, self.in_flight)
+        scenario.enter()
+
+    def end(self, record: RecordedRequest, scenario: Scenario) -> None:
+        scenario.leave()
+        with self.lock:
+            self.in_flight -= 1
+            record.end = time.monotonic()
+
+
+class LoopbackHTTPServer(ThreadingHTTPServer):
+    """A threading HTTP server that knows its shared state and stays quiet about lost clients."""
+
+    daemon_threads = True
+    block_on_close = False
+    request_queue_size = 256
+
+    def __init__(self, address: tuple[str, int], state: ServerState) -> None:
+        self.state = state
+        super().__init__(address, ProviderHandler)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], OSError):
+            super().handle_error(request, client_address)
+
+
+def _authorized(provider: ProviderName, header: str, api_key: str | None) -> bool:
+    scheme, _, key = header.strip().partition(" ")
+    schemes = ("bearer", "key") if provider == "maritaca" else ("bearer",)
+    key = key.strip()
+    return scheme.lower() in schemes and bool(key) and (api_key is None or key == api_key)
+
+
+def _unauthorized(provider: ProviderName) -> Reply:
+    if provider == "gptbots":
+        return json_reply(401, gptbots_body(40127))
+    return json_reply(401, error_body(provider, 401))
+
+
+def _cut_after(segments: Sequence[Segment], after: int) -> int:
+    """How many segments to send so that ``after`` data events have gone out."""
+    seen = 0
+    for index, segment in enumerate(segments):
+        if seen >= after:
+            return index
+        if segment.data is not None:
+            seen += 1
+    return len(segments)
+
+
+def _chunk(data: bytes) -> bytes:
+    return b"%x\r\n" % len(data) + data + b"\r\n"
+
+
+class ProviderHandler(BaseHTTPRequestHandler):
+    """One connection; each request is routed, recorded and answered as its scenario says."""
+
+    protocol_version = "HTTP/1.1"
+    server_version = "citekit-testing"
+    server: LoopbackHTTPServer
+
+    # connection bookkeeping ----------------------------------------------------------------
+
+    def setup(self) -> None:
+        super().setup()
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        state = self.server.state
+        with state.lock:
+            state.connections.add(self.connection)
+            state.threads.add(threading.current_thread())
+
+    def finish(self) -> None:
+        state = self.server.state
+        with state.lock:
+            state.connections.discard(self.connection)
+            state.threads.discard(threading.current_thread())
+        with suppress(OSError):
+            super().finish()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+    def do_GET(self) -> None:
+        self._handle()
+
+    def do_POST(self) -> None:
+        self._handle()
+
+    do_PUT = do_DELETE = do_PATCH = do_POST
+
+    # one request ---------------------------------------------------------------------------
+
+    def _read_body(self) -> bytes:
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            parts: list[bytes] = []
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        pass
+                    return b"".join(parts)
+                parts.append(self.rfile.read(size))
+                self.rfile.readline()
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(length) if length > 0 else b""
+
+    def _handle(self) -> None:
+        state = self.server.state
+        start = time.monotonic()
+        raw = self._read_body()
+        path, _, query_string = self.path.partition("?")
+        query = {k: v[-1] for k, v in parse_qs(query_string, keep_blank_values=True).items()}
+        body: Any
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError as exc:
+            body = exc
+        route = parse_route(path)
+        with state.lock:
+            found = state.scenarios.get(route.scenario) if route.scenario else state.default
+        scenario = found or state.default
+        self._record = RecordedRequest(
+            method=self.command,
+            path=path,
+            query=query,
+            headers={k.lower(): v for k, v in self.headers.items()},
+            json=None if isinstance(body, ValueError) else body,
+            body=raw,
+            request_id=f"req_{uuid.uuid4().hex}",
+            start=start,
+            scenario=route.scenario,
+            provider=route.provider,
+            endpoint=route.endpoint,
+        )
+        state.begin(self._record, scenario)
+        try:
+            if found is None:
+                self._send(json_reply(404, {"detail": f"Unknown scenario {route.scenario!r}"}))
+            else:
+                self._respond(route, scenario, body, query)
+        except OSError:
+            self.close_connection = True
+        except Exception:
+            traceback.print_exc()
+            self.close_connection = True
+            if self._record.status is None:
+                self._send(json_reply(500, {"detail": "citekit.testing server error"}))
+        finally:
+            state.end(self._record, scenario)
+
+    def _respond(self, route: Route, scenario: Scenario, body: Any, query: dict[str, str]) -> None:
+        provider, endpoint = route.provider, route.endpoint
+        if provider is None:
+            self._send(json_reply(404, {"detail": "Not Found"}))
+            return
+        if endpoint is None:
+            self._send(json_reply(404, error_body(provider, 404, f"No route {self.path}")))
+            return
+        if route.method != self.command:
+            self._send(json_reply(405, error_body(provider, 405, "Method Not Allowed")))
+            return
+        if scenario.latency and self.server.state.stopping.wait(scenario.latency):
+            self.close_connection = True
+            return
+        if not _authorized(provider, self.headers.get("Authorization", ""), scenario.api_key):
+            self._send(_unauthorized(provider))
+            return
+        fault = scenario.take_fault(endpoint)
+        self._record.fault = fault
+        if fault == "status":
+            status = scenario.status or 500
+            reply = json_reply(status, error_body(provider, status, scenario.message))
+            if scenario.retry_after is not None:
+                reply.headers["Retry-After"] = str(scenario.retry_after)
+            self._send(reply)
+        elif fault == "html":
+            self._send(Reply(502, HTML_ERROR_PAGE, "text/html; charset=utf-8"))
+        elif fault == "gptbots_code":
+            code = scenario.code if scenario.code is not None else 50000
+            self._send(json_reply(scenario.status or 200, gptbots_body(code, scenario.message)))
+        else:
+            reply = self.server.state.responder.reply(provider, endpoint, body, query, scenario)
+            self._send(reply, fault, scenario)
+
+    # writing -------------------------------------------------------------------------------
+
+    def _head(self, status: int, headers: dict[str, str]) -> bytes:
+        self._record.status = status
+        try:
+            phrase = HTTPStatus(status).phrase
+        except ValueError:
+            phrase = "Unknown"
+        lines = [f"HTTP/1.1 {status} {phrase}", f"Date: {formatdate(usegmt=True)}"]
+        lines.append(f"Server: {self.server_version}")
+        lines.append(f"x-request-id: {self._record.request_id}")
+        lines.extend(f"{name}: {value}" for name, value in headers.items())
+        if self.close_connection:
+            lines.append("Connection: close")
+        return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+    def _send(
+        self, reply: Reply, fault: Fault | None = None, scenario: Scenario | None = None
+    ) -> None:
+        scenario = scenario or self.server.state.default
+        if reply.stream is not None:
+            self._send_stream(reply, fault, scenario)
+            return
+        body = reply.body
+        if fault == "malformed":
+            body = body[: max(1, len(body) // 2)]
+        if fault in ("reset", "malformed", "stall"):
+            self.close_connection = True
+        headers = {"Content-Type": reply.content_type, "Content-Length": str(len(body))}
+        head = self._head(reply.status, {**headers, **reply.headers})
+        if fault == "reset":
+            self._reset()
+        elif fault == "stall":
+            if scenario.after is not None:
+                self.wfile.write(head)
+            self.server.state.stopping.wait(scenario.stall)
+        else:
+            self.wfile.write(head + body)
+
+    def _send_stream(self, reply: Reply, fault: Fault | None, scenario: Scenario) -> None:
+        segments = reply.stream or []
+        cut = _cut_after(segments, 3 if scenario.after is None else scenario.after)
+        if fault == "malformed":
+            segments = [*segments[:cut], Segment(_MALFORMED_EVENT, "{"), *segments[cut:]]
+        elif fault in ("reset", "stall"):
+            segments = segments[:cut]
+            self.close_connection = True
+        headers = {
+            "Content-Type": "text/event-stream; charset=utf-8",
+            "Cache-Control": "no-cache",
+            "Transfer-Encoding": "chunked",
+        }
+        self.wfile.write(self._head(reply.status, {**headers, **reply.headers}))
+        if not self._write_segments(segments, scenario.delay):
+            self.close_connection = True
+            return
+        if fault == "reset":
+            self._reset()
+        elif fault == "stall":
+            self.server.state.stopping.wait(scenario.stall)
+        else:
+            self.wfile.write(b"0\r\n\r\n")
+
+    def _write_segments(self, segments: Sequence[Segment], delay: float) -> bool:
+        """Write the segments as HTTP chunks; False when the server stopped in between."""
+        if delay <= 0:
+            body = b"".join(segment.raw for segment in segments)
+            for offset in range(0, len(body), _BLOCK):
+                self.wfile.write(_chunk(body[offset : offset + _BLOCK]))
+            return True
+        stopping = self.server.state.stopping
+        for index, segment in enumerate(segments):
+            if index and stopping.wait(delay):
+                return False
+            self.wfile.write(_chunk(segment.raw))
+        return True
+
+    def _reset(self) -> None:
+        """Abort the connection with a TCP RST (SO_LINGER 0, then close)."""
+        self.close_connection = True
+        sock = self.connection
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        finally:
+            self.rfile.close()  # the socket's file descriptor closes with its last user
+            sock.close()

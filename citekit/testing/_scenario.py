@@ -1,0 +1,169 @@
+"""Scenarios (how the server misbehaves behind one URL prefix) and the requests it records."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypedDict
+
+from ._samples import ProviderName
+
+__all__ = [
+    "FAULTS",
+    "Endpoint",
+    "Fault",
+    "RecordedRequest",
+    "Scenario",
+    "ScenarioOptions",
+]
+
+Fault = Literal["status", "reset", "malformed", "html", "stall", "gptbots_code"]
+FAULTS: tuple[Fault, ...] = ("status", "reset", "malformed", "html", "stall", "gptbots_code")
+
+#: ``chat`` and ``models`` are Magisterium's and Maritaca's; the other three are GPTBots'.
+Endpoint = Literal["chat", "models", "conversation", "message", "correlate"]
+ENDPOINTS: tuple[Endpoint, ...] = ("chat", "models", "conversation", "message", "correlate")
+
+
+class ScenarioOptions(TypedDict, total=False):
+    """Keyword options of ``ProviderServer.base_url`` / ``ProviderServer.add_scenario``."""
+
+    fault: Fault | None
+    status: int | None
+    message: str | None
+    retry_after: float | str | None
+    after: int | None
+    stall: float
+    code: int | None
+    endpoint: Endpoint | None
+    times: int | None
+    delay: float
+    latency: float
+    chunks: int | None
+    api_key: str | None
+    correlate_empty: bool
+
+
+@dataclass
+class Scenario:
+    """One registered behaviour, reached under ``/s/<id>/<provider>/...``.
+
+    Attributes
+    ----------
+    fault
+        What goes wrong; None for normal service.
+    times
+        The fault hits only the first ``times`` eligible requests (None: every request).
+    endpoint
+        Only requests to this endpoint are eligible for the fault (None: all of them).
+    status, message, retry_after, code
+        The error response of ``"status"`` and ``"gptbots_code"`` faults.
+    after
+        Events sent before a stream ``"reset"``, ``"malformed"`` or ``"stall"`` (default 3); for
+        a non-stream ``"stall"``, None stalls before the headers and a number after them.
+    stall
+        Seconds a ``"stall"`` lasts (the server stopping ends it early).
+    delay, latency, chunks
+        Seconds between stream events, seconds before each response, a synthetic stream length.
+    api_key
+        The only key accepted, when set.
+    correlate_empty
+        GPTBots ``correlate/dataset`` answers with an empty ``correlate_dataset``.
+    """
+
+    id: str
+    delay: float = 0.0
+    latency: float = 0.0
+    fault: Fault | None = None
+    status: int | None = None
+    message: str | None = None
+    retry_after: float | str | None = None
+    after: int | None = None
+    stall: float = 30.0
+    code: int | None = None
+    endpoint: Endpoint | None = None
+    times: int | None = None
+    chunks: int | None = None
+    api_key: str | None = None
+    correlate_empty: bool = False
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+    _faulted: int = field(default=0, repr=False)
+    _in_flight: int = field(default=0, repr=False)
+    _max_concurrent: int = field(default=0, repr=False)
+    _served: int = field(default=0, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.fault is not None and self.fault not in FAULTS:
+            raise ValueError(f"unknown fault {self.fault!r}; choose one of {', '.join(FAULTS)}")
+        if self.endpoint is not None and self.endpoint not in ENDPOINTS:
+            raise ValueError(f"unknown endpoint {self.endpoint!r}; choose one of {ENDPOINTS}")
+        if self.chunks is not None and self.chunks < 1:
+            raise ValueError("chunks= must be at least 1")
+        if self.delay < 0 or self.latency < 0:
+            raise ValueError("delay= and latency= must not be negative")
+
+    @property
+    def max_concurrent(self) -> int:
+        """The most requests of this scenario in flight at once."""
+        with self._lock:
+            return self._max_concurrent
+
+    @property
+    def request_count(self) -> int:
+        """How many requests reached this scenario."""
+        with self._lock:
+            return self._served
+
+    @property
+    def faults_served(self) -> int:
+        """How many requests this scenario's fault hit."""
+        with self._lock:
+            return self._faulted
+
+    def enter(self) -> None:
+        with self._lock:
+            self._served += 1
+            self._in_flight += 1
+            self._max_concurrent = max(self._max_concurrent, self._in_flight)
+
+    def leave(self) -> None:
+        with self._lock:
+            self._in_flight -= 1
+
+    def take_fault(self, endpoint: Endpoint) -> Fault | None:
+        """The fault for this request, counting it against ``times``."""
+        if self.fault is None or (self.endpoint is not None and self.endpoint != endpoint):
+            return None
+        with self._lock:
+            if self.times is not None and self._faulted >= self.times:
+                return None
+            self._faulted += 1
+            return self.fault
+
+
+@dataclass
+class RecordedRequest:
+    """A request as the server saw it; ``end`` and ``status`` are set once the reply is sent.
+
+    ``headers`` keys are lower-case. ``path`` is the full request path without the query.
+    """
+
+    method: str
+    path: str
+    query: dict[str, str]
+    headers: dict[str, str]
+    json: Any
+    body: bytes
+    request_id: str
+    start: float
+    scenario: str | None = None
+    provider: ProviderName | None = None
+    endpoint: Endpoint | None = None
+    fault: Fault | None = None
+    status: int | None = None
+    end: float | None = None
+
+    @property
+    def duration(self) -> float | None:
+        """Seconds from reading the request to finishing the reply."""
+        return None if self.end is None else self.end - self.start
