@@ -36,6 +36,7 @@ from ._models import (
     Usage,
 )
 from .providers._chat import ContentFilteredWarning
+from .providers.gptbots import GPTBots
 from .providers.magisterium import Magisterium
 from .providers.maritaca import Maritaca, Model
 
@@ -51,6 +52,7 @@ __all__ = [
     "CitekitWarning",
     "ConfigurationError",
     "ContentFilteredWarning",
+    "GPTBots",
     "InsufficientCreditsError",
     "Magisterium",
     "Maritaca",

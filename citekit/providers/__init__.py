@@ -51,7 +51,7 @@ def get_spec(provider: str) -> ProviderSpec:
     if provider in ("magisterium", "maritaca"):
         return _ChatSpec(provider)
     if provider == "gptbots":
-        from .gptbots import SPEC
+        from ._gptbots_wire import SPEC
 
         return SPEC
     raise ValueError(f"unknown provider {provider!r}; use one of {', '.join(PROVIDERS)}")

@@ -13,14 +13,10 @@ from typing import Any, TypedDict, Unpack
 
 from .._errors import CitekitWarning, ResponseFormatError, StreamInterrupted, TransportError
 from .._http import RequestSpec
-from .._models import Answer, StreamEvent, TextDelta
-from ._client import ProviderClient, wants_display
-from ._openai_compat import (
-    ChatAccumulator,
-    build_chat_body,
-    last_user_message,
-    parse_chat_completion,
-)
+from .._models import Answer, StreamEvent
+from ._chat_params import build_chat_body, last_user_message
+from ._client import ProviderClient
+from ._openai_compat import ChatAccumulator, parse_chat_completion
 
 __all__ = ["ChatClient", "ChatParams", "ContentFilteredWarning"]
 
@@ -153,25 +149,6 @@ class ChatClient(ProviderClient):
             raise self._interrupted(acc, exc) from exc
         yield self._done(self._complete(acc))
 
-    def _consume(self, events: Iterator[StreamEvent], display: bool | None) -> Answer:
-        live = self._live(display)
-        answer: Answer | None = None
-        try:
-            for event in events:
-                if type(event) is TextDelta:
-                    if live is not None and event.choice == 0:
-                        live.add(event.text)
-                elif isinstance(event, Answer):
-                    answer = event
-        except BaseException as exc:
-            if live is not None:
-                live.fail(exc)
-            raise
-        assert answer is not None
-        if live is not None:
-            live.finish(answer)
-        return answer
-
     # -- async -----------------------------------------------------------------------------
     async def achat(
         self,
@@ -226,33 +203,7 @@ class ChatClient(ProviderClient):
             raise self._interrupted(acc, exc) from exc
         yield self._done(self._complete(acc))
 
-    async def _aconsume(self, events: AsyncIterator[StreamEvent], display: bool | None) -> Answer:
-        live = self._live(display)
-        answer: Answer | None = None
-        try:
-            async for event in events:
-                if type(event) is TextDelta:
-                    if live is not None and event.choice == 0:
-                        live.add(event.text)
-                elif isinstance(event, Answer):
-                    answer = event
-        except BaseException as exc:
-            if live is not None:
-                live.fail(exc)
-            raise
-        assert answer is not None
-        if live is not None:
-            live.finish(answer)
-        return answer
-
     # -- shared ----------------------------------------------------------------------------
-    def _live(self, display: bool | None) -> Any:
-        if not wants_display(display):
-            return None
-        from ..render.live import LiveAnswer
-
-        return LiveAnswer.start(provider=self.name)
-
     def _interrupted(self, acc: ChatAccumulator, exc: Exception) -> StreamInterrupted:
         partial = acc.answer(partial=True)
         return StreamInterrupted(

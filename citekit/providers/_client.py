@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+from collections.abc import AsyncIterator, Iterator
 from typing import Any, ClassVar, Self
 
 import httpx
 
 from .._errors import ConfigurationError, redact
 from .._http import AsyncSender, HttpConfig, SyncSender, make_timeout
+from .._models import Answer, StreamEvent, TextDelta
 
 __all__ = ["ProviderClient"]
 
@@ -143,6 +145,52 @@ class ProviderClient:
             )
             self._async = (loop, sender)
         return self._async[1]
+
+    # live display of streams -------------------------------------------------------------
+    def _live(self, display: bool | None) -> Any:
+        if not wants_display(display):
+            return None
+        from ..render.live import LiveAnswer
+
+        return LiveAnswer.start(provider=self.name)
+
+    def _consume(self, events: Iterator[StreamEvent], display: bool | None) -> Answer:
+        live = self._live(display)
+        answer: Answer | None = None
+        try:
+            for event in events:
+                if type(event) is TextDelta:
+                    if live is not None and event.choice == 0:
+                        live.add(event.text)
+                elif isinstance(event, Answer):
+                    answer = event
+        except BaseException as exc:
+            if live is not None:
+                live.fail(exc)
+            raise
+        assert answer is not None
+        if live is not None:
+            live.finish(answer)
+        return answer
+
+    async def _aconsume(self, events: AsyncIterator[StreamEvent], display: bool | None) -> Answer:
+        live = self._live(display)
+        answer: Answer | None = None
+        try:
+            async for event in events:
+                if type(event) is TextDelta:
+                    if live is not None and event.choice == 0:
+                        live.add(event.text)
+                elif isinstance(event, Answer):
+                    answer = event
+        except BaseException as exc:
+            if live is not None:
+                live.fail(exc)
+            raise
+        assert answer is not None
+        if live is not None:
+            live.finish(answer)
+        return answer
 
     # lifetime ----------------------------------------------------------------------------
     def close(self) -> None:

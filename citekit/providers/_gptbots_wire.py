@@ -1,0 +1,220 @@
+"""GPTBots wire format without I/O: error envelopes, blocking replies, stream events.
+
+Errors come as ``{code, message}`` (sometimes ``msg``), with HTTP 200 or an error status; stream
+events as ``{code, message, data}`` with small codes (11 message info, 3 text, 10 flow output,
+4 cost, 39 audio, 0 end), so an envelope is an error only when its code is 10000 or more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .._errors import (
+    AuthenticationError,
+    BadRequestError,
+    InsufficientCreditsError,
+    NotFoundError,
+    ProviderError,
+    RateLimitError,
+    ResponseFormatError,
+    ServerError,
+    TokenLimitError,
+    UnsupportedFeatureError,
+)
+from .._models import Answer, StreamEvent, TextDelta, Usage, parse_created
+
+__all__ = ["SPEC", "GPTBotsAccumulator", "error_from_code", "parse_message"]
+
+# Stream event codes.
+END, TEXT, COST, FLOW_OUTPUT, MESSAGE_INFO, AUDIO = 0, 3, 4, 10, 11, 39
+
+_CODES: dict[int, tuple[type[ProviderError], str | None]] = {
+    40000: (BadRequestError, "Check the request parameters (message_id, user_id, messages)"),
+    40379: (InsufficientCreditsError, "Top up the GPTBots account's credits"),
+    20022: (InsufficientCreditsError, "Top up the GPTBots account's credits"),
+    200222: (UnsupportedFeatureError, "This agent does not offer knowledge references"),
+    20055: (UnsupportedFeatureError, "Enable this API in the agent's settings"),
+    40364: (UnsupportedFeatureError, "The agent's model does not take image input"),
+    40378: (NotFoundError, "The agent was deleted"),
+    40356: (NotFoundError, "Omit conversation_id= to start a new conversation"),
+    40358: (NotFoundError, "The conversation belongs to another agent or user"),
+    40127: (AuthenticationError, "Check the key in GPTBOTS_API_KEY or the api_key= you passed"),
+    20040: (TokenLimitError, "Shorten the question"),
+    50000: (ServerError, None),
+}
+NO_REFERENCES_CODE = 200222
+
+
+def error_from_code(
+    code: int, message: str, *, status: int | None, request_id: str | None
+) -> ProviderError:
+    """The typed error for a GPTBots ``{code, message}`` envelope."""
+    cls, hint = _CODES.get(code, (ProviderError, None))
+    low = message.lower()
+    if cls is ProviderError and ("rate" in low or "too many" in low or "frequen" in low):
+        return RateLimitError(
+            message,
+            provider="gptbots",
+            status=status,
+            code=code,
+            request_id=request_id,
+            hint="The free plan allows 3 requests per minute",
+        )
+    return cls(
+        message, provider="gptbots", status=status, code=code, request_id=request_id, hint=hint
+    )
+
+
+def _envelope(data: Any) -> tuple[int, str] | None:
+    """``(code, message)`` when ``data`` is an error envelope (event codes are below 10000)."""
+    if not isinstance(data, Mapping):
+        return None
+    code = data.get("code")
+    if isinstance(code, bool) or not isinstance(code, int) or code < 10000:
+        return None
+    message = data.get("message") or data.get("msg") or f"error code {code}"
+    return code, str(message)
+
+
+def classify(
+    status: int | None, parsed: Any, message: str, request_id: str | None
+) -> ProviderError | None:
+    found = _envelope(parsed)
+    if found is None or status == 429:
+        return None
+    return error_from_code(found[0], found[1], status=status, request_id=request_id)
+
+
+def check_body(data: Any, request_id: str | None) -> ProviderError | None:
+    found = _envelope(data)
+    if found is None:
+        return None
+    return error_from_code(found[0], found[1], status=200, request_id=request_id)
+
+
+def _usage(raw: Any) -> Usage | None:
+    if not isinstance(raw, Mapping):
+        return None
+    tokens_raw = raw.get("tokens")
+    tokens: Mapping[str, Any] = tokens_raw if isinstance(tokens_raw, Mapping) else raw
+
+    def pick(*names: str) -> int | None:
+        for name in names:
+            value = tokens.get(name)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                return int(value)
+        return None
+
+    prompt = pick("prompt_tokens", "input_tokens", "prompt", "input")
+    completion = pick("completion_tokens", "output_tokens", "completion", "output")
+    total = pick("total_tokens", "total")
+    if total is None and prompt is not None and completion is not None:
+        total = prompt + completion
+    return Usage(prompt, completion, total, None, raw=dict(raw))
+
+
+def _output_text(item: Any) -> str:
+    if not isinstance(item, Mapping):
+        return ""
+    content = item.get("content")
+    if isinstance(content, Mapping):
+        text = content.get("text")
+        return text if isinstance(text, str) else ""
+    return content if isinstance(content, str) else ""
+
+
+def parse_message(data: Any, *, question: str | None = None) -> Answer:
+    """An ``Answer`` from a blocking ``/v2/conversation/message`` reply."""
+    if not isinstance(data, Mapping) or not data.get("message_id"):
+        raise ResponseFormatError("gptbots sent a message reply without a message_id")
+    outputs = tuple(text for text in (_output_text(o) for o in data.get("output") or []) if text)
+    return Answer(
+        provider="gptbots",
+        text="\n\n".join(outputs),
+        id=str(data["message_id"]),
+        created=parse_created(data.get("create_time")),
+        finish_reason="stop",
+        usage=_usage(data.get("usage")),
+        question=question,
+        conversation_id=data.get("conversation_id"),
+        outputs=outputs,
+        raw=dict(data),
+    )
+
+
+class GPTBotsAccumulator:
+    """Assembles the ``{code, message, data}`` events of a streaming reply."""
+
+    def __init__(self, *, question: str | None = None) -> None:
+        self.question = question
+        self._parts: list[str] = []
+        self._outputs: list[Mapping[str, Any]] = []
+        self._info: dict[str, Any] = {}
+        self._usage: Any = None
+        self._end: dict[str, Any] | None = None
+        self._unknown: list[Any] = []
+
+    @property
+    def finished(self) -> bool:
+        return self._end is not None
+
+    def feed(self, event: Any) -> list[StreamEvent]:
+        if not isinstance(event, Mapping) or not isinstance(event.get("code"), int):
+            raise ResponseFormatError(f"gptbots sent a stream event without a code: {event!r}")
+        code, data = event["code"], event.get("data")
+        if code == TEXT:
+            if isinstance(data, str) and data:
+                self._parts.append(data)
+                return [TextDelta(data)]
+        elif code == MESSAGE_INFO and isinstance(data, Mapping):
+            self._info.update(data)
+        elif code == FLOW_OUTPUT:
+            self._outputs.append(data if isinstance(data, Mapping) else {"content": data})
+        elif code == COST:
+            self._usage = data
+        elif code == END:
+            self._end = dict(data) if isinstance(data, Mapping) else {}
+        elif code != AUDIO:
+            self._unknown.append(dict(event))  # kept, not fatal
+        return []
+
+    def answer(self, *, partial: bool = False) -> Answer:
+        text = "".join(self._parts)
+        outputs = tuple(t for t in (_output_text(o) for o in self._outputs) if t) or (
+            (text,) if text else ()
+        )
+        raw: dict[str, Any] = {**self._info, **(self._end or {})}
+        raw["output"] = [dict(o) for o in self._outputs]
+        raw["usage"] = self._usage
+        if self._unknown:
+            raw["unknown_events"] = self._unknown
+        notes = ("Incomplete: the stream was interrupted before the provider finished.",)
+        message_id = self._info.get("message_id")
+        return Answer(
+            provider="gptbots",
+            text=text,
+            id=str(message_id) if message_id else None,
+            created=parse_created(self._info.get("create_time")),
+            finish_reason=None if partial else "stop",
+            usage=_usage(self._usage),
+            question=self.question,
+            conversation_id=self._info.get("conversation_id"),
+            outputs=outputs,
+            notes=notes if partial else (),
+            partial=partial,
+            raw=raw,
+        )
+
+
+class _Spec:
+    name = "gptbots"
+
+    def parse_response(self, data: Mapping[str, Any], *, question: str | None = None) -> Answer:
+        return parse_message(data, question=question)
+
+    def new_accumulator(self, *, question: str | None = None) -> GPTBotsAccumulator:
+        return GPTBotsAccumulator(question=question)
+
+
+SPEC = _Spec()

@@ -1,0 +1,315 @@
+"""GPTBots: agent conversations and the knowledge chunks behind each answer.
+
+Flow: ``POST /v1/conversation`` gives a ``conversation_id``; ``POST /v2/conversation/message``
+answers (blocking JSON or an SSE stream of ``{code, message, data}`` events); then
+``GET /v1/correlate/dataset?message_id=`` returns the knowledge chunks with relevance scores.
+Errors come as ``{code, message}`` (sometimes ``msg``), with HTTP 200 or an error status.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+import warnings
+from collections.abc import AsyncIterator, Iterator, Mapping
+from dataclasses import replace
+from typing import Any, ClassVar
+
+from .._errors import (
+    CitekitWarning,
+    ConfigurationError,
+    ProviderError,
+    ResponseFormatError,
+    StreamInterrupted,
+    TransportError,
+)
+from .._http import RequestSpec
+from .._models import Answer, References, StreamEvent
+from ._client import ProviderClient
+
+__all__ = ["GPTBots"]
+
+from ._gptbots_wire import (
+    NO_REFERENCES_CODE,
+    GPTBotsAccumulator,
+    check_body,
+    classify,
+    parse_message,
+)
+
+REGIONS = ("sg", "jp", "th")
+MAX_USER_ID = 32
+
+
+def _check_question(question: Any) -> str:
+    if not isinstance(question, str) or not question.strip():
+        raise ValueError("question must be a non-empty string")
+    return question
+
+
+def _check_user_id(user_id: Any) -> str:
+    if user_id is None:
+        return "citekit-" + uuid.uuid4().hex[:16]
+    if not isinstance(user_id, str) or not user_id or len(user_id) > MAX_USER_ID:
+        raise ValueError(
+            f"user_id={user_id!r} must be a non-empty string of at most {MAX_USER_ID} characters"
+        )
+    return user_id
+
+
+def _check_message_id(message_id: Any) -> str:
+    if not isinstance(message_id, str) or not message_id.strip():
+        raise ValueError(f"message_id={message_id!r} must be the agent reply's message id")
+    return message_id.strip()
+
+
+def _message_spec(conversation_id: str, question: str, *, stream: bool) -> RequestSpec:
+    return RequestSpec(
+        "POST",
+        "/v2/conversation/message",
+        json={
+            "conversation_id": conversation_id,
+            "response_mode": "streaming" if stream else "blocking",
+            "messages": [{"role": "user", "content": question}],
+        },
+        stream=stream,
+    )
+
+
+def _conversation_id(data: Any) -> str:
+    cid = data.get("conversation_id") if isinstance(data, Mapping) else None
+    if not cid:
+        raise ResponseFormatError("gptbots created a conversation but sent no conversation_id")
+    return str(cid)
+
+
+def _with_references(
+    answer: Answer, refs: References | None, problem: ProviderError | TransportError | None
+) -> Answer:
+    if problem is None:
+        return replace(answer, references=refs)
+    if isinstance(problem, ProviderError) and problem.code == NO_REFERENCES_CODE:
+        note = "No knowledge references: this agent does not support them (GPTBots code 200222)."
+        empty = References(message_id=answer.id, note=note)
+        return replace(answer, references=empty, notes=(*answer.notes, note))
+    note = f"Knowledge references could not be fetched: {problem}"
+    warnings.warn(note, CitekitWarning, stacklevel=4)
+    return replace(answer, notes=(*answer.notes, note))
+
+
+class GPTBots(ProviderClient):
+    """Client for GPTBots agents (``GPTBOTS_API_KEY``, region from ``GPTBOTS_ENDPOINT``).
+
+    Parameters
+    ----------
+    endpoint
+        Region: ``"sg"`` (Singapore, default), ``"jp"`` or ``"th"``.
+    user_id
+        Who conversations are created for (at most 32 characters); generated when omitted.
+    """
+
+    name: ClassVar[str] = "gptbots"
+    display_name: ClassVar[str] = "GPTBots"
+    default_base_url: ClassVar[str] = "https://api-sg.gptbots.ai"
+    api_key_env: ClassVar[str] = "GPTBOTS_API_KEY"
+
+    def __init__(
+        self,
+        *,
+        endpoint: str | None = None,
+        user_id: str | None = None,
+        base_url: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        region = endpoint or os.environ.get("GPTBOTS_ENDPOINT") or "sg"
+        if region not in REGIONS:
+            raise ConfigurationError(
+                f"endpoint={region!r} is not a GPTBots region; use one of {', '.join(REGIONS)}"
+            )
+        self.endpoint = region
+        self.user_id = _check_user_id(user_id)
+        super().__init__(base_url=base_url or f"https://api-{region}.gptbots.ai", **kwargs)
+
+    _classify_error = staticmethod(classify)
+    _check_body = staticmethod(check_body)
+
+    # -- sync ------------------------------------------------------------------------------
+    def new_conversation(self, *, user_id: str | None = None) -> str:
+        """Create a conversation; return its id."""
+        spec = RequestSpec("POST", "/v1/conversation", json={"user_id": self._user(user_id)})
+        return _conversation_id(self._sender.request_json(spec))
+
+    def references(self, message_id: str) -> References:
+        """The knowledge chunks behind the agent reply ``message_id``, ranked."""
+        mid = _check_message_id(message_id)
+        spec = RequestSpec("GET", "/v1/correlate/dataset", params={"message_id": mid})
+        return References.from_response(self._sender.request_json(spec), message_id=mid)
+
+    def ask(
+        self,
+        question: str,
+        *,
+        conversation_id: str | None = None,
+        user_id: str | None = None,
+        stream: bool = False,
+        display: bool | None = None,
+        references: bool = True,
+    ) -> Answer:
+        """Ask the agent (a new conversation unless ``conversation_id=``) and attach references."""
+        _check_question(question)
+        if stream:
+            events = self.stream(
+                question, conversation_id=conversation_id, user_id=user_id, references=references
+            )
+            return self._consume(events, display)
+        cid = conversation_id or self.new_conversation(user_id=user_id)
+        data = self._sender.request_json(_message_spec(cid, question, stream=False))
+        answer = parse_message(data, question=question)
+        if answer.conversation_id is None:
+            answer = replace(answer, conversation_id=cid)
+        return self._attach(answer) if references else answer
+
+    def stream(
+        self,
+        question: str,
+        *,
+        conversation_id: str | None = None,
+        user_id: str | None = None,
+        references: bool = True,
+    ) -> Iterator[StreamEvent]:
+        """Yield text deltas as they arrive, then the ``Answer`` (with references)."""
+        _check_question(question)
+        user = self._user(user_id)
+        return self._stream_events(question, conversation_id, user, references)
+
+    def _stream_events(
+        self, question: str, conversation_id: str | None, user: str, references: bool
+    ) -> Iterator[StreamEvent]:
+        cid = conversation_id or self.new_conversation(user_id=user)
+        acc = GPTBotsAccumulator(question=question)
+        received = False
+        try:
+            for event in self._sender.stream_json(_message_spec(cid, question, stream=True)):
+                received = True
+                yield from acc.feed(event)
+        except (TransportError, ResponseFormatError) as exc:
+            if not received:
+                raise
+            raise _interrupted(acc, cid, exc) from exc
+        if not acc.finished:
+            raise _interrupted(
+                acc, cid, ResponseFormatError("the stream ended before its End event")
+            )
+        answer = _finished(acc, cid)
+        yield self._attach(answer) if references else answer
+
+    def _attach(self, answer: Answer) -> Answer:
+        if not answer.id:
+            return answer
+        try:
+            refs = self.references(answer.id)
+        except (ProviderError, TransportError) as exc:
+            return _with_references(answer, None, exc)
+        return _with_references(answer, refs, None)
+
+    # -- async -----------------------------------------------------------------------------
+    async def anew_conversation(self, *, user_id: str | None = None) -> str:
+        """Async twin of ``new_conversation``."""
+        spec = RequestSpec("POST", "/v1/conversation", json={"user_id": self._user(user_id)})
+        return _conversation_id(await self._asender.request_json(spec))
+
+    async def areferences(self, message_id: str) -> References:
+        """Async twin of ``references``."""
+        mid = _check_message_id(message_id)
+        spec = RequestSpec("GET", "/v1/correlate/dataset", params={"message_id": mid})
+        return References.from_response(await self._asender.request_json(spec), message_id=mid)
+
+    async def aask(
+        self,
+        question: str,
+        *,
+        conversation_id: str | None = None,
+        user_id: str | None = None,
+        stream: bool = False,
+        display: bool | None = None,
+        references: bool = True,
+    ) -> Answer:
+        """Async twin of ``ask``."""
+        _check_question(question)
+        if stream:
+            events = self.astream(
+                question, conversation_id=conversation_id, user_id=user_id, references=references
+            )
+            return await self._aconsume(events, display)
+        cid = conversation_id or await self.anew_conversation(user_id=user_id)
+        data = await self._asender.request_json(_message_spec(cid, question, stream=False))
+        answer = parse_message(data, question=question)
+        if answer.conversation_id is None:
+            answer = replace(answer, conversation_id=cid)
+        return await self._aattach(answer) if references else answer
+
+    def astream(
+        self,
+        question: str,
+        *,
+        conversation_id: str | None = None,
+        user_id: str | None = None,
+        references: bool = True,
+    ) -> AsyncIterator[StreamEvent]:
+        """Async twin of ``stream``."""
+        _check_question(question)
+        user = self._user(user_id)
+        return self._astream_events(question, conversation_id, user, references)
+
+    async def _astream_events(
+        self, question: str, conversation_id: str | None, user: str, references: bool
+    ) -> AsyncIterator[StreamEvent]:
+        cid = conversation_id or await self.anew_conversation(user_id=user)
+        acc = GPTBotsAccumulator(question=question)
+        received = False
+        try:
+            async for event in self._asender.stream_json(_message_spec(cid, question, stream=True)):
+                received = True
+                for item in acc.feed(event):
+                    yield item
+        except (TransportError, ResponseFormatError) as exc:
+            if not received:
+                raise
+            raise _interrupted(acc, cid, exc) from exc
+        if not acc.finished:
+            raise _interrupted(
+                acc, cid, ResponseFormatError("the stream ended before its End event")
+            )
+        answer = _finished(acc, cid)
+        yield await self._aattach(answer) if references else answer
+
+    async def _aattach(self, answer: Answer) -> Answer:
+        if not answer.id:
+            return answer
+        try:
+            refs = await self.areferences(answer.id)
+        except (ProviderError, TransportError) as exc:
+            return _with_references(answer, None, exc)
+        return _with_references(answer, refs, None)
+
+    # -- shared ----------------------------------------------------------------------------
+    def _user(self, user_id: str | None) -> str:
+        return self.user_id if user_id is None else _check_user_id(user_id)
+
+
+def _finished(acc: GPTBotsAccumulator, conversation_id: str) -> Answer:
+    answer = acc.answer()
+    return answer if answer.conversation_id else replace(answer, conversation_id=conversation_id)
+
+
+def _interrupted(
+    acc: GPTBotsAccumulator, conversation_id: str, exc: Exception
+) -> StreamInterrupted:
+    partial = acc.answer(partial=True)
+    if partial.conversation_id is None:
+        partial = replace(partial, conversation_id=conversation_id)
+    return StreamInterrupted(
+        f"The GPTBots stream broke after {len(partial.text)} characters ({exc}). "
+        "The partial answer is in .answer",
+        answer=partial,
+    )
