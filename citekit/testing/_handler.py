@@ -156,6 +156,9 @@ class ProviderHandler(BaseHTTPRequestHandler):
         with state.lock:
             state.connections.add(self.connection)
             state.threads.add(threading.current_thread())
+        if state.stopping.is_set():  # accepted just before the server stopped
+            with suppress(OSError):
+                self.connection.shutdown(socket.SHUT_RDWR)
 
     def finish(self) -> None:
         state = self.server.state
@@ -262,7 +265,7 @@ class ProviderHandler(BaseHTTPRequestHandler):
                 reply.headers["Retry-After"] = str(scenario.retry_after)
             self._send(reply)
         elif fault == "html":
-            self._send(Reply(502, HTML_ERROR_PAGE, "text/html; charset=utf-8"))
+            self._send(Reply(scenario.status or 502, HTML_ERROR_PAGE, "text/html; charset=utf-8"))
         elif fault == "gptbots_code":
             code = scenario.code if scenario.code is not None else 50000
             self._send(json_reply(scenario.status or 200, gptbots_body(code, scenario.message)))

@@ -57,7 +57,8 @@ class Scenario:
     endpoint
         Only requests to this endpoint are eligible for the fault (None: all of them).
     status, message, retry_after, code
-        The error response of ``"status"`` and ``"gptbots_code"`` faults.
+        The error response of ``"status"`` (default 500) and ``"gptbots_code"`` (default HTTP
+        200, code 50000) faults; ``status`` also replaces the 502 of ``"html"``.
     after
         Events sent before a stream ``"reset"``, ``"malformed"`` or ``"stall"`` (default 3); for
         a non-stream ``"stall"``, None stalls before the headers and a number after them.

@@ -82,7 +82,7 @@ class ProviderServer:
             self._httpd = LoopbackHTTPServer(self._address, self._state)
             self._thread = threading.Thread(
                 target=self._httpd.serve_forever,
-                kwargs={"poll_interval": 0.05},
+                kwargs={"poll_interval": 0.02},
                 name=f"citekit-testing:{self.port}",
                 daemon=True,
             )
