@@ -70,7 +70,9 @@ class ChatClient(ProviderClient):
         self, messages: Messages, *, stream: bool, params: dict[str, Any]
     ) -> tuple[RequestSpec, str | None]:
         params = dict(params)
-        model = params.pop("model", None) or self.model
+        model = params.pop("model", None)
+        if model is None:
+            model = self.model
         if model is None:
             raise ValueError(f"No model for {self.display_name}: pass model=")
         common = {k: params.pop(k) for k in list(params) if k in _COMMON}
