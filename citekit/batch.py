@@ -1,0 +1,414 @@
+"""Many questions at once: bounded concurrency, a rate limit, results in input order.
+
+``ask_many(client, questions)`` works with any client that has ``aask`` (Magisterium,
+Maritaca, GPTBots). The questions go out through at most ``concurrency`` requests in flight,
+spaced by a client-side rate limiter; retries are the client's own (``max_retries=``). One
+failed question does not stop the others: with ``errors="raise"`` (default) a ``BatchError``
+carrying every result is raised at the end, with ``errors="keep"`` the failed slots hold
+``Failed(question, error, index)`` objects, which are falsy::
+
+    answers = ck.ask_many(mg, questions, concurrency=8, rate_limit="60/min")
+    ok = [a for a in ck.ask_many(mg, questions, errors="keep") if a]
+
+Ctrl-C (or cancelling the task of ``aask_many``) stops the batch and keeps what finished:
+``ask_many`` raises ``BatchInterrupted`` (a ``KeyboardInterrupt``) whose ``.results`` holds
+the answers with ``None`` for the questions that did not finish; after a cancelled
+``aask_many`` the same list is returned by ``partial_results()``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import re
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol, overload
+
+from ._errors import CitekitError
+from ._loop import run_sync
+from ._models import Answer
+from ._progress import make_progress
+from .store import log as _log
+
+__all__ = [
+    "AsyncAsker",
+    "BatchError",
+    "BatchInterrupted",
+    "Failed",
+    "RateLimiter",
+    "aask_many",
+    "ask_many",
+    "partial_results",
+]
+
+Errors = Literal["raise", "keep"]
+
+_UNITS = {
+    "s": 1.0,
+    "sec": 1.0,
+    "second": 1.0,
+    "m": 60.0,
+    "min": 60.0,
+    "minute": 60.0,
+    "h": 3600.0,
+    "hr": 3600.0,
+    "hour": 3600.0,
+}
+_RATE_RE = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*(?:/|per\s)\s*(\d+(?:\.\d*)?)?\s*([a-z]+?)s?\s*$")
+
+
+class AsyncAsker(Protocol):
+    """Anything with an ``aask(question, **options)`` coroutine method returning an Answer."""
+
+    @property
+    def aask(self) -> Callable[..., Awaitable[Answer]]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Failed:
+    """The place of a question that failed, in a batch run with ``errors="keep"``.
+
+    Falsy, so ``[a for a in results if a]`` keeps the answers.
+    """
+
+    question: str
+    error: BaseException
+    index: int
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __str__(self) -> str:
+        return f"question {self.index} failed: {self.error}"
+
+
+class BatchError(CitekitError):
+    """Some questions of a batch failed (``errors="raise"``); the others were answered.
+
+    ``results`` has every slot in input order (``Answer`` or ``Failed``); ``failures`` and
+    ``answers`` split them.
+    """
+
+    def __init__(self, results: Sequence[Answer | Failed]) -> None:
+        self.results = list(results)
+        self.failures = [r for r in self.results if isinstance(r, Failed)]
+        self.answers = [r for r in self.results if isinstance(r, Answer)]
+        first = self.failures[0] if self.failures else None
+        super().__init__(
+            f"{len(self.failures)} of {len(self.results)} questions failed"
+            + (f" (first, question {first.index}: {first.error})" if first else "")
+            + ". Every result is in .results; pass errors='keep' to get them back with "
+            "Failed(...) in the failed places"
+        )
+
+
+class BatchInterrupted(KeyboardInterrupt):
+    """A batch stopped by Ctrl-C; ``results`` keeps what finished (``None`` elsewhere)."""
+
+    def __init__(self, results: Sequence[Answer | Failed | None]) -> None:
+        self.results = list(results)
+        done = sum(r is not None for r in self.results)
+        super().__init__(
+            f"Interrupted after {done} of {len(self.results)} questions; "
+            "the finished ones are in .results (None for the others)"
+        )
+
+    @property
+    def answers(self) -> list[Answer]:
+        """The answers that arrived before the interruption."""
+        return [r for r in self.results if isinstance(r, Answer)]
+
+
+class RateLimiter:
+    """Spaces calls evenly: at most ``count`` per ``period`` seconds, never a burst.
+
+    Each ``wait`` takes the next free slot, ``period / count`` seconds after the previous
+    one, and sleeps until it comes.
+    """
+
+    def __init__(self, count: float, period: float = 60.0) -> None:
+        if not count > 0 or not period > 0:
+            raise ValueError(f"a rate limit needs count > 0 and period > 0, not {count}/{period}")
+        self.count = float(count)
+        self.period = float(period)
+        self.interval = self.period / self.count
+        self._next = 0.0
+
+    def __repr__(self) -> str:
+        return f"RateLimiter({self.count:g} per {self.period:g} s)"
+
+    @classmethod
+    def parse(cls, spec: str | float | RateLimiter) -> RateLimiter:
+        """``"60/min"``, ``"2/s"``, ``"3/minute"``, ``"100 per hour"``, ``"10/30s"``, or a
+        number of requests per minute."""
+        if isinstance(spec, RateLimiter):
+            return spec
+        if isinstance(spec, int | float) and not isinstance(spec, bool):
+            return cls(spec, 60.0)
+        if isinstance(spec, str):
+            m = _RATE_RE.match(spec.lower())
+            if m and m.group(3) in _UNITS:
+                span = float(m.group(2)) if m.group(2) else 1.0
+                return cls(float(m.group(1)), span * _UNITS[m.group(3)])
+        raise ValueError(
+            f"rate_limit={spec!r} is not understood; write it like '60/min', '2/s', "
+            "'3/minute', '1000/hour', or give a number of requests per minute"
+        )
+
+    async def wait(self) -> None:
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        slot = max(now, self._next)
+        self._next = slot + self.interval
+        if slot > now:
+            await asyncio.sleep(slot - now)
+
+
+_partial: list[Answer | Failed | None] | None = None
+
+
+def partial_results() -> list[Answer | Failed | None] | None:
+    """The results of the last interrupted or cancelled batch (``None`` if there was none)."""
+    return _partial
+
+
+def _accepts(fn: Callable[..., Any], name: str) -> bool:
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return name in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
+class _Batch:
+    """The state of one run: results by input position and counts for the progress bar."""
+
+    def __init__(
+        self,
+        client: AsyncAsker,
+        questions: Sequence[str],
+        *,
+        concurrency: int,
+        rate_limit: str | float | RateLimiter | None,
+        cache: bool | None,
+        log: bool | None,
+        options: dict[str, Any],
+    ) -> None:
+        if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+            raise ValueError(f"concurrency={concurrency!r} must be a whole number >= 1")
+        ask = getattr(client, "aask", None)
+        if not callable(ask):
+            raise TypeError(f"{type(client).__name__} has no aask(question) method")
+        for i, q in enumerate(questions):
+            if not isinstance(q, str) or not q.strip():
+                raise ValueError(f"questions[{i}]={q!r} must be a non-empty string")
+        if options.get("stream") and "display" not in options and _accepts(ask, "display"):
+            options["display"] = False  # one live display per question would flood the cell
+        self.ask: Callable[..., Awaitable[Answer]] = ask
+        self.questions = list(questions)
+        self.concurrency = concurrency
+        self.limiter = RateLimiter.parse(rate_limit) if rate_limit is not None else None
+        self.cache = cache
+        self.log = log
+        self.options = options
+        self.results: list[Answer | Failed | None] = [None] * len(self.questions)
+        self.done = 0
+        self.failed = 0
+        self.on_progress: Callable[[int, int], None] | None = None
+
+    async def run(self) -> None:
+        global _partial
+        pending = iter(range(len(self.questions)))
+        try:
+            with _log.options(log=self.log, cache=self.cache):
+                async with asyncio.TaskGroup() as group:
+                    for _ in range(min(self.concurrency, len(self.questions))):
+                        group.create_task(self._worker(pending))
+        except asyncio.CancelledError:
+            _partial = list(self.results)
+            raise
+
+    async def _worker(self, pending: Iterable[int]) -> None:
+        for index in pending:
+            if self.limiter is not None:
+                await self.limiter.wait()
+            question = self.questions[index]
+            try:
+                self.results[index] = await self.ask(question, **self.options)
+            except Exception as exc:
+                self.results[index] = Failed(question, exc, index)
+                self.failed += 1
+            self.done += 1
+            if self.on_progress is not None:
+                self.on_progress(self.done, self.failed)
+
+    def outcome(self, errors: Errors) -> list[Any]:
+        results = [r for r in self.results if r is not None]
+        if errors == "raise" and self.failed:
+            raise BatchError(results)
+        return results
+
+
+def _check_errors(errors: str) -> None:
+    if errors not in ("raise", "keep"):
+        raise ValueError(f"errors={errors!r} must be 'raise' or 'keep'")
+
+
+@overload
+async def aask_many(
+    client: AsyncAsker,
+    questions: Iterable[str],
+    *,
+    concurrency: int = ...,
+    rate_limit: str | float | RateLimiter | None = ...,
+    errors: Literal["raise"] = ...,
+    progress: bool | None = ...,
+    cache: bool | None = ...,
+    log: bool | None = ...,
+    **options: Any,
+) -> list[Answer]: ...
+@overload
+async def aask_many(
+    client: AsyncAsker,
+    questions: Iterable[str],
+    *,
+    concurrency: int = ...,
+    rate_limit: str | float | RateLimiter | None = ...,
+    errors: Literal["keep"],
+    progress: bool | None = ...,
+    cache: bool | None = ...,
+    log: bool | None = ...,
+    **options: Any,
+) -> list[Answer | Failed]: ...
+async def aask_many(
+    client: AsyncAsker,
+    questions: Iterable[str],
+    *,
+    concurrency: int = 8,
+    rate_limit: str | float | RateLimiter | None = None,
+    errors: Errors = "raise",
+    progress: bool | None = None,
+    cache: bool | None = None,
+    log: bool | None = None,
+    **options: Any,
+) -> list[Answer] | list[Answer | Failed]:
+    """Async twin of ``ask_many``: await it in a notebook cell or a coroutine.
+
+    A cancelled call cancels the requests in flight and re-raises ``CancelledError``; what
+    finished is then in ``partial_results()``.
+    """
+    _check_errors(errors)
+    batch = _Batch(
+        client,
+        list(questions),
+        concurrency=concurrency,
+        rate_limit=rate_limit,
+        cache=cache,
+        log=log,
+        options=dict(options),
+    )
+    bar = make_progress(len(batch.questions), progress, description=_name(client))
+    batch.on_progress = bar.update
+    try:
+        await batch.run()
+    finally:
+        bar.close(batch.done, batch.failed)
+    return batch.outcome(errors)
+
+
+@overload
+def ask_many(
+    client: AsyncAsker,
+    questions: Iterable[str],
+    *,
+    concurrency: int = ...,
+    rate_limit: str | float | RateLimiter | None = ...,
+    errors: Literal["raise"] = ...,
+    progress: bool | None = ...,
+    cache: bool | None = ...,
+    log: bool | None = ...,
+    **options: Any,
+) -> list[Answer]: ...
+@overload
+def ask_many(
+    client: AsyncAsker,
+    questions: Iterable[str],
+    *,
+    concurrency: int = ...,
+    rate_limit: str | float | RateLimiter | None = ...,
+    errors: Literal["keep"],
+    progress: bool | None = ...,
+    cache: bool | None = ...,
+    log: bool | None = ...,
+    **options: Any,
+) -> list[Answer | Failed]: ...
+def ask_many(
+    client: AsyncAsker,
+    questions: Iterable[str],
+    *,
+    concurrency: int = 8,
+    rate_limit: str | float | RateLimiter | None = None,
+    errors: Errors = "raise",
+    progress: bool | None = None,
+    cache: bool | None = None,
+    log: bool | None = None,
+    **options: Any,
+) -> list[Answer] | list[Answer | Failed]:
+    """Ask every question, ``concurrency`` at a time, and return the answers in input order.
+
+    Works in a notebook cell (the requests run on citekit's background event loop, the
+    kernel's loop is not patched) and in plain scripts.
+
+    Parameters
+    ----------
+    client
+        A Magisterium, Maritaca or GPTBots client, or anything with ``aask``.
+    questions
+        The questions (non-empty strings).
+    concurrency
+        Most requests in flight at once.
+    rate_limit
+        Client-side limit such as ``"60/min"`` or ``"2/s"`` (a number means per minute);
+        requests are spaced evenly. None: no limit.
+    errors
+        ``"raise"``: if any question failed, raise ``BatchError`` after all are done (its
+        ``.results`` has everything). ``"keep"``: return ``Failed`` objects in their places.
+    progress
+        A progress bar (a widget in a notebook, text on a terminal's stderr); None shows one
+        where it can be seen, False never.
+    cache, log
+        Answer repeated requests from the local log / record the answers there (default:
+        the log's settings, see ``citekit.store``).
+    **options
+        Passed to every ``client.aask`` call (``system=``, ``model=``, ...).
+
+    Raises
+    ------
+    BatchInterrupted
+        On Ctrl-C, with the finished answers in ``.results``.
+    """
+    _check_errors(errors)
+    batch = _Batch(
+        client,
+        list(questions),
+        concurrency=concurrency,
+        rate_limit=rate_limit,
+        cache=cache,
+        log=log,
+        options=dict(options),
+    )
+    bar = make_progress(len(batch.questions), progress, description=_name(client))
+    try:
+        run_sync(batch.run(), poll=lambda: bar.update(batch.done, batch.failed))
+    except KeyboardInterrupt:
+        global _partial
+        _partial = list(batch.results)
+        bar.close(batch.done, batch.failed)
+        raise BatchInterrupted(batch.results) from None
+    bar.close(batch.done, batch.failed)
+    return batch.outcome(errors)
+
+
+def _name(client: object) -> str:
+    return str(getattr(client, "display_name", type(client).__name__))
