@@ -1,0 +1,405 @@
+"""Answers and their sources written to files: Markdown, HTML, CSV, Parquet, BibTeX, CSL-JSON.
+
+``export_answer(answer, "answer.md")`` writes one answer (``.md``, ``.html``, ``.json``);
+``export_citations(answers, "refs.bib")`` writes the sources of many answers (``.csv`` and
+``.parquet``: one row per cited passage or knowledge chunk; ``.bib`` and ``.json`` (CSL-JSON):
+one entry per document, however many passages of it were cited).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ._markers import find_markers
+from ._models import Answer
+
+if TYPE_CHECKING:
+    import polars as pl
+
+__all__ = [
+    "SOURCE_COLUMNS",
+    "Document",
+    "bibtex",
+    "csl_json",
+    "documents",
+    "export_answer",
+    "export_citations",
+    "html_document",
+    "source_rows",
+    "sources_frame",
+]
+
+ANSWER_SUFFIXES = (".md", ".markdown", ".html", ".htm", ".json")
+CITATION_SUFFIXES = (".csv", ".parquet", ".bib", ".json")
+
+#: Columns of ``sources_frame`` (and the CSV / Parquet exports): (name, kind).
+SOURCE_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("provider", "str"),
+    ("answer_id", "str"),
+    ("question", "str"),
+    ("kind", "str"),  # "citation" (a cited passage) or "reference" (a knowledge chunk)
+    ("marker", "int"),
+    ("document_index", "int"),
+    ("rank", "int"),
+    ("title", "str"),
+    ("author", "str"),
+    ("year", "str"),
+    ("reference", "str"),
+    ("heading", "str"),
+    ("text", "str"),
+    ("url", "str"),
+    ("score", "float"),
+)
+_STOPWORDS = frozenset(
+    {"a", "an", "the", "of", "on", "in", "and", "or", "to", "for", "de", "da", "do", "das"}
+    | {"dos", "la", "le", "les", "el", "los", "del", "et"}
+)
+
+
+# -- one answer --------------------------------------------------------------------------------
+def export_answer(answer: Answer, path: str | Path) -> Path:
+    """Write ``answer`` to ``path``: Markdown with footnotes (``.md``), a standalone HTML
+    page (``.html``), or its JSON (``.json``), by suffix. Returns the path."""
+    target = Path(path)
+    suffix = target.suffix.lower()
+    if suffix in (".md", ".markdown"):
+        text = answer_markdown(answer)
+    elif suffix in (".html", ".htm"):
+        text = html_document(answer.question or "Answer", _answer_html(answer))
+    elif suffix == ".json":
+        text = json.dumps(answer_json(answer), ensure_ascii=False, indent=2) + "\n"
+    else:
+        raise ValueError(
+            f"Cannot export an answer as {suffix or 'a file without suffix'!r}: "
+            f"use one of {', '.join(ANSWER_SUFFIXES)}"
+        )
+    target.write_text(text, encoding="utf-8")
+    return target
+
+
+def answer_json(answer: Answer) -> dict[str, Any]:
+    """The provider's JSON with the question and, for GPTBots, the correlate body."""
+    out: dict[str, Any] = {"provider": answer.provider, "question": answer.question}
+    out["response"] = dict(answer.raw)
+    if answer.references is not None:
+        out["correlate"] = dict(answer.references.raw)
+    return out
+
+
+def answer_markdown(answer: Answer) -> str:
+    """``# question``, the answer with ``[^n]`` footnotes, and the footnote definitions."""
+    try:
+        body = answer.to_markdown()
+    except ImportError:  # the renderer is optional here: fall back to a plain rendering
+        body = _plain_markdown(answer)
+    head = f"# {_one_line(answer.question)}\n\n" if answer.question else ""
+    return head + body.rstrip() + "\n"
+
+
+def _one_line(text: str | None) -> str:
+    return " ".join((text or "").split())
+
+
+def _plain_markdown(answer: Answer) -> str:
+    text = answer.text
+    for m in reversed(find_markers(text)):
+        text = text[: m.start] + f"[^{m.number}]" + text[m.end :]
+    lines = [text.rstrip(), ""]
+    for number, group in answer.citation_groups().items():
+        first = group[0]
+        where = ", ".join(c.document_reference or "" for c in group if c.document_reference)
+        label = _describe(first.document_title, first.document_author, first.document_year)
+        link = f" <{first.source_url}>" if first.source_url else ""
+        lines.append(f"[^{number}]: {label}{f', {where}' if where else ''}.{link}")
+    if answer.references:
+        lines += ["", "Sources:", ""]
+        for ref in answer.references:
+            name = ref.data_name or ref.source_url or f"chunk {ref.rank}"
+            score = f" (score {ref.score:.2f})" if ref.score is not None else ""
+            lines.append(f"{ref.rank}. {name}{score}")
+    if answer.sample:
+        lines += ["", f"*Recorded sample ({answer.sample}), not a live answer.*"]
+    return "\n".join(lines)
+
+
+def _describe(title: str | None, author: str | None, year: str | None) -> str:
+    parts = [title or "Untitled"]
+    if author:
+        parts.append(author)
+    if year:
+        parts.append(f"({year})")
+    return " — ".join(parts[:2]) + (f" {parts[2]}" if len(parts) > 2 else "")
+
+
+def _answer_html(answer: Answer) -> str:
+    try:
+        return answer.to_html()
+    except ImportError:
+        esc = html.escape
+        items = "".join(
+            f"<li>{esc(_describe(g[0].document_title, g[0].document_author, g[0].document_year))}"
+            + (
+                f' <a href="{esc(g[0].source_url or "")}">link</a>'
+                if _safe_url(g[0].source_url)
+                else ""
+            )
+            + "</li>"
+            for g in answer.citation_groups().values()
+        )
+        sources = f"<ol>{items}</ol>" if items else ""
+        return f'<div style="white-space: pre-wrap">{esc(answer.text)}</div>{sources}'
+
+
+def _safe_url(url: str | None) -> bool:
+    return bool(url) and str(url).lower().startswith(("http://", "https://"))
+
+
+def html_document(title: str, body: str, *, lang: str = "en") -> str:
+    """A complete, self-contained HTML page around ``body`` (which must be safe HTML)."""
+    return (
+        "<!DOCTYPE html>\n"
+        f'<html lang="{html.escape(lang)}">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{html.escape(_one_line(title))}</title>\n</head>\n"
+        '<body style="max-width: 52rem; margin: 2rem auto; padding: 0 1rem; '
+        'font-family: system-ui, sans-serif; line-height: 1.5">\n'
+        f"<h1>{html.escape(_one_line(title))}</h1>\n{body}\n</body>\n</html>\n"
+    )
+
+
+# -- many answers' sources ---------------------------------------------------------------------
+def source_rows(answers: Iterable[Answer]) -> list[dict[str, Any]]:
+    """One dict per cited passage and per knowledge chunk, with the ``SOURCE_COLUMNS`` keys."""
+    rows: list[dict[str, Any]] = []
+    for answer in _answers(answers):
+        base = {"provider": answer.provider, "answer_id": answer.id, "question": answer.question}
+        for c in answer.citations:
+            rows.append(
+                {
+                    **base,
+                    "kind": "citation",
+                    "marker": c.marker,
+                    "document_index": c.document_index,
+                    "rank": None,
+                    "title": c.document_title,
+                    "author": c.document_author,
+                    "year": c.document_year,
+                    "reference": c.document_reference,
+                    "heading": c.cited_text_heading,
+                    "text": c.cited_text,
+                    "url": c.source_url,
+                    "score": None,
+                }
+            )
+        for r in answer.references or ():
+            rows.append(
+                {
+                    **base,
+                    "kind": "reference",
+                    "marker": None,
+                    "document_index": None,
+                    "rank": r.rank,
+                    "title": r.data_name,
+                    "author": None,
+                    "year": None,
+                    "reference": r.data_id,
+                    "heading": None,
+                    "text": r.content,
+                    "url": r.source_url,
+                    "score": r.score,
+                }
+            )
+    return rows
+
+
+def _answers(answers: Iterable[Answer] | Answer) -> list[Answer]:
+    if isinstance(answers, Answer):
+        return [answers]
+    return [a for a in answers if isinstance(a, Answer)]  # Failed / None slots are skipped
+
+
+def sources_frame(answers: Iterable[Answer]) -> pl.DataFrame:
+    """``source_rows`` as a polars frame (typed even when empty)."""
+    import polars as pl
+
+    types = {"str": pl.String, "int": pl.Int64, "float": pl.Float64}
+    schema = {name: types[kind] for name, kind in SOURCE_COLUMNS}
+    return pl.DataFrame(source_rows(answers), schema=schema)
+
+
+@dataclass
+class Document:
+    """One cited document (or knowledge file) and the places it was cited from."""
+
+    key: str
+    title: str | None
+    author: str | None
+    year: str | None
+    url: str | None
+    kind: str
+    places: list[str] = field(default_factory=list)
+    providers: list[str] = field(default_factory=list)
+
+    @property
+    def note(self) -> str | None:
+        if not self.places:
+            return None
+        label = "Cited at" if self.kind == "citation" else "Knowledge chunks"
+        return f"{label}: {', '.join(self.places)}"
+
+
+def documents(answers: Iterable[Answer]) -> list[Document]:
+    """The distinct documents behind ``answers``, in order of first appearance."""
+    found: dict[tuple[Any, ...], Document] = {}
+    keys: set[str] = set()
+    for row in source_rows(answers):
+        ident = (
+            row["kind"],
+            _norm(row["title"]),
+            _norm(row["author"]),
+            _norm(row["year"]),
+            (row["url"] or "").strip(),
+        )
+        doc = found.get(ident)
+        if doc is None:
+            key = _unique(_bib_key(row["author"], row["year"], row["title"]), keys)
+            doc = found[ident] = Document(
+                key, row["title"], row["author"], row["year"], row["url"], row["kind"]
+            )
+        place = row["reference"]
+        if place and place not in doc.places:
+            doc.places.append(place)
+        if row["provider"] not in doc.providers:
+            doc.providers.append(row["provider"])
+    return list(found.values())
+
+
+def _norm(value: str | None) -> str:
+    return " ".join((value or "").split()).casefold()
+
+
+def _ascii_words(text: str | None) -> list[str]:
+    plain = unicodedata.normalize("NFKD", text or "").encode("ascii", "ignore").decode()
+    return re.findall(r"[a-z0-9]+", plain.lower())
+
+
+def _bib_key(author: str | None, year: str | None, title: str | None) -> str:
+    names = _ascii_words(author)
+    found = re.search(r"\d{3,4}", year or "")
+    words = [w for w in _ascii_words(title) if w not in _STOPWORDS][:2]
+    return (names[0] if names else "anon") + (found.group(0) if found else "nd") + "".join(words)
+
+
+def _unique(key: str, taken: set[str]) -> str:
+    candidate, n = key, 0
+    while candidate in taken:
+        candidate = key + chr(ord("a") + n % 26) + ("" if n < 26 else str(n // 26))
+        n += 1
+    taken.add(candidate)
+    return candidate
+
+
+_LATEX = {
+    "\\": r"\textbackslash{}",
+    "{": r"\{",
+    "}": r"\}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+_LATEX_RE = re.compile("|".join(re.escape(c) for c in _LATEX))
+
+
+def latex_escape(text: str) -> str:
+    """``text`` safe inside a BibTeX ``{...}`` value (braces and LaTeX specials escaped)."""
+    return _LATEX_RE.sub(lambda m: _LATEX[m.group(0)], " ".join(text.split()))
+
+
+def _bib_url(url: str) -> str:
+    # url fields are read verbatim; only what would unbalance the braces is percent-encoded.
+    return (
+        url.strip().replace("\\", "%5C").replace("{", "%7B").replace("}", "%7D").replace(" ", "%20")
+    )
+
+
+def bibtex(answers: Iterable[Answer]) -> str:
+    """A BibTeX file: one ``@misc`` entry per document, authors kept as written."""
+    entries = []
+    for doc in documents(answers):
+        fields: list[tuple[str, str]] = [("title", latex_escape(doc.title or "Untitled"))]
+        if doc.author:
+            # Double braces: an author such as "Catholic Church" is a name, not First Last.
+            fields.append(("author", "{" + latex_escape(doc.author) + "}"))
+        if doc.year:
+            fields.append(("year", latex_escape(doc.year)))
+        if doc.url:
+            fields.append(("url", _bib_url(doc.url)))
+        if doc.note:
+            fields.append(("note", latex_escape(doc.note)))
+        body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
+        entries.append(f"@misc{{{doc.key},\n{body}\n}}\n")
+    return "\n".join(entries)
+
+
+def _issued(year: str | None) -> dict[str, Any] | None:
+    if not year or not year.strip():
+        return None
+    numbers = [int(n) for n in re.findall(r"\d{1,4}", year)]
+    if re.fullmatch(r"\s*\d{1,4}\s*(?:[-–/]\s*\d{1,4}\s*)?", year) and numbers:
+        return {"date-parts": [[n] for n in numbers[:2]]}
+    return {"literal": year.strip()}
+
+
+def csl_json(answers: Iterable[Answer]) -> list[dict[str, Any]]:
+    """CSL-JSON items (type ``document``), one per document."""
+    items = []
+    for doc in documents(answers):
+        item: dict[str, Any] = {"id": doc.key, "type": "document", "title": doc.title or ""}
+        if doc.author:
+            item["author"] = [{"literal": doc.author}]
+        issued = _issued(doc.year)
+        if issued is not None:
+            item["issued"] = issued
+        if doc.url:
+            item["URL"] = doc.url
+        if doc.note:
+            item["note"] = doc.note
+        items.append(item)
+    return items
+
+
+def export_citations(answers: Iterable[Answer] | Answer, path: str | Path) -> Path:
+    """Write the sources of ``answers`` to ``path`` by suffix: ``.csv`` / ``.parquet`` (one row
+    per passage or chunk), ``.bib`` / ``.json`` (CSL-JSON; one entry per document).
+
+    ``Failed`` or ``None`` items (from ``ask_many``) are skipped. Returns the path.
+    """
+    target = Path(path)
+    suffix = target.suffix.lower()
+    items = _answers(answers)
+    if suffix == ".csv":
+        sources_frame(items).write_csv(target)
+    elif suffix == ".parquet":
+        sources_frame(items).write_parquet(target)
+    elif suffix == ".bib":
+        target.write_text(bibtex(items), encoding="utf-8")
+    elif suffix == ".json":
+        text = json.dumps(csl_json(items), ensure_ascii=False, indent=2)
+        target.write_text(text + "\n", encoding="utf-8")
+    else:
+        raise ValueError(
+            f"Cannot export citations as {suffix or 'a file without suffix'!r}: "
+            f"use one of {', '.join(CITATION_SUFFIXES)}"
+        )
+    return target
