@@ -1,0 +1,285 @@
+"""ask_many / aask_many against the loopback server: concurrency, rate limit, failures,
+interruption, cancellation, and the background event loop."""
+
+from __future__ import annotations
+
+import _thread
+import asyncio
+import contextvars
+import io
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from citekit import Answer, Magisterium, Maritaca, ServerError
+from citekit._loop import background_loop, run_sync
+from citekit._progress import NullProgress, TextProgress, make_progress
+from citekit.batch import (
+    BatchError,
+    BatchInterrupted,
+    Failed,
+    RateLimiter,
+    aask_many,
+    ask_many,
+    partial_results,
+)
+from citekit.providers.gptbots import GPTBots
+from citekit.store import log
+from citekit.testing import ProviderServer
+
+KEY = "sk-test-batch-0123456789"
+
+
+@pytest.fixture(autouse=True)
+def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CITEKIT_HOME", str(tmp_path))
+
+
+def questions(server: ProviderServer, provider: str, n: int) -> list[str]:
+    base = [s.question for s in server.samples(provider)]  # type: ignore[arg-type]
+    assert base, f"no {provider} samples"
+    return [f"{base[i % len(base)]} ({i})" for i in range(n)]
+
+
+def scenario_requests(server: ProviderServer, url: str) -> list[Any]:
+    sid = server.scenario(url).id
+    return sorted((r for r in server.requests if r.scenario == sid), key=lambda r: r.start)
+
+
+# -- concurrency, order ---------------------------------------------------------------------------
+def test_concurrency_is_bounded_and_results_keep_input_order(server: ProviderServer) -> None:
+    url = server.base_url("magisterium", latency=0.1)
+    client = Magisterium(api_key=KEY, base_url=url)
+    qs = questions(server, "magisterium", 24)
+    answers = ask_many(client, qs, concurrency=4, progress=False)
+    assert [a.question for a in answers] == qs
+    assert all(isinstance(a, Answer) and a.text for a in answers)
+    scenario = server.scenario(url)
+    assert scenario.request_count == 24
+    assert scenario.max_concurrent == 4  # counted server side, not by wall clock
+
+
+def test_concurrency_reaches_the_limit_with_many_questions(server: ProviderServer) -> None:
+    url = server.base_url("maritaca", latency=0.1)
+    client = Maritaca(api_key=KEY, base_url=url)
+    answers = ask_many(client, questions(server, "maritaca", 32), concurrency=16, progress=False)
+    assert len(answers) == 32
+    assert server.scenario(url).max_concurrent == 16
+
+
+def test_gptbots_through_ask_many(server: ProviderServer) -> None:
+    url = server.base_url("gptbots", latency=0.02)
+    client = GPTBots(api_key=KEY, base_url=url)
+    qs = questions(server, "gptbots", 6)
+    answers = ask_many(client, qs, concurrency=3, progress=False)
+    assert [a.question for a in answers] == qs
+    assert all(a.references is not None for a in answers)
+
+
+# -- rate limit -----------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("spec", "count", "period"),
+    [
+        ("60/min", 60, 60),
+        ("2/s", 2, 1),
+        ("3/minute", 3, 60),
+        ("100 per hour", 100, 3600),
+        ("10/30s", 10, 30),
+        (90, 90, 60),
+    ],
+)
+def test_rate_limit_parsing(spec: Any, count: float, period: float) -> None:
+    limiter = RateLimiter.parse(spec)
+    assert (limiter.count, limiter.period) == (count, period)
+
+
+@pytest.mark.parametrize("spec", ["fast", "0/s", "10/fortnight", "-1/s", True])
+def test_rate_limit_rejects_nonsense(spec: Any) -> None:
+    with pytest.raises(ValueError, match="rate_limit|count > 0"):
+        RateLimiter.parse(spec)
+
+
+def test_rate_limit_spaces_requests_evenly(server: ProviderServer) -> None:
+    url = server.base_url("magisterium", latency=0.0)
+    client = Magisterium(api_key=KEY, base_url=url)
+    ask_many(client, ["warm-up: opens the connection pool on the background loop"])
+    ask_many(client, questions(server, "magisterium", 8), concurrency=8, rate_limit="20/s")
+    starts = [r.start for r in scenario_requests(server, url)][1:]
+    gaps = [b - a for a, b in zip(starts, starts[1:], strict=False)]
+    assert len(starts) == 8
+    # Evenly spaced at 50 ms, not a burst of 8 and then a stall.
+    assert min(gaps) >= 0.04, gaps
+    assert max(gaps) < 0.15, gaps
+
+
+def test_rate_limit_with_latency_still_overlaps(server: ProviderServer) -> None:
+    url = server.base_url("magisterium", latency=0.3)
+    client = Magisterium(api_key=KEY, base_url=url)
+    ask_many(client, questions(server, "magisterium", 6), concurrency=6, rate_limit="20/s")
+    assert server.scenario(url).max_concurrent >= 4
+
+
+# -- failures -------------------------------------------------------------------------------------
+def test_partial_failure_kept_in_place(server: ProviderServer) -> None:
+    url = server.base_url("magisterium", fault="status", status=400, times=1)
+    client = Magisterium(api_key=KEY, base_url=url, max_retries=0)
+    qs = questions(server, "magisterium", 5)
+    results = ask_many(client, qs, concurrency=1, errors="keep", progress=False)
+    assert isinstance(results[0], Failed)
+    assert not results[0]
+    assert results[0].question == qs[0] and results[0].index == 0
+    assert [r.question for r in results[1:] if isinstance(r, Answer)] == qs[1:]
+
+
+def test_partial_failure_raises_after_the_others(server: ProviderServer) -> None:
+    url = server.base_url("magisterium", fault="status", status=500, times=2)
+    client = Magisterium(api_key=KEY, base_url=url, max_retries=0)
+    with pytest.raises(BatchError, match="2 of 6 questions failed") as info:
+        ask_many(client, questions(server, "magisterium", 6), concurrency=2, progress=False)
+    err = info.value
+    assert len(err.results) == 6 and len(err.answers) == 4
+    assert all(isinstance(f.error, ServerError) for f in err.failures)
+
+
+def test_retries_come_from_the_client(server: ProviderServer) -> None:
+    url = server.base_url("magisterium", fault="status", status=503, retry_after=0, times=2)
+    client = Magisterium(api_key=KEY, base_url=url, max_retries=2)
+    answers = ask_many(client, questions(server, "magisterium", 3), concurrency=1)
+    assert len(answers) == 3
+    assert server.scenario(url).request_count == 5
+
+
+def test_bad_arguments() -> None:
+    client = Magisterium(api_key=KEY, base_url="http://127.0.0.1:9")
+    with pytest.raises(ValueError, match="concurrency"):
+        ask_many(client, ["q"], concurrency=0)
+    with pytest.raises(ValueError, match="errors="):
+        ask_many(client, ["q"], errors="ignore")  # type: ignore[call-overload]
+    with pytest.raises(ValueError, match=r"questions\[1\]"):
+        ask_many(client, ["q", ""])
+    with pytest.raises(TypeError, match="aask"):
+        ask_many(object(), ["q"])  # type: ignore[arg-type]
+    assert ask_many(client, []) == []
+
+
+# -- interruption and cancellation ----------------------------------------------------------------
+def test_ctrl_c_keeps_what_finished(server: ProviderServer) -> None:
+    url = server.base_url("magisterium", latency=0.2)
+    client = Magisterium(api_key=KEY, base_url=url)
+    qs = questions(server, "magisterium", 20)
+    timer = threading.Timer(0.5, _thread.interrupt_main)
+    timer.start()
+    try:
+        with pytest.raises(BatchInterrupted) as info:
+            ask_many(client, qs, concurrency=2, progress=False)
+    finally:
+        timer.cancel()
+    results = info.value.results
+    assert isinstance(info.value, KeyboardInterrupt)
+    assert len(results) == 20
+    done = [r for r in results if r is not None]
+    assert 2 <= len(done) < 20
+    assert all(r.question == qs[i] for i, r in enumerate(results) if isinstance(r, Answer))
+    assert info.value.answers == done
+    assert partial_results() == results
+    seen = server.scenario(url).request_count
+    time.sleep(0.4)  # the in-flight requests were cancelled: nothing more goes out
+    assert server.scenario(url).request_count == seen
+
+
+def test_task_cancellation_keeps_what_finished(server: ProviderServer) -> None:
+    url = server.base_url("maritaca", latency=0.2)
+    client = Maritaca(api_key=KEY, base_url=url)
+    qs = questions(server, "maritaca", 12)
+
+    async def main() -> None:
+        task = asyncio.create_task(aask_many(client, qs, concurrency=2, progress=False))
+        await asyncio.sleep(0.5)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
+    results = partial_results()
+    assert results is not None and len(results) == 12
+    assert 2 <= sum(r is not None for r in results) < 12
+
+
+# -- event loops ----------------------------------------------------------------------------------
+def test_sync_api_inside_a_running_loop(server: ProviderServer) -> None:
+    client = Magisterium(api_key=KEY, base_url=server.base_url("magisterium"))
+
+    async def cell() -> list[Answer]:
+        # What a notebook cell does: a sync call while the kernel's loop is running.
+        return ask_many(client, questions(server, "magisterium", 3), progress=False)
+
+    assert len(asyncio.run(cell())) == 3
+
+
+def test_aask_many_on_the_callers_loop(server: ProviderServer) -> None:
+    client = Maritaca(api_key=KEY, base_url=server.base_url("maritaca"))
+    answers = asyncio.run(aask_many(client, questions(server, "maritaca", 4), concurrency=2))
+    assert len(answers) == 4
+
+
+def test_run_sync_passes_context_and_refuses_reentry() -> None:
+    var: contextvars.ContextVar[str] = contextvars.ContextVar("var", default="unset")
+    var.set("caller")
+
+    async def read() -> str:
+        return var.get()
+
+    assert run_sync(read()) == "caller"
+
+    async def nested() -> None:
+        run_sync(read())
+
+    with pytest.raises(RuntimeError, match="async API"):
+        run_sync(nested())
+    assert background_loop() is background_loop()
+
+
+def test_options_reach_the_client() -> None:
+    class Probe:
+        def __init__(self) -> None:
+            self.seen: list[tuple[bool, bool, dict[str, Any]]] = []
+
+        async def aask(self, question: str, **options: Any) -> Answer:
+            self.seen.append((log.enabled, log.cache_enabled(), options))
+            return Answer(provider="magisterium", text="ok", question=question)
+
+    probe = Probe()
+    ask_many(probe, ["a", "b"], cache=True, log=False, system="Be brief.")
+    assert probe.seen == [(False, True, {"system": "Be brief."})] * 2
+    assert log.enabled and not log.cache_enabled()
+
+
+# -- progress -------------------------------------------------------------------------------------
+def test_text_progress_bar() -> None:
+    out = io.StringIO()
+    bar = TextProgress(4, stream=out, width=8)
+    bar.update(1, 0)
+    bar.close(4, 1)
+    text = out.getvalue()
+    assert "[##......] 1/4" in text
+    assert text.rstrip().endswith("s") and "[########] 4/4 (1 failed)" in text
+
+
+def test_progress_off_when_not_a_terminal() -> None:
+    assert isinstance(make_progress(10, None), NullProgress)  # pytest captures stderr
+    assert isinstance(make_progress(10, False), NullProgress)
+    assert isinstance(make_progress(10, True), TextProgress)
+
+
+def test_widget_progress_updates() -> None:
+    from citekit._progress import WidgetProgress
+
+    bar = WidgetProgress(5, description="Magisterium")
+    bar.update(2, 0)
+    assert bar.bar.value == 2 and bar.label.value.startswith("2/5")
+    bar.close(5, 1)
+    assert bar.bar.value == 5 and bar.bar.bar_style == "warning"
+    assert "(1 failed)" in bar.label.value
