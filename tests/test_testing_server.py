@@ -261,6 +261,16 @@ def test_requests_are_recorded(srv: ProviderServer, client: httpx.Client) -> Non
     assert r.headers["x-request-id"] == rec.request_id
 
 
+def test_sequential_requests_are_never_concurrent(
+    srv: ProviderServer, client: httpx.Client
+) -> None:
+    url = srv.base_url("magisterium") + "/chat/completions"
+    for n in range(30):
+        client.post(url, json=chat("grace", stream=bool(n % 2)))
+        assert srv.requests[-1].end is not None
+    assert srv.max_concurrent == 1
+
+
 def test_request_ids_are_fresh(srv: ProviderServer, client: httpx.Client) -> None:
     url = srv.base_url("maritaca") + "/models"
     ids = {client.get(url).headers["x-request-id"] for _ in range(3)}

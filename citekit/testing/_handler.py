@@ -223,6 +223,8 @@ class ProviderHandler(BaseHTTPRequestHandler):
             provider=route.provider,
             endpoint=route.endpoint,
         )
+        self._scenario = scenario
+        self._completed = False
         state.begin(self._record, scenario)
         try:
             if found is None:
@@ -237,7 +239,7 @@ class ProviderHandler(BaseHTTPRequestHandler):
             if self._record.status is None:
                 self._send(json_reply(500, {"detail": "citekit.testing server error"}))
         finally:
-            state.end(self._record, scenario)
+            self._complete()
 
     def _respond(self, route: Route, scenario: Scenario, body: Any, query: dict[str, str]) -> None:
         provider, endpoint = route.provider, route.endpoint
@@ -304,12 +306,14 @@ class ProviderHandler(BaseHTTPRequestHandler):
         headers = {"Content-Type": reply.content_type, "Content-Length": str(len(body))}
         head = self._head(reply.status, {**headers, **reply.headers})
         if fault == "reset":
+            self._complete()
             self._reset()
         elif fault == "stall":
             if scenario.after is not None:
                 self.wfile.write(head)
             self.server.state.stopping.wait(scenario.stall)
         else:
+            self._complete()
             self.wfile.write(head + body)
 
     def _send_stream(self, reply: Reply, fault: Fault | None, scenario: Scenario) -> None:
@@ -330,11 +334,23 @@ class ProviderHandler(BaseHTTPRequestHandler):
             self.close_connection = True
             return
         if fault == "reset":
+            self._complete()
             self._reset()
         elif fault == "stall":
             self.server.state.stopping.wait(scenario.stall)
         else:
+            self._complete()
             self.wfile.write(b"0\r\n\r\n")
+
+    def _complete(self) -> None:
+        """Close the record and leave the in-flight count before the reply's last bytes go out.
+
+        A client that holds the whole reply then always finds its record finished, and
+        back-to-back requests never look concurrent.
+        """
+        if not self._completed:
+            self._completed = True
+            self.server.state.end(self._record, self._scenario)
 
     def _write_segments(self, segments: Sequence[Segment], delay: float) -> bool:
         """Write the segments as HTTP chunks; False when the server stopped in between."""

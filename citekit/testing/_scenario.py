@@ -144,7 +144,10 @@ class Scenario:
 
 @dataclass
 class RecordedRequest:
-    """A request as the server saw it; ``end`` and ``status`` are set once the reply is sent.
+    """A request as the server saw it.
+
+    ``status`` is set when the reply's head is written, ``end`` just before its last bytes are,
+    so a client that has read a whole reply finds its record complete.
 
     ``headers`` keys are lower-case. ``path`` is the full request path without the query.
     """
