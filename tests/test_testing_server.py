@@ -772,3 +772,23 @@ def test_real_gptbots_samples(real: ProviderServer) -> None:
                 params = {"message_id": sample.message_id}
                 found = c.get(f"{base}/v1/correlate/dataset", params=params).json()
                 assert found["correlate_dataset"] == sample.correlate["correlate_dataset"]
+
+
+def test_real_streams_without_optional_parts(real: ProviderServer) -> None:
+    """Without ``return_related_questions`` / ``include_usage`` the streams lose those parts and
+    keep the sample label on their last chunk."""
+    checked = 0
+    with httpx.Client(headers=AUTH, timeout=10) as c:
+        for provider in ("magisterium", "maritaca"):
+            url = real.base_url(provider) + "/chat/completions"
+            for sample in real.samples(provider):  # type: ignore[arg-type]
+                body = {"model": "m", "messages": [{"role": "user", "content": sample.question}]}
+                got = events(c.post(url, json={**body, "stream": True}).content)
+                chunks = [e for e in got if isinstance(e, dict)]
+                assert got[-1] == "[DONE]" and chunks, sample.name
+                assert all("related_questions" not in e for e in chunks), sample.name
+                assert all(e["choices"] for e in chunks), sample.name
+                assert chunks[-1]["citekit_sample"] == sample.label, sample.name
+                checked += 1
+    if not checked:
+        pytest.skip("no chat samples in sample_data yet")

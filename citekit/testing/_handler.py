@@ -237,7 +237,11 @@ class ProviderHandler(BaseHTTPRequestHandler):
             traceback.print_exc()
             self.close_connection = True
             if self._record.status is None:
-                self._send(json_reply(500, {"detail": "citekit.testing server error"}))
+                what = "citekit.testing server error"
+                provider = self._record.provider
+                body = error_body(provider, 500, what) if provider else {"detail": what}
+                with suppress(OSError):
+                    self._send(json_reply(500, body))
         finally:
             self._complete()
 

@@ -184,7 +184,9 @@ def synthesize_chat_stream(
             continue
         raw = encoded.get(piece)
         if raw is None:
-            tail = json.dumps([_choice({"content": piece}, None)], separators=(",", ":"))
+            tail = json.dumps(
+                [_choice({"content": piece}, None)], ensure_ascii=False, separators=(",", ":")
+            )
             raw = b"data: " + prefix + b',"choices":' + tail.encode() + b"}\n\n"
             encoded[piece] = raw
         segments.append(Segment(raw, raw[6:-2].decode()))
