@@ -19,6 +19,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import sqlite3
 import sys
 import threading
@@ -166,9 +167,13 @@ def _scrub(value: Any) -> Any:
     return value
 
 
+_BEARER_RE = re.compile(r"(?i)\b(bearer|key)\s+[A-Za-z0-9._~+/=-]{8,}")
+
+
 def _redacted(text: str | None, secrets: Sequence[str]) -> str | None:
     if text is None:
         return None
+    text = _BEARER_RE.sub(r"\1 ***", text)
     for secret in secrets:
         if secret and len(secret) >= 4:
             text = text.replace(secret, "***")
@@ -377,7 +382,7 @@ class Log:
         if answer is not None:
             usage = answer.usage
             row.update(
-                question=answer.question,
+                question=_redacted(answer.question, secrets),
                 model=answer.model,
                 answer_id=answer.id,
                 conversation_id=answer.conversation_id,
@@ -397,7 +402,7 @@ class Log:
                 sample=answer.sample,
             )
         elif request is not None:
-            row["question"] = _question_of(request)
+            row["question"] = _redacted(_question_of(request), secrets)
         if error is not None:
             row.update(
                 error_type=type(error).__name__,

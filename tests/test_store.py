@@ -1,0 +1,316 @@
+"""The SQLite answer log: round trips, filters, the cache, secrets, and concurrent writers."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+from citekit import Answer, Magisterium, ServerError
+from citekit.batch import ask_many
+from citekit.providers.gptbots import GPTBots
+from citekit.store import LOG_SCHEMA, Log, default_path, log, request_key
+from citekit.testing import ProviderServer
+
+KEY = "sk-live-STORE-SECRET-0123456789abcdef"
+
+CHAT = {
+    "id": "chatcmpl-x",
+    "object": "chat.completion",
+    "created": 1767225600,
+    "model": "magisterium-1",
+    "choices": [
+        {
+            "index": 0,
+            "message": {"role": "assistant", "content": "Yes [^1]."},
+            "finish_reason": "stop",
+        }
+    ],
+    "citations": [
+        {
+            "cited_text": "A passage.",
+            "document_index": 0,
+            "document_title": "Centesimus Annus",
+            "document_author": "John Paul II",
+            "document_year": "1991",
+            "document_reference": "48",
+            "source_url": "https://example.org/ca",
+        }
+    ],
+}
+
+
+@pytest.fixture(autouse=True)
+def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CITEKIT_HOME", str(tmp_path))
+    monkeypatch.delenv("CITEKIT_LOG", raising=False)
+    monkeypatch.delenv("CITEKIT_CACHE", raising=False)
+
+
+def body(question: str) -> dict[str, Any]:
+    return {"model": "magisterium-1", "messages": [{"role": "user", "content": question}]}
+
+
+def chat_answer(question: str) -> Answer:
+    return Answer.from_response(CHAT, provider="magisterium", question=question)
+
+
+class LoggedMagisterium(Magisterium):
+    """Magisterium with the log hook applied the way the client wires it."""
+
+    async def aask(self, question: str, **params: Any) -> Answer:  # type: ignore[override]
+        spec, _ = self._prepare(
+            [{"role": "user", "content": question}], stream=False, params=params
+        )
+        with log.call(
+            self.name, spec.json, base_url=self.base_url, secrets=[self._config.api_key]
+        ) as call:
+            if call.cached is not None:
+                return call.cached
+            return call.done(await super().aask(question, **params))
+
+
+# -- round trips ----------------------------------------------------------------------------------
+def test_default_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert default_path() == tmp_path / "log.sqlite3"
+    monkeypatch.delenv("CITEKIT_HOME")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    if sys.platform.startswith("linux"):
+        assert default_path() == tmp_path / "xdg" / "citekit" / "log.sqlite3"
+
+
+def test_live_answers_round_trip(server: ProviderServer, tmp_path: Path) -> None:
+    client = Magisterium(api_key=KEY, base_url=server.base_url("magisterium"))
+    questions = [s.question for s in server.samples("magisterium")]
+    answers = [client.ask(q) for q in questions]
+    for a in answers:
+        log.record(a, request=body(a.question or ""), base_url=client.base_url, elapsed=0.1)
+    back = log.answers()
+    assert back == answers
+    assert [len(a.citations) for a in back] == [len(a.citations) for a in answers]
+    assert (tmp_path / "log.sqlite3").is_file()
+
+
+def test_gptbots_references_round_trip(server: ProviderServer) -> None:
+    client = GPTBots(api_key=KEY, base_url=server.base_url("gptbots"))
+    answer = client.ask(server.samples("gptbots")[0].question)
+    assert answer.references
+    log.record(answer, request={"question": answer.question})
+    (back,) = log.answers(provider="gptbots")
+    assert back.references == answer.references
+    assert back.text == answer.text and back.question == answer.question
+
+
+def test_filters(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = iter([1_000_000.0, 2_000_000.0, 3_000_000.0])
+    monkeypatch.setattr("citekit.store.time.time", lambda: next(clock))
+    log.record(chat_answer("What is subsidiarity?"), request=body("a"))
+    log.record(replace(chat_answer("Qual é a capital?"), provider="maritaca"), request=body("b"))
+    log.record(chat_answer("What is solidarity?"), request=body("c"))
+    assert [a.question for a in log.answers(provider="magisterium")] == [
+        "What is subsidiarity?",
+        "What is solidarity?",
+    ]
+    assert len(log.answers(since=1_500_000.0)) == 2
+    assert len(log.answers(until=1_500_000.0)) == 1
+    assert [a.question for a in log.answers(question_contains="SOLID")] == ["What is solidarity?"]
+    assert log.answers(question_contains="100%") == []
+    assert [a.question for a in log.answers(limit=1)] == ["What is solidarity?"]
+    assert len(log.answers(since="1970-01-01")) == 3
+    assert log.answers(since="2999-01-01") == []
+
+
+def test_errors_are_logged_but_not_answers() -> None:
+    err = ServerError("boom", provider="magisterium", status=500)
+    log.record(None, provider="magisterium", request=body("q"), error=err, elapsed=0.5)
+    log.record(chat_answer("q2"), request=body("q2"))
+    assert [a.question for a in log.answers()] == ["q2"]
+    frame = log.frame()
+    assert frame.height == 2
+    assert frame.schema == pl.Schema(
+        {
+            name: {
+                "int": pl.Int64,
+                "float": pl.Float64,
+                "str": pl.String,
+                "bool": pl.Boolean,
+                "time": pl.Datetime("us", "UTC"),
+            }[kind]
+            for name, kind in LOG_SCHEMA
+        }
+    )
+    first = frame.row(0, named=True)
+    assert first["error_type"] == "ServerError" and first["error_status"] == 500
+    assert first["question"] == "q"
+    assert log.frame(errors=False).height == 1
+
+
+def test_empty_log_frame_is_typed(tmp_path: Path) -> None:
+    empty = Log(tmp_path / "none" / "log.sqlite3")
+    assert empty.answers() == [] and empty.count() == 0
+    assert empty.frame().height == 0 and empty.frame().width == len(LOG_SCHEMA)
+
+
+def test_get_by_id() -> None:
+    row = log.record(chat_answer("q"), request=body("q"))
+    assert row is not None
+    assert log.get(row).question == "q"
+    with pytest.raises(KeyError):
+        log.get(row + 100)
+
+
+# -- switches -------------------------------------------------------------------------------------
+def test_disabled_by_env_and_per_block(monkeypatch: pytest.MonkeyPatch) -> None:
+    with log.options(log=False):
+        assert log.record(chat_answer("q"), request=body("q")) is None
+    assert log.record(chat_answer("q"), request=body("q"), log=False) is None
+    monkeypatch.setenv("CITEKIT_LOG", "0")
+    assert not log.enabled
+    assert log.record(chat_answer("q"), request=body("q")) is None
+    assert log.count() == 0
+
+
+# -- cache ----------------------------------------------------------------------------------------
+def test_lookup() -> None:
+    answer = chat_answer("q")
+    log.record(answer, request=body("q"), base_url="http://x")
+    assert log.lookup("magisterium", body("q"), base_url="http://x") is None  # cache off
+    hit = log.lookup("magisterium", body("q"), base_url="http://x", cache=True)
+    assert hit is not None and hit.cached and hit == replace(answer, cached=True)
+    assert log.lookup("magisterium", {**body("q"), "stream": True}, base_url="http://x", cache=True)
+    assert log.lookup("magisterium", body("q"), base_url="http://y", cache=True) is None
+    assert log.lookup("maritaca", body("q"), base_url="http://x", cache=True) is None
+    assert log.lookup("magisterium", body("other"), base_url="http://x", cache=True) is None
+    with log.options(cache=True):
+        assert log.lookup("magisterium", body("q"), base_url="http://x") is not None
+
+
+def test_request_key_ignores_key_order_and_transport_fields() -> None:
+    a = {"model": "m", "messages": [{"role": "user", "content": "q"}]}
+    b = {"messages": [{"content": "q", "role": "user"}], "model": "m", "stream": True}
+    assert request_key("magisterium", a, "u") == request_key("magisterium", b, "u")
+
+
+def test_cache_through_a_client_hook(server: ProviderServer) -> None:
+    url = server.base_url("magisterium", latency=0.05)
+    client = LoggedMagisterium(api_key=KEY, base_url=url)
+    questions = [f"{s.question} {i}" for i, s in enumerate(server.samples("magisterium") * 3)]
+    live = ask_many(client, questions, concurrency=4, progress=False)
+    sent = server.scenario(url).request_count
+    assert log.count() == len(questions)
+    cached = ask_many(client, questions, concurrency=4, progress=False, cache=True)
+    assert server.scenario(url).request_count == sent  # nothing went out
+    assert all(a.cached for a in cached)
+    assert [replace(a, cached=False) for a in cached] == live
+    assert log.count() == len(questions)  # cache hits are not logged again
+
+
+def test_failed_calls_recorded_by_the_hook(server: ProviderServer) -> None:
+    url = server.base_url("magisterium", fault="status", status=500, times=1)
+    client = LoggedMagisterium(api_key=KEY, base_url=url, max_retries=0)
+    results = ask_many(client, ["q1"], errors="keep", progress=False)
+    assert not results[0]
+    (row,) = log.rows()
+    assert row["error_type"] == "ServerError" and row["question"] == "q1"
+    assert log.lookup("magisterium", body("q1"), base_url=url, cache=True) is None
+
+
+# -- secrets --------------------------------------------------------------------------------------
+def test_no_api_key_in_the_file(
+    server: ProviderServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env_key = "env-KEY-should-never-be-stored-42"
+    monkeypatch.setenv("MARITACA_API_KEY", env_key)
+    client = LoggedMagisterium(api_key=KEY, base_url=server.base_url("magisterium"))
+    ask_many(client, [s.question for s in server.samples("magisterium")], progress=False)
+    leaky = {**body("q"), "api_key": KEY, "headers": {"Authorization": f"Bearer {KEY}"}}
+    err = ServerError(f"echo {KEY} and {env_key}", provider="magisterium", status=500)
+    log.record(None, provider="magisterium", request=leaky, error=err, secrets=[KEY])
+    text = f"{KEY} / Bearer unknown-token-987654321"
+    answer = replace(chat_answer(f"my key is {env_key}"), text=text)
+    log.record(answer, request=leaky, secrets=[KEY])
+    log.close()
+    blob = b"".join(p.read_bytes() for p in tmp_path.glob("log.sqlite3*"))
+    assert blob, "no log written"
+    for secret in (KEY, env_key):
+        assert secret.encode() not in blob
+        assert secret[4:20].encode() not in blob
+    assert b"unknown-token-987654321" not in blob
+
+
+# -- several writers ------------------------------------------------------------------------------
+def _write_many(path: str, worker: int, count: int) -> None:
+    store = Log(path)
+    for i in range(count):
+        answer = Answer.from_response(CHAT, provider="magisterium", question=f"w{worker}-{i}")
+        assert store.record(answer, request=body(f"w{worker}-{i}"), elapsed=0.0) is not None
+
+
+def test_four_processes_write_without_losing_anything(tmp_path: Path) -> None:
+    path = str(tmp_path / "shared.sqlite3")
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_write_many, args=(path, w, 500)) for w in range(4)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+    assert [p.exitcode for p in procs] == [0, 0, 0, 0]
+    store = Log(path)
+    assert store.count() == 2000
+    questions = {a.question for a in store.answers()}
+    assert questions == {f"w{w}-{i}" for w in range(4) for i in range(500)}
+    conn = store.connect()
+    assert conn.execute("SELECT count(*) FROM citations").fetchone()[0] == 2000
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+_KILLED_WRITER = """
+import sys
+from citekit import Answer
+from citekit.store import Log
+sys.path.insert(0, {tests!r})
+from test_store import CHAT, body
+store = Log({path!r})
+i = 0
+while True:
+    store.record(Answer.from_response(CHAT, provider="magisterium", question=f"k{{i}}"),
+                 request=body(f"k{{i}}"))
+    i += 1
+"""
+
+
+def test_a_writer_killed_mid_write_leaves_a_usable_file(tmp_path: Path) -> None:
+    path = tmp_path / "killed.sqlite3"
+    code = _KILLED_WRITER.format(tests=str(Path(__file__).parent), path=str(path))
+    proc = subprocess.Popen([sys.executable, "-c", code])
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            time.sleep(0.2)
+            try:
+                if Log(path).count() > 200:
+                    break
+            except sqlite3.Error:
+                continue
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(10)
+    assert proc.returncode == -signal.SIGKILL
+    store = Log(path)
+    count = store.count()
+    assert count > 200
+    conn = store.connect()
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    answers = store.answers()
+    assert len(answers) == count and answers[-1].text == "Yes [^1]."
+    assert store.record(chat_answer("after"), request=body("after")) is not None
