@@ -1,0 +1,285 @@
+"""Every export written, read back, and checked."""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+from citekit import Answer, Magisterium, References
+from citekit.batch import Failed
+from citekit.exports import (
+    SOURCE_COLUMNS,
+    bibtex,
+    export_answer,
+    export_citations,
+    latex_escape,
+    sources_frame,
+)
+from citekit.testing import ProviderServer
+
+TRICKY_TITLE = "Rerum {Novarum} & 100% of_the #1 $cost ~ ^ \\ done"
+
+
+def citation(index: int, title: str, ref: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "cited_text": f"Passage {ref} of {title}.",
+        "document_index": index,
+        "document_title": title,
+        "document_author": extra.get("author", "Leo XIII"),
+        "document_year": extra.get("year", "1891"),
+        "document_reference": ref,
+        "source_url": extra.get("url", f"https://example.org/{index}"),
+    }
+
+
+def chat(question: str, citations: list[dict[str, Any]], text: str) -> Answer:
+    body = {
+        "id": f"id-{question[:5]}",
+        "model": "magisterium-1",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}}],
+        "citations": citations,
+    }
+    return Answer.from_response(body, provider="magisterium", question=question)
+
+
+@pytest.fixture
+def answers() -> list[Answer]:
+    first = chat(
+        "What is a just wage?",
+        [
+            citation(0, TRICKY_TITLE, "45"),
+            citation(0, TRICKY_TITLE, "46"),
+            citation(
+                1,
+                "Catechism of the Catholic Church",
+                "2434",
+                author="Catholic Church",
+                year="1992",
+                url="https://example.org/ccc",
+            ),
+        ],  # fmt: skip
+        "A wage must support a family [^1][^2]. See also [1].",
+    )
+    second = chat(
+        "And property?",
+        [
+            citation(
+                0,
+                "Catechism of the Catholic Church",
+                "2403",
+                author="Catholic Church",
+                year="1992",
+                url="https://example.org/ccc",
+            ),
+            citation(1, "Quadragesimo Anno", "49", author="Pius XI", year="1931-1932"),
+        ],  # fmt: skip
+        "Property has a social function [^1][^2].",
+    )
+    refs = References.from_response(
+        {
+            "correlate_dataset": [
+                {
+                    "content": "Refunds in 5 days.",
+                    "data_name": "policy.pdf",
+                    "score": 0.9,
+                    "source_url": "https://example.com/policy.pdf",
+                    "data_id": "d1",
+                },
+                {
+                    "content": "Exchanges in 30 days.",
+                    "data_name": "policy.pdf",
+                    "score": 0.7,
+                    "source_url": "https://example.com/policy.pdf",
+                    "data_id": "d2",
+                },
+            ]
+        },  # fmt: skip
+        message_id="m1",
+    )
+    bot = Answer(provider="gptbots", text="Refunds take 5 days.", question="Refunds?",
+                 id="m1", references=refs)  # fmt: skip
+    return [first, second, bot]
+
+
+# -- a small BibTeX reader ------------------------------------------------------------------------
+def read_bibtex(text: str) -> dict[str, tuple[str, dict[str, str]]]:
+    """``{key: (type, {field: value})}``; values keep their LaTeX, braces must balance."""
+    entries: dict[str, tuple[str, dict[str, str]]] = {}
+    pos = 0
+    while (m := re.compile(r"@(\w+)\{([^,\s]+),").search(text, pos)) is not None:
+        kind, key, i = m.group(1), m.group(2), m.end()
+        fields: dict[str, str] = {}
+        while True:
+            fm = re.compile(r"\s*(\w+)\s*=\s*\{").match(text, i)
+            if fm is None:
+                break
+            depth, j = 1, fm.end()
+            while depth:
+                ch = text[j]
+                if ch == "\\":
+                    j += 2
+                    continue
+                depth += {"{": 1, "}": -1}.get(ch, 0)
+                j += 1
+            fields[fm.group(1)] = text[fm.end() : j - 1]
+            i = j + 1 if text[j] == "," else j
+        end = re.compile(r"\s*\}").match(text, i)
+        assert end is not None, f"entry {key} is not closed"
+        assert key not in entries, f"duplicate key {key}"
+        entries[key] = (kind, fields)
+        pos = end.end()
+    return entries
+
+
+_UNLATEX = {
+    r"\textbackslash{}": "\\",
+    r"\textasciitilde{}": "~",
+    r"\textasciicircum{}": "^",
+    r"\{": "{",
+    r"\}": "}",
+    r"\&": "&",
+    r"\%": "%",
+    r"\$": "$",
+    r"\#": "#",
+    r"\_": "_",
+}
+
+
+def unlatex(text: str) -> str:
+    return re.sub("|".join(re.escape(k) for k in _UNLATEX), lambda m: _UNLATEX[m.group(0)], text)
+
+
+# -- one answer -----------------------------------------------------------------------------------
+def test_markdown(answers: list[Answer], tmp_path: Path) -> None:
+    path = export_answer(answers[0], tmp_path / "answer.md")
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("# What is a just wage?\n")
+    assert "[^1]" in text and "[^2]" in text
+    assert re.search(r"^\[\^1\]:", text, re.MULTILINE)
+    assert "Catechism of the Catholic Church" in text
+
+
+class _Collect(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: Any) -> None:
+        self.tags.append(tag)
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def test_html_is_a_standalone_page(answers: list[Answer], tmp_path: Path) -> None:
+    evil = chat("<script>alert(1)</script>?", [citation(0, "<b>T</b>", "1")], "Hi [^1].")
+    for answer in (answers[0], evil):
+        text = export_answer(answer, tmp_path / "a.html").read_text(encoding="utf-8")
+        assert text.startswith("<!DOCTYPE html>") and text.rstrip().endswith("</html>")
+        parser = _Collect()
+        parser.feed(text)
+        assert parser.tags[:4] == ["html", "head", "meta", "meta"]
+        assert "script" not in parser.tags
+        assert "title" in parser.tags and "body" in parser.tags
+    assert "&lt;script&gt;" in text
+
+
+def test_json_round_trip(answers: list[Answer], tmp_path: Path) -> None:
+    for answer in answers[:2]:
+        data = json.loads(export_answer(answer, tmp_path / "a.json").read_text(encoding="utf-8"))
+        again = Answer.from_response(data["response"], provider=data["provider"],
+                                     question=data["question"])  # fmt: skip
+        assert again == answer
+    data = json.loads(export_answer(answers[2], tmp_path / "b.json").read_text(encoding="utf-8"))
+    assert len(data["correlate"]["correlate_dataset"]) == 2
+
+
+def test_unknown_suffixes(answers: list[Answer], tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=r"\.md, \.markdown, \.html"):
+        export_answer(answers[0], tmp_path / "a.docx")
+    with pytest.raises(ValueError, match=r"\.csv, \.parquet, \.bib, \.json"):
+        export_citations(answers, tmp_path / "a.xlsx")
+
+
+# -- sources of many answers ----------------------------------------------------------------------
+def test_csv(answers: list[Answer], tmp_path: Path) -> None:
+    path = export_citations(answers, tmp_path / "refs.csv")
+    frame = pl.read_csv(path)
+    assert frame.columns == [name for name, _ in SOURCE_COLUMNS]
+    assert frame.height == 3 + 2 + 2
+    assert frame.filter(pl.col("kind") == "reference")["score"].to_list() == [0.9, 0.7]
+    assert TRICKY_TITLE in frame["title"].to_list()
+
+
+def test_parquet_round_trip(answers: list[Answer], tmp_path: Path) -> None:
+    mixed = [answers[0], Failed("q", RuntimeError("x"), 1), None, *answers[1:]]
+    path = export_citations(mixed, tmp_path / "refs.parquet")  # type: ignore[arg-type]
+    assert_frame_equal(pl.read_parquet(path), sources_frame(answers))
+    empty = export_citations([], tmp_path / "empty.parquet")
+    assert pl.read_parquet(empty).schema == sources_frame([]).schema
+
+
+def test_bibtex_one_entry_per_document(answers: list[Answer], tmp_path: Path) -> None:
+    path = export_citations(answers, tmp_path / "refs.bib")
+    entries = read_bibtex(path.read_text(encoding="utf-8"))
+    titles = sorted(unlatex(f["title"]) for _, f in entries.values())
+    assert titles == sorted(
+        [TRICKY_TITLE, "Catechism of the Catholic Church", "Quadragesimo Anno", "policy.pdf"]
+    )
+    by_title = {unlatex(f["title"]): (k, f) for k, (_, f) in entries.items()}
+    key, rerum = by_title[TRICKY_TITLE]
+    assert key == "leo1891rerumnovarum"
+    assert rerum["author"] == "{Leo XIII}" and rerum["year"] == "1891"
+    assert rerum["url"] == "https://example.org/0"
+    assert unlatex(rerum["note"]) == "Cited at: 45, 46"
+    ccc = by_title["Catechism of the Catholic Church"][1]
+    assert ccc["author"] == "{Catholic Church}" and unlatex(ccc["note"]) == "Cited at: 2434, 2403"
+    assert by_title["Quadragesimo Anno"][1]["year"] == "1931-1932"
+    assert all(kind == "misc" for kind, _ in entries.values())
+
+
+def test_bibtex_keys_are_unique_and_escaping_balances() -> None:
+    same = [chat(f"q{i}", [citation(0, f"Same Title {'x' * i}", "1")], "t") for i in range(3)]
+    same += [chat("q9", [citation(0, "Same Title", "1", url="https://other")], "t")]
+    entries = read_bibtex(bibtex(same))
+    assert len(entries) == 4
+    assert latex_escape("a{b}c") == r"a\{b\}c"
+
+
+def test_csl_json(answers: list[Answer], tmp_path: Path) -> None:
+    items = json.loads(export_citations(answers, tmp_path / "refs.json").read_text("utf-8"))
+    assert len(items) == 4
+    assert len({item["id"] for item in items}) == 4
+    by_title = {item["title"]: item for item in items}
+    rerum = by_title[TRICKY_TITLE]
+    assert rerum["type"] == "document"
+    assert rerum["author"] == [{"literal": "Leo XIII"}]
+    assert rerum["issued"] == {"date-parts": [[1891]]}
+    assert rerum["URL"] == "https://example.org/0"
+    assert by_title["Quadragesimo Anno"]["issued"] == {"date-parts": [[1931], [1932]]}
+    assert "issued" not in by_title["policy.pdf"]
+
+
+def test_exports_of_live_answers(server: ProviderServer, tmp_path: Path) -> None:
+    client = Magisterium(api_key="sk-test", base_url=server.base_url("magisterium"))
+    live = [client.ask(s.question) for s in server.samples("magisterium")]
+    for suffix in (".csv", ".parquet", ".bib", ".json"):
+        assert export_citations(live, tmp_path / f"live{suffix}").stat().st_size > 0
+    entries = read_bibtex((tmp_path / "live.bib").read_text("utf-8"))
+    documents = {
+        (c.document_title, c.document_author, c.document_year, c.source_url)
+        for a in live
+        for c in a.citations
+    }
+    assert len(entries) == len(documents)
+    assert pl.read_parquet(tmp_path / "live.parquet").height == sum(len(a.citations) for a in live)
+    for answer in live:
+        assert export_answer(answer, tmp_path / "a.md").read_text("utf-8").startswith("# ")
