@@ -64,7 +64,7 @@ def answers() -> list[Answer]:
                 year="1992",
                 url="https://example.org/ccc",
             ),
-        ],  # fmt: skip
+        ],
         "A wage must support a family [^1][^2]. See also [1].",
     )
     second = chat(
@@ -79,7 +79,7 @@ def answers() -> list[Answer]:
                 url="https://example.org/ccc",
             ),
             citation(1, "Quadragesimo Anno", "49", author="Pius XI", year="1931-1932"),
-        ],  # fmt: skip
+        ],
         "Property has a social function [^1][^2].",
     )
     refs = References.from_response(
@@ -100,7 +100,7 @@ def answers() -> list[Answer]:
                     "data_id": "d2",
                 },
             ]
-        },  # fmt: skip
+        },
         message_id="m1",
     )
     bot = Answer(provider="gptbots", text="Refunds take 5 days.", question="Refunds?",
