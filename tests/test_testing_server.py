@@ -445,7 +445,7 @@ def test_gptbots_full_flow(srv: ProviderServer, client: httpx.Client) -> None:
     assert got[0]["code"] == 11 and got[-1]["code"] == 0
     assert "".join(e["data"] for e in got if e["code"] == 3) == "Refunds take five days."
     correlate = client.get(f"{base}/v1/correlate/dataset", params={"message_id": MSG}).json()
-    assert correlate == {**GPT_CORRELATE, "conversation_id": cid}
+    assert correlate == GPT_CORRELATE  # as recorded, whatever conversation asked
 
 
 def test_gptbots_parameter_errors(srv: ProviderServer, client: httpx.Client) -> None:
@@ -484,6 +484,18 @@ def test_gptbots_code_fault_on_one_endpoint(
     assert conv.status_code == 200 and "conversation_id" in conv.json()
     r = client.get(f"{base}/v1/correlate/dataset", params={"message_id": MSG})
     assert r.status_code == 200 and r.json() == {"code": code, "message": GPTBOTS_MESSAGES[code]}
+
+
+def test_gptbots_code_fault_in_a_stream(srv: ProviderServer, client: httpx.Client) -> None:
+    base = srv.base_url("gptbots", fault="gptbots_code", code=20040, endpoint="message")
+    cid = client.post(f"{base}/v1/conversation", json={"user_id": "u"}).json()["conversation_id"]
+    send = {"conversation_id": cid, "messages": [{"role": "user", "content": "refund"}]}
+    url = f"{base}/v2/conversation/message"
+    blocking = client.post(url, json={**send, "response_mode": "blocking"})
+    assert blocking.json() == {"code": 20040, "message": "question too long"}
+    streaming = client.post(url, json={**send, "response_mode": "streaming"})
+    assert streaming.headers["content-type"].startswith("text/event-stream")
+    assert events(streaming.content) == [{"code": 20040, "message": "question too long"}]
 
 
 def test_gptbots_code_fault_status_and_message(srv: ProviderServer, client: httpx.Client) -> None:

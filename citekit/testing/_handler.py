@@ -28,7 +28,7 @@ from ._errors import HTML_ERROR_PAGE, error_body, gptbots_body
 from ._replies import Reply, Responder, json_reply
 from ._samples import ProviderName
 from ._scenario import Endpoint, Fault, RecordedRequest, Scenario
-from ._sse import Segment
+from ._sse import Segment, data_event
 
 __all__ = ["LoopbackHTTPServer", "ServerState"]
 
@@ -274,7 +274,12 @@ class ProviderHandler(BaseHTTPRequestHandler):
             self._send(Reply(scenario.status or 502, HTML_ERROR_PAGE, "text/html; charset=utf-8"))
         elif fault == "gptbots_code":
             code = scenario.code if scenario.code is not None else 50000
-            self._send(json_reply(scenario.status or 200, gptbots_body(code, scenario.message)))
+            reply = json_reply(scenario.status or 200, gptbots_body(code, scenario.message))
+            streaming = isinstance(body, dict) and body.get("response_mode") == "streaming"
+            if streaming and reply.status == 200:
+                # A streaming reply carries the envelope as its one event.
+                reply = Reply(200, stream=[data_event(gptbots_body(code, scenario.message))])
+            self._send(reply)
         else:
             reply = self.server.state.responder.reply(provider, endpoint, body, query, scenario)
             self._send(reply, fault, scenario)

@@ -80,7 +80,6 @@ class Responder:
         self.samples = samples
         self._lock = threading.Lock()
         self._conversations: dict[str, str] = {}
-        self._message_conversations: dict[str, str] = {}
 
     def reply(
         self,
@@ -218,9 +217,6 @@ class Responder:
         sample = choose_sample(self.samples["gptbots"], last_user_text(messages))
         if sample is None:
             return self._no_samples("gptbots")
-        if sample.message_id:
-            with self._lock:
-                self._message_conversations[sample.message_id] = conversation_id
         if mode == "blocking":
             message = copy.deepcopy(sample.response)
             message["conversation_id"] = conversation_id
@@ -240,11 +236,9 @@ class Responder:
         if sample is None:
             what = f"invalid parameter: no message {message_id}"
             return json_reply(400, gptbots_body(40000, what))
+        # As recorded (conversation_id included), whichever conversation the message was
+        # replayed in: the answer to a message id never depends on earlier requests.
         body = copy.deepcopy(sample.correlate) or {"answer_id": message_id}
-        with self._lock:
-            conversation_id = self._message_conversations.get(message_id)
-        if conversation_id:
-            body["conversation_id"] = conversation_id
         if scenario.correlate_empty or "correlate_dataset" not in body:
             body["correlate_dataset"] = []
         return json_reply(200, body)

@@ -58,7 +58,9 @@ class Scenario:
         Only requests to this endpoint are eligible for the fault (None: all of them).
     status, message, retry_after, code
         The error response of ``"status"`` (default 500) and ``"gptbots_code"`` (default HTTP
-        200, code 50000) faults; ``status`` also replaces the 502 of ``"html"``.
+        200, code 50000) faults; ``status`` also replaces the 502 of ``"html"``. A GPTBots
+        ``response_mode: "streaming"`` request gets a ``"gptbots_code"`` envelope with HTTP 200
+        as the one event of a ``text/event-stream``.
     after
         Events sent before a stream ``"reset"``, ``"malformed"`` or ``"stall"`` (default 3); for
         a non-stream ``"stall"``, None stalls before the headers and a number after them.
