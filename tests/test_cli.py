@@ -1,0 +1,159 @@
+"""The ``citekit`` command line against the loopback server."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from citekit import Answer
+from citekit.cli import main
+from citekit.store import log
+from citekit.testing import ProviderServer
+
+KEY = "sk-test-cli-0123456789"
+
+
+@pytest.fixture(autouse=True)
+def _env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CITEKIT_HOME", str(tmp_path / "home"))
+    for name in ("MAGISTERIUM_API_KEY", "MARITACA_API_KEY", "GPTBOTS_API_KEY"):
+        monkeypatch.setenv(name, KEY)
+
+
+def test_ask_streams_and_writes_html(
+    server: ProviderServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sample = server.samples("magisterium")[0]
+    out = tmp_path / "out.html"
+    url = server.base_url("magisterium")
+    code = main(["ask", sample.question, "--provider", "magisterium", "--base-url", url,
+                 "--html", str(out)])  # fmt: skip
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    text = sample.response["choices"][0]["message"]["content"]
+    assert captured.out.startswith(text[:40])
+    assert "Sources:\n  [1] " in captured.out
+    assert "recorded sample" in captured.out
+    assert out.read_text("utf-8").startswith("<!DOCTYPE html>")
+    assert f"Wrote {out}" in captured.err
+    assert server.requests[-1].json.get("stream") is True
+
+
+def test_ask_json(server: ProviderServer, capsys: pytest.CaptureFixture[str]) -> None:
+    sample = server.samples("maritaca")[0]
+    url = server.base_url("maritaca")
+    assert main(["ask", sample.question, "--provider", "maritaca", "--base-url", url,
+                 "--json"]) == 0  # fmt: skip
+    data = json.loads(capsys.readouterr().out)
+    assert data["provider"] == "maritaca" and data["question"] == sample.question
+    assert data["response"]["choices"][0]["message"]["content"]
+    assert server.requests[-1].json.get("stream") is None
+
+
+def test_ask_gptbots_without_stream(
+    server: ProviderServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sample = server.samples("gptbots")[0]
+    url = server.base_url("gptbots")
+    assert main(["ask", sample.question, "--provider", "gptbots", "--base-url", url,
+                 "--no-stream"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert "Sources:" in out and "score" in out
+
+
+def test_missing_key_is_a_usage_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("MAGISTERIUM_API_KEY")
+    assert main(["ask", "q", "--provider", "magisterium"]) == 2
+    err = capsys.readouterr().err
+    assert "MAGISTERIUM_API_KEY" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["ask"],
+        ["ask", "q", "--provider", "openai"],
+        ["ask", "q", "--provider", "gptbots", "--model", "x"],
+        ["ask", "q", "--base-url", "ftp://nope"],
+        ["log", "show", "999"],
+        ["log", "export", "x.docx"],
+    ],
+)
+def test_usage_errors(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_provider_error_exit_code(
+    server: ProviderServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = server.base_url("magisterium", fault="status", status=401)
+    assert main(["ask", "q", "--base-url", url]) == 1
+    err = capsys.readouterr().err
+    assert "AuthenticationError" in err and "MAGISTERIUM_API_KEY" in err
+    assert "Traceback" not in err and KEY not in err
+
+
+def test_demo_offline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "demo.html"
+    assert main(["demo", "--out", str(out)]) == 0
+    page = out.read_text("utf-8")
+    printed = capsys.readouterr().out
+    assert page.startswith("<!DOCTYPE html>") and "recorded sample" in page
+    with ProviderServer() as srv:
+        for provider in ("magisterium", "maritaca", "gptbots"):
+            for sample in srv.samples(provider):
+                assert sample.question in printed
+    assert "<h2>Frames</h2>" in page and "<h2>Charts</h2>" in page
+    assert str(out.resolve()) in printed
+    assert log.count() == 0  # demo answers stay out of the user's log
+
+
+def test_log_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    body = {
+        "id": "c1",
+        "model": "magisterium-1",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "Yes [^1]."}}],
+        "citations": [{"cited_text": "P", "document_index": 0, "document_title": "Doc",
+                       "document_author": "Au", "document_year": "2001"}],
+    }  # fmt: skip
+    for q in ("first question", "second question"):
+        row = log.record(Answer.from_response(body, provider="magisterium", question=q),
+                         request={"q": q}, elapsed=1.25)  # fmt: skip
+    assert row is not None
+    assert main(["log", "list"]) == 0
+    listed = capsys.readouterr().out
+    assert "first question" in listed and "second question" in listed and "1.2s" in listed
+    assert main(["log", "show", str(row)]) == 0
+    shown = capsys.readouterr().out
+    assert "second question" in shown and "[1] Doc — Au (2001)" in shown
+    assert main(["log", "show", str(row), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["question"] == "second question"
+    assert main(["log", "export", str(tmp_path / "refs.bib")]) == 0
+    assert (tmp_path / "refs.bib").read_text("utf-8").count("@misc{") == 1
+    assert main(["log", "export", str(tmp_path / "rows.csv"), "--rows"]) == 0
+    assert (tmp_path / "rows.csv").read_text("utf-8").count("\n") == 3
+    assert main(["log", "list", "--provider", "maritaca"]) == 0
+    assert "No calls" in capsys.readouterr().out
+    assert main(["log", "path"]) == 0
+    assert capsys.readouterr().out.strip() == str(log.path)
+
+
+def test_python_dash_m(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env["CITEKIT_HOME"] = str(tmp_path)
+    ok = subprocess.run([sys.executable, "-m", "citekit", "--help"], capture_output=True,
+                        text=True, env=env, timeout=60)  # fmt: skip
+    assert ok.returncode == 0 and "demo" in ok.stdout
+    bad = subprocess.run([sys.executable, "-m", "citekit", "ask", "q"], capture_output=True,
+                         text=True, env=env, timeout=60)  # fmt: skip
+    assert bad.returncode == 2
+    assert "No API key for Magisterium" in bad.stderr and "Traceback" not in bad.stderr
