@@ -1,0 +1,150 @@
+"""The ``%%ask`` cell magic, loaded with ``%load_ext citekit``::
+
+    %%ask magisterium --out ans
+    What does {document} say about subsidiarity?
+
+The line takes a provider (``magisterium``, ``maritaca``, ``gptbots``, or the name of a client
+variable such as ``mg``), ``--stream``, ``--model M``, ``--out NAME`` and ``--base-url URL``.
+``{name}`` in the cell is replaced by the value of ``name`` in the notebook (``{{`` and ``}}``
+for literal braces). The answer is displayed and kept in ``_`` (and in ``NAME``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import string
+from collections.abc import Mapping, Sequence
+from typing import Any, NoReturn
+
+from ._errors import ConfigurationError
+from ._models import Answer
+
+__all__ = ["interpolate", "load_ipython_extension"]
+
+PROVIDER_ENV = "CITEKIT_PROVIDER"
+_clients: dict[tuple[str, str | None, str | None], Any] = {}
+
+
+class _MagicUsage(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise _MagicUsage(f"%%ask: {message}\n{self.format_usage().strip()}")
+
+
+def _parser() -> _Parser:
+    parser = _Parser(prog="%%ask", add_help=False)
+    parser.add_argument("provider", nargs="?", default=None)
+    parser.add_argument("--stream", action="store_true")
+    parser.add_argument("--model")
+    parser.add_argument("--out", metavar="NAME")
+    parser.add_argument("--base-url")
+    return parser
+
+
+class _NamespaceFormatter(string.Formatter):
+    """``str.format`` over the notebook's names: ``{x}``, ``{x.attr}``, ``{x[0]}``, ``{x:>5}``."""
+
+    def __init__(self, namespace: Mapping[str, Any]) -> None:
+        self.namespace = namespace
+
+    def get_value(self, key: int | str, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
+        if isinstance(key, int):
+            raise _MagicUsage(
+                "%%ask: '{}' needs a variable name inside; write {{ and }} for literal braces"
+            )
+        if key not in self.namespace:
+            raise _MagicUsage(
+                f"%%ask: {{{key}}} names no variable of the notebook; define {key} first, "
+                "or write {{ and }} for literal braces"
+            )
+        return self.namespace[key]
+
+
+def interpolate(text: str, namespace: Mapping[str, Any]) -> str:
+    """``text`` with each ``{name}`` replaced from ``namespace``."""
+    try:
+        return _NamespaceFormatter(namespace).vformat(text, (), {})
+    except (ValueError, AttributeError, IndexError, KeyError, TypeError) as exc:
+        raise _MagicUsage(f"%%ask: cannot fill in the question: {exc}") from None
+
+
+def _client_for(args: argparse.Namespace, namespace: Mapping[str, Any]) -> Any:
+    name = args.provider or os.environ.get(PROVIDER_ENV) or "magisterium"
+    found = namespace.get(name)
+    if found is not None and callable(getattr(found, "ask", None)):
+        if args.model or args.base_url:
+            raise _MagicUsage(f"%%ask: {name} is a client; set its model and base_url on it")
+        return found
+    from .cli import PROVIDERS, UsageError, make_client
+
+    if name not in PROVIDERS:
+        raise _MagicUsage(
+            f"%%ask: {name!r} is neither a provider ({', '.join(PROVIDERS)}) nor a client "
+            "variable of the notebook"
+        )
+    key = (name, args.base_url, args.model)
+    if key not in _clients:
+        try:
+            _clients[key] = make_client(name, base_url=args.base_url, model=args.model)
+        except (UsageError, ConfigurationError) as exc:
+            raise _MagicUsage(f"%%ask: {exc}") from None
+    return _clients[key]
+
+
+def _ask(client: Any, question: str, *, stream: bool, model: str | None) -> Answer:
+    options: dict[str, Any] = {}
+    if model and getattr(client, "name", None) != "gptbots":
+        options["model"] = model
+    if not stream:
+        answer: Answer = client.ask(question, display=False, **options)
+        return answer
+    try:
+        answer = client.ask(question, stream=True, display=True, **options)
+    except ImportError:  # no live renderer: stream quietly, show the result at the end
+        answer = client.ask(question, stream=True, display=False, **options)
+        _show(answer)
+    return answer
+
+
+def _show(value: object) -> None:
+    from IPython.display import display
+
+    show: Any = display  # untyped in IPython
+    show(value)
+
+
+def ask_cell(shell: Any, line: str, cell: str) -> Answer | None:
+    """What ``%%ask`` does with its ``line`` and ``cell`` in ``shell``."""
+    from IPython.core.error import UsageError
+
+    namespace: dict[str, Any] = shell.user_ns
+    try:
+        args = _parser().parse_args(shlex.split(line))
+        question = interpolate(cell, namespace).strip()
+        if not question:
+            raise _MagicUsage("%%ask: the cell is empty; write the question below %%ask")
+        client = _client_for(args, namespace)
+    except _MagicUsage as exc:
+        raise UsageError(str(exc)) from None
+    answer = _ask(client, question, stream=args.stream, model=args.model)
+    if args.out:
+        namespace[args.out] = answer
+    if args.stream:
+        namespace["_"] = answer  # already on screen: no second display through Out[]
+        return None
+    return answer
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """Register ``%%ask`` (``%load_ext citekit``)."""
+
+    def ask(line: str, cell: str) -> Answer | None:
+        return ask_cell(ipython, line, cell)
+
+    ask.__doc__ = __doc__
+    ipython.register_magic_function(ask, magic_kind="cell", magic_name="ask")

@@ -1,0 +1,105 @@
+"""``%%ask`` in a real IPython shell, against the loopback server."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+from traitlets.config import Config
+
+from citekit import Answer, Magisterium
+from citekit.magic import interpolate
+from citekit.testing import ProviderServer
+
+KEY = "sk-test-magic-0123456789"
+
+
+@pytest.fixture
+def shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
+    monkeypatch.setenv("CITEKIT_HOME", str(tmp_path))
+    for name in ("MAGISTERIUM_API_KEY", "MARITACA_API_KEY", "GPTBOTS_API_KEY"):
+        monkeypatch.setenv(name, KEY)
+    InteractiveShell.clear_instance()
+    config = Config()
+    config.HistoryManager.hist_file = ":memory:"
+    ip = InteractiveShell.instance(config=config)
+    result = ip.run_cell("%load_ext citekit.magic")
+    assert result.success
+    yield ip
+    InteractiveShell.clear_instance()
+
+
+def run(ip: InteractiveShell, source: str) -> Any:
+    result = ip.run_cell(source)
+    if result.error_in_exec is not None:
+        raise result.error_in_exec
+    return result.result
+
+
+def test_ask_with_interpolation(shell: InteractiveShell, server: ProviderServer) -> None:
+    sample = server.samples("magisterium")[0]
+    head, _, tail = sample.question.partition(" ")
+    shell.user_ns["word"] = tail
+    url = server.base_url("magisterium")
+    answer = run(shell, f"%%ask magisterium --base-url {url} --out ans\n{head} {{word}}\n")
+    assert isinstance(answer, Answer)
+    assert answer.question == sample.question
+    assert shell.user_ns["ans"] is answer
+    assert shell.user_ns["_"] is answer
+    assert server.requests[-1].json["messages"][-1]["content"] == sample.question
+
+
+def test_ask_a_client_variable_streaming(shell: InteractiveShell, server: ProviderServer) -> None:
+    sample = server.samples("maritaca")[0]
+    from citekit import Maritaca
+
+    shell.user_ns["mt"] = Maritaca(api_key=KEY, base_url=server.base_url("maritaca"))
+    assert run(shell, f"%%ask mt --stream\n{sample.question}") is None
+    answer = shell.user_ns["_"]
+    assert isinstance(answer, Answer) and answer.question == sample.question
+    assert server.requests[-1].json.get("stream") is True
+
+
+def test_gptbots(shell: InteractiveShell, server: ProviderServer) -> None:
+    sample = server.samples("gptbots")[0]
+    url = server.base_url("gptbots")
+    answer = run(shell, f"%%ask gptbots --base-url {url}\n{sample.question}")
+    assert answer.references is not None
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("%%ask\n{missing}", "names no variable"),
+        ("%%ask\n   \n", "the cell is empty"),
+        ("%%ask nosuch\nq", "neither a provider"),
+        ("%%ask --bogus\nq", "unrecognized arguments"),
+        ("%%ask gptbots --model m\nq", "--model does not apply"),
+    ],
+)
+def test_usage_errors(
+    shell: InteractiveShell, source: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    result = shell.run_cell(source)
+    assert not result.success
+    captured = capsys.readouterr()
+    assert message in captured.err + captured.out
+    assert "Traceback" not in captured.err + captured.out
+
+
+def test_provider_errors_fail_the_cell(shell: InteractiveShell, server: ProviderServer) -> None:
+    from citekit import AuthenticationError
+
+    shell.user_ns["mg"] = Magisterium(
+        api_key=KEY, base_url=server.base_url("magisterium", fault="status", status=401)
+    )
+    with pytest.raises(AuthenticationError):
+        run(shell, "%%ask mg\nWhat is subsidiarity?")
+
+
+def test_interpolate() -> None:
+    ns = {"n": 3, "doc": {"title": "CA"}, "xs": ["a"]}
+    assert interpolate("{n:>3} {doc[title]} {xs[0]} {{literal}}", ns) == "  3 CA a {literal}"
