@@ -474,9 +474,22 @@ class AsyncSender:
             await response.aclose()
 
 
+_scan = json.JSONDecoder().scan_once
+
+
 def _loads_event(cfg: HttpConfig, data: bytes) -> Any:
+    # ``scan_once`` is the C scanner under ``json.loads`` without its encoding sniffing and
+    # whitespace handling: it matters at one call per streamed chunk. Anything unusual
+    # (surrounding whitespace, trailing garbage) goes through ``json.loads`` for its verdict.
+    text = data.decode("utf-8", "replace")
     try:
-        return json.loads(data)
+        value, end = _scan(text, 0)
+        if end == len(text):
+            return value
+    except (StopIteration, ValueError):
+        pass
+    try:
+        return json.loads(text)
     except ValueError as exc:
         snippet = data[:120].decode("utf-8", "replace")
         raise ResponseFormatError(

@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Any, Literal, overload
+from typing import Any, Literal, NamedTuple, overload
 
 from ._markers import marker_numbers
 
@@ -385,16 +385,17 @@ def parse_created(value: Any) -> datetime | None:
         return None
 
 
-@dataclass(frozen=True, slots=True)
-class TextDelta:
-    """A piece of answer text as it streams in (``choice`` is the choice index)."""
+class TextDelta(NamedTuple):
+    """A piece of answer text as it streams in (``choice`` is the choice index).
+
+    A named tuple, not a dataclass: one is made per streamed chunk, so it must be cheap.
+    """
 
     text: str
     choice: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCallDelta:
+class ToolCallDelta(NamedTuple):
     """A fragment of a tool call: the first one names it, later ones add argument text."""
 
     index: int

@@ -148,11 +148,17 @@ class ChatAccumulator:
         return any(v is not None for v in self._finish.values())
 
     def feed(self, chunk: Any) -> list[StreamEvent]:
-        if not isinstance(chunk, Mapping):
-            raise ResponseFormatError(f"{self.provider} sent a stream event that is not an object")
+        # The hot path of every stream: one call per chunk, so plain dict operations only.
+        if type(chunk) is not dict:
+            if not isinstance(chunk, Mapping):
+                raise ResponseFormatError(
+                    f"{self.provider} sent a stream event that is not an object"
+                )
+            chunk = dict(chunk)
         events: list[StreamEvent] = []
         choices = chunk.get("choices")
         if choices:
+            finish = self._finish
             for item in choices:
                 index = item.get("index", 0)
                 delta = item.get("delta")
@@ -164,22 +170,27 @@ class ChatAccumulator:
                             parts = self._parts[index] = []
                         parts.append(text)
                         events.append(TextDelta(text, index))
-                    role = delta.get("role")
-                    if role:
-                        self._roles[index] = role
-                    calls = delta.get("tool_calls")
-                    if calls:
-                        events.extend(self._merge_tools(index, calls))
+                    if not text or len(delta) > 1:
+                        role = delta.get("role")
+                        if role:
+                            self._roles[index] = role
+                        calls = delta.get("tool_calls")
+                        if calls:
+                            events.extend(self._merge_tools(index, calls))
                 reason = item.get("finish_reason")
                 if reason is not None:
-                    self._finish[index] = reason
-                else:
-                    self._finish.setdefault(index, None)
-        # Everything but the per-chunk fields is kept, last value wins: citations and
+                    finish[index] = reason
+                elif index not in finish:
+                    finish[index] = None
+        # Every other top-level field is kept, the last non-null value winning: citations and
         # related_questions arrive on the last chunk only, usage on a usage-only chunk.
-        for key, value in chunk.items():
-            if key != "choices" and value is not None:
-                self._extra[key] = value
+        extra = self._extra
+        if None in chunk.values():
+            for key, value in chunk.items():
+                if value is not None:
+                    extra[key] = value
+        else:
+            extra.update(chunk)
         return events
 
     def _merge_tools(self, choice: int, calls: list[Any]) -> list[StreamEvent]:
@@ -245,6 +256,7 @@ class ChatAccumulator:
         first = choices[0]
         extra = self._extra
         raw = dict(extra)
+        raw.pop("choices", None)
         raw["object"] = "chat.completion"
         raw["choices"] = [
             {
