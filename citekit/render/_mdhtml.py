@@ -1,0 +1,217 @@
+"""Markdown to HTML with markdown-it-py: raw HTML off, http(s) links only, footnote markers.
+
+markdown-it parses; the small renderer below writes the HTML itself, so every tag and
+attribute that can appear is listed here. Two tag sets exist: the normal one, and the strict
+one made only of tags that nbconvert's ``sanitize_html=True`` keeps (``div``, ``span``,
+``a``, ``em``, ``strong``, ``code``, ``pre``, ``ul``/``ol``/``li``, ``blockquote``,
+``table``/``tr``/``td``), so a sanitized export shows no literal tags.
+
+Inline markers (``[^2]``, ``[2]``) become a token of their own through an inline rule that
+asks :func:`citekit._markers.find_markers` where the markers of the paragraph are; code spans
+and code blocks never reach the rule, so markers there stay literal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_inline import StateInline
+from markdown_it.token import Token
+
+from .._markers import Marker, find_markers
+from ._safe import STYLE, esc, safe_url
+
+__all__ = ["MarkerRenderer", "render_markdown"]
+
+#: ``(number, source text of the marker) -> HTML`` for one inline marker.
+MarkerRenderer = Callable[[int, str], str]
+
+_ENV_MARKERS = "citekit_markers"
+_ENV_CACHE = "citekit_marker_cache"
+
+
+def _marker_rule(state: StateInline, silent: bool) -> bool:
+    if state.src[state.pos] != "[" or _ENV_MARKERS not in state.env or state.linkLevel > 0:
+        return False
+    cache: dict[str, dict[int, Marker]] = state.env.setdefault(_ENV_CACHE, {})
+    by_start = cache.get(state.src)
+    if by_start is None:
+        by_start = {m.start: m for m in find_markers(state.src)}
+        cache[state.src] = by_start
+    marker = by_start.get(state.pos)
+    if marker is None or marker.end > state.posMax:
+        return False
+    if not silent:
+        token = state.push("citekit_marker", "", 0)
+        token.meta = {"number": marker.number}
+        token.content = state.src[marker.start : marker.end]
+    state.pos = marker.end
+    return True
+
+
+def _validate_link(url: str) -> bool:
+    return safe_url(url) is not None
+
+
+def _make_parser() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    md.enable(["table", "strikethrough"])
+    # Images would load remote content inside the notebook; they render as links instead.
+    md.disable("image")
+    md.inline.ruler.before("link", "citekit_marker", _marker_rule)
+    md.validateLink = _validate_link  # type: ignore[method-assign]
+    return md
+
+
+_PARSER = _make_parser()
+
+_ALIGN = {
+    "text-align:left": "; text-align:left",
+    "text-align:center": "; text-align:center",
+    "text-align:right": "; text-align:right",
+}
+
+
+def _pending_marker(number: int, source: str) -> str:
+    return esc(source)
+
+
+class _Renderer:
+    """Writes HTML for markdown-it tokens; only the tags and attributes listed here exist."""
+
+    def __init__(self, *, strict: bool, markers: MarkerRenderer | None, heading_shift: int):
+        self.strict = strict
+        self.markers = markers or _pending_marker
+        self.heading_shift = heading_shift
+        self.out: list[str] = []
+
+    def block(self, tokens: Sequence[Token]) -> str:
+        out = self.out
+        for token in tokens:
+            kind = token.type
+            if kind == "inline":
+                self.inline(token.children or ())
+            elif kind == "paragraph_open":
+                if not token.hidden:
+                    out.append(f'<div style="{STYLE.BLOCK}">')
+            elif kind == "paragraph_close":
+                if not token.hidden:
+                    out.append("</div>\n")
+            elif kind == "heading_open":
+                out.append(self._heading(token, opening=True))
+            elif kind == "heading_close":
+                out.append(self._heading(token, opening=False))
+            elif kind in ("fence", "code_block"):
+                out.append(f'<pre style="{STYLE.PRE}"><code>{esc(token.content)}</code></pre>\n')
+            elif kind == "hr":
+                out.append(
+                    '<div style="margin:0.6em 0; text-align:center; opacity:0.6">* * *</div>\n'
+                    if self.strict
+                    else f'<hr style="{STYLE.BLOCK}">\n'
+                )
+            elif kind in ("bullet_list_open", "ordered_list_open"):
+                tag = "ul" if kind == "bullet_list_open" else "ol"
+                start = token.attrGet("start")
+                extra = f' start="{int(start)}"' if isinstance(start, int | str) and start else ""
+                out.append(f'<{tag}{extra} style="{STYLE.BLOCK}">\n')
+            elif kind in ("bullet_list_close", "ordered_list_close"):
+                out.append("</ul>\n" if kind == "bullet_list_close" else "</ol>\n")
+            elif kind == "list_item_open":
+                out.append("<li>")
+            elif kind == "list_item_close":
+                out.append("</li>\n")
+            elif kind == "blockquote_open":
+                out.append(f'<blockquote style="{STYLE.PASSAGE}">\n')
+            elif kind == "blockquote_close":
+                out.append("</blockquote>\n")
+            elif kind == "table_open":
+                out.append(f'<table style="{STYLE.TABLE}">\n')
+            elif kind == "table_close":
+                out.append("</table>\n")
+            elif kind in ("thead_open", "thead_close", "tbody_open", "tbody_close"):
+                if not self.strict:
+                    out.append(f"<{'/' if token.nesting < 0 else ''}{token.tag}>\n")
+            elif kind == "tr_open":
+                out.append("<tr>")
+            elif kind == "tr_close":
+                out.append("</tr>\n")
+            elif kind in ("th_open", "td_open"):
+                align = _ALIGN.get(str(token.attrGet("style") or ""), "")
+                if kind == "th_open" and self.strict:
+                    out.append(f'<td style="{STYLE.CELL}{align}"><strong>')
+                elif kind == "th_open":
+                    out.append(f'<th style="{STYLE.CELL}{align}">')
+                else:
+                    out.append(f'<td style="{STYLE.CELL}{align}">')
+            elif kind == "th_close":
+                out.append("</strong></td>" if self.strict else "</th>")
+            elif kind == "td_close":
+                out.append("</td>")
+            elif token.content:
+                # Anything unexpected (html_block cannot occur with html off) is shown as text.
+                out.append(f"<div>{esc(token.content)}</div>\n")
+        return "".join(out)
+
+    def _heading(self, token: Token, *, opening: bool) -> str:
+        level = int(token.tag[1:]) if token.tag[1:].isdigit() else 6
+        level = min(6, level + self.heading_shift)
+        if self.strict:
+            return (
+                '<div style="margin:0.6em 0 0.3em 0"><strong>' if opening else "</strong></div>\n"
+            )
+        return f'<h{level} style="margin:0.6em 0 0.3em 0">' if opening else f"</h{level}>\n"
+
+    def inline(self, tokens: Sequence[Token]) -> None:
+        out = self.out
+        strict = self.strict
+        for token in tokens:
+            kind = token.type
+            if kind == "text" or kind == "text_special":
+                out.append(esc(token.content))
+            elif kind == "citekit_marker":
+                out.append(self.markers(int(token.meta["number"]), token.content))
+            elif kind == "softbreak":
+                out.append("\n")
+            elif kind == "hardbreak":
+                out.append("<div></div>" if strict else "<br>\n")
+            elif kind == "code_inline":
+                out.append(f'<code style="{STYLE.CODE}">{esc(token.content)}</code>')
+            elif kind in ("em_open", "strong_open"):
+                out.append(f"<{token.tag}>")
+            elif kind in ("em_close", "strong_close"):
+                out.append(f"</{token.tag}>")
+            elif kind in ("s_open", "s_close"):
+                out.append("~~" if strict else ("<s>" if kind == "s_open" else "</s>"))
+            elif kind == "link_open":
+                out.append(_link_open(token))
+            elif kind == "link_close":
+                out.append("</a>")
+            elif token.content:
+                out.append(esc(token.content))
+
+
+def _link_open(token: Token) -> str:
+    href = safe_url(str(token.attrGet("href") or ""))
+    if href is None:  # markdown-it already refused it; never emit a bad target anyway
+        return "<a>"
+    title = token.attrGet("title")
+    title_attr = f' title="{esc(title)}"' if title else ""
+    return f'<a href="{esc(href)}"{title_attr} target="_blank" rel="noopener noreferrer">'
+
+
+def render_markdown(
+    text: str,
+    *,
+    strict: bool = False,
+    markers: MarkerRenderer | None = None,
+    heading_shift: int = 2,
+) -> str:
+    """HTML for Markdown ``text``; ``markers`` renders each inline marker (``None``: the
+    marker stays literal text)."""
+    env: dict[str, Any] = {}
+    if markers is not None:
+        env[_ENV_MARKERS] = True
+    tokens = _PARSER.parse(text, env)
+    return _Renderer(strict=strict, markers=markers, heading_shift=heading_shift).block(tokens)

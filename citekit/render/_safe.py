@@ -1,0 +1,128 @@
+"""Escaping, the URL allow-list, per-render ids and the inline styles every renderer shares.
+
+Everything a provider sends goes through :func:`esc` (text) or :func:`safe_url` (link
+targets) before it reaches HTML. The styles below use only CSS properties and value forms
+that JupyterLab's output sanitizer keeps (no ``var(--jp-...)``, no ``url(...)``): colours are
+translucent greys and tints, so the output reads in light and dark themes alike.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import html
+import secrets
+import sys
+import warnings
+from urllib.parse import urlsplit
+
+__all__ = [
+    "STYLE",
+    "RenderWarning",
+    "esc",
+    "new_token",
+    "report_render_error",
+    "safe_url",
+]
+
+
+class RenderWarning(UserWarning):
+    """A display method could not render an answer and fell back to plain text."""
+
+
+def esc(text: object) -> str:
+    """``text`` escaped for HTML element content and double-quoted attribute values."""
+    return html.escape(str(text), quote=True)
+
+
+_ALLOWED_SCHEMES = frozenset({"http", "https"})
+# Browsers drop tabs and newlines inside URLs ("java\tscript:"), so refuse any control
+# character or space outright instead of reasoning about what a browser would make of it.
+_FORBIDDEN_URL_CHARS = frozenset(chr(c) for c in range(0x21)) | {"\x7f", '"', "<", ">", "`", "\\"}
+
+
+def safe_url(url: str | None) -> str | None:
+    """``url`` when it is an absolute ``http``/``https`` URL with a host, else ``None``.
+
+    Leading and trailing whitespace is ignored; anything else unusual (control characters,
+    spaces, quotes, backslashes) makes the URL unusable as a link target.
+    """
+    if not url:
+        return None
+    candidate = url.strip()
+    if not candidate or any(ch in _FORBIDDEN_URL_CHARS for ch in candidate):
+        return None
+    try:
+        parts = urlsplit(candidate)
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in _ALLOWED_SCHEMES or not parts.netloc:
+        return None
+    return candidate
+
+
+def new_token() -> str:
+    """A fresh id prefix, so two renders in one page never share an id."""
+    return "ck" + secrets.token_hex(5)
+
+
+def report_render_error(what: str, exc: BaseException) -> None:
+    """Tell the user a rendering failed, without ever raising into the notebook cell."""
+    message = f"citekit could not render {what} ({type(exc).__name__}: {exc}); showing plain text"
+    try:
+        warnings.warn(message, RenderWarning, stacklevel=3)
+    except Exception:
+        # Warnings turned into errors must still not reach the cell.
+        with contextlib.suppress(Exception):
+            print(message, file=sys.stderr)
+
+
+class STYLE:
+    """Inline style strings (constants only: no provider text is ever put into a style)."""
+
+    ROOT = "line-height:1.5"
+    BLOCK = "margin:0 0 0.6em 0"
+    MUTED = "opacity:0.75"
+    SMALL_MUTED = "opacity:0.75; font-size:0.85em"
+    QUESTION = "opacity:0.75; font-size:0.9em; margin:0 0 0.4em 0"
+    SECTION = "margin:0.8em 0 0 0; padding:0.4em 0 0 0; border-top:1px solid rgba(127,127,127,0.35)"
+    SECTION_TITLE = "font-weight:bold; margin:0 0 0.3em 0"
+    LIST = "margin:0; padding:0 0 0 0.2em; list-style-type:none"
+    RANKED_LIST = "margin:0; padding:0 0 0 2em"
+    ITEM = "margin:0 0 0.35em 0"
+    LABEL = "font-weight:bold"
+    BADGE = (
+        "display:inline-block; margin:0 0.4em 0.4em 0; padding:0 0.4em; font-size:0.85em;"
+        " border:1px solid rgba(127,127,127,0.6); border-radius:3px"
+    )
+    BADGE_SAMPLE = BADGE + "; background-color:rgba(255,170,0,0.22)"
+    BADGE_WARN = BADGE + "; background-color:rgba(220,50,50,0.18)"
+    NOTE = (
+        "margin:0 0 0.5em 0; padding:0.2em 0.6em;"
+        " border-left:3px solid rgba(127,127,127,0.6); background-color:rgba(127,127,127,0.1)"
+    )
+    MARKER = "text-decoration:none"
+    MARKER_PENDING = "opacity:0.75"
+    BACKLINK = "text-decoration:none; margin:0 0 0 0.3em"
+    DETAILS = "margin:0.15em 0 0.15em 1.6em"
+    SUMMARY = "cursor:pointer; font-size:0.9em"
+    PASSAGE = (
+        "margin:0.3em 0 0.4em 0; padding:0.1em 0.7em;"
+        " border-left:3px solid rgba(127,127,127,0.5); background-color:rgba(127,127,127,0.08)"
+    )
+    PASSAGE_PLAIN = "margin:0.3em 0 0.4em 1.6em"
+    PRE = (
+        "margin:0 0 0.6em 0; padding:0.4em 0.6em; overflow-x:auto;"
+        " background-color:rgba(127,127,127,0.12); border-radius:3px"
+    )
+    CODE = "padding:0 0.2em; background-color:rgba(127,127,127,0.15); border-radius:3px"
+    TABLE = "margin:0 0 0.6em 0; border-collapse:collapse"
+    CELL = "padding:0.2em 0.6em; border:1px solid rgba(127,127,127,0.4)"
+    BAR = (
+        "display:inline-block; width:4em; height:0.6em; margin:0 0.3em 0 0.4em;"
+        " vertical-align:middle; background-color:rgba(127,127,127,0.25); border-radius:2px"
+    )
+    BAR_FILL = (
+        "display:block; height:100%; background-color:rgba(33,150,243,0.85); border-radius:2px"
+    )
+    FOOTER = "opacity:0.6; font-size:0.8em; margin:0.6em 0 0 0"
+    STREAMING = "opacity:0.6; font-size:0.85em; margin:0 0 0.4em 0"

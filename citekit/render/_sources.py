@@ -1,0 +1,232 @@
+"""What every output format says about an answer's sources, before any markup.
+
+A footnote is one document (one ``document_index``): its number is the one-based marker, and
+it groups every passage the answer cites from that document. HTML, Markdown and plain text
+all build on :func:`footnotes`, :func:`answer_notes` and :func:`inline_markers`, so the three
+formats always agree on numbering, grouping and which citations are cited inline.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from .._markers import Marker, find_markers
+from .._models import Answer, Citation, Reference, References
+
+__all__ = [
+    "Footnote",
+    "answer_notes",
+    "code_regions",
+    "footnotes",
+    "inline_markers",
+    "reference_label",
+    "score_fractions",
+]
+
+
+def _clean(value: str | None) -> str | None:
+    if value is None:
+        return None
+    value = value.strip()
+    return value or None
+
+
+def reference_label(reference: str) -> str:
+    """``"no. 34"`` for a paragraph number, the reference itself otherwise."""
+    return f"no. {reference}" if re.fullmatch(r"[0-9][0-9.,\-–]*", reference) else reference
+
+
+@dataclass(frozen=True, slots=True)
+class Footnote:
+    """One cited document with the passages the answer quotes from it."""
+
+    number: int
+    passages: tuple[Citation, ...]
+    title: str | None
+    author: str | None
+    year: str | None
+    references: tuple[str, ...]
+    url: str | None
+
+    @property
+    def display_title(self) -> str:
+        return self.title or f"Source {self.number}"
+
+    def byline(self) -> str:
+        """``"Author · 1993 · no. 34"`` from whatever is known (may be empty)."""
+        parts = [p for p in (self.author, self.year) if p]
+        if self.references:
+            parts.append(", ".join(reference_label(r) for r in self.references))
+        return " · ".join(parts)
+
+    def tooltip(self) -> str:
+        """Title, author, year and reference in one line, for a marker's ``title``."""
+        byline = self.byline()
+        text = f"{self.display_title} — {byline}" if byline else self.display_title
+        return text if len(text) <= 300 else text[:299] + "…"
+
+
+def _first(values: Iterable[str | None]) -> str | None:
+    for value in values:
+        cleaned = _clean(value)
+        if cleaned:
+            return cleaned
+    return None
+
+
+def footnotes(citations: Sequence[Citation]) -> dict[int, Footnote]:
+    """Citations grouped by marker number, in number order."""
+    groups: dict[int, list[Citation]] = {}
+    for citation in sorted(citations, key=lambda c: c.document_index):
+        groups.setdefault(citation.marker, []).append(citation)
+    out: dict[int, Footnote] = {}
+    for number, passages in groups.items():
+        refs: list[str] = []
+        for c in passages:
+            ref = _clean(c.document_reference)
+            if ref and ref not in refs:
+                refs.append(ref)
+        out[number] = Footnote(
+            number=number,
+            passages=tuple(passages),
+            title=_first(c.document_title for c in passages),
+            author=_first(c.document_author for c in passages),
+            year=_first(c.document_year for c in passages),
+            references=tuple(refs),
+            url=_first(c.source_url for c in passages),
+        )
+    return out
+
+
+def passage_caption(citation: Citation, footnote: Footnote) -> str:
+    """The line that introduces one passage: its reference (if the document has several)
+    and its heading."""
+    parts: list[str] = []
+    ref = _clean(citation.document_reference)
+    if ref:
+        parts.append(reference_label(ref))
+    heading = _clean(citation.cited_text_heading)
+    if heading:
+        parts.append(heading)
+    if not parts:
+        parts.append("Cited passage" if len(footnote.passages) == 1 else "Passage")
+    return " · ".join(parts)
+
+
+_FENCE_RE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})", re.MULTILINE)
+_BACKTICKS_RE = re.compile(r"`+")
+
+
+def code_regions(text: str) -> list[tuple[int, int]]:
+    """Spans of fenced code blocks and inline code spans, where markers are literal text.
+
+    An approximation of CommonMark good enough for marker detection in Markdown and plain
+    text output; the HTML renderer relies on markdown-it itself instead.
+    """
+    regions: list[tuple[int, int]] = []
+    pos = 0
+    while True:
+        fence = _FENCE_RE.search(text, pos)
+        if fence is None:
+            _inline_code(text, pos, len(text), regions)
+            break
+        _inline_code(text, pos, fence.start(), regions)
+        mark = fence.group(1)
+        closing = re.compile(
+            r"^[ ]{0,3}" + re.escape(mark[0]) + "{" + str(len(mark)) + r",}[ \t]*$", re.M
+        )
+        line_end = text.find("\n", fence.end())
+        if line_end < 0:
+            regions.append((fence.start(), len(text)))
+            break
+        close = closing.search(text, line_end + 1)
+        end = close.end() if close else len(text)
+        regions.append((fence.start(), end))
+        pos = end
+    return regions
+
+
+def _inline_code(text: str, start: int, end: int, regions: list[tuple[int, int]]) -> None:
+    pos = start
+    while True:
+        opening = _BACKTICKS_RE.search(text, pos, end)
+        if opening is None:
+            return
+        run = opening.group(0)
+        search_from = opening.end()
+        while True:
+            closing = _BACKTICKS_RE.search(text, search_from, end)
+            if closing is None:
+                # An unmatched run is literal backticks; keep looking after it.
+                pos = opening.end()
+                break
+            if closing.group(0) == run:
+                regions.append((opening.start(), closing.end()))
+                pos = closing.end()
+                break
+            search_from = closing.end()
+
+
+def inline_markers(text: str) -> list[Marker]:
+    """Markers in ``text`` outside code (see :func:`code_regions`)."""
+    markers = find_markers(text)
+    if not markers or ("`" not in text and "~~~" not in text):
+        return markers
+    regions = code_regions(text)
+    return [m for m in markers if not any(a <= m.start < b for a, b in regions)]
+
+
+def answer_notes(answer: Answer) -> list[tuple[str, str]]:
+    """``(kind, text)`` messages shown above an answer: kind is sample, warn, info or note."""
+    notes: list[tuple[str, str]] = []
+    sample = answer.sample
+    if sample:
+        notes.append(("sample", f"recorded sample · {sample}"))
+    if answer.content_filtered:
+        notes.append(("warn", "withheld by the provider's content filter"))
+    if answer.partial:
+        notes.append(("warn", "incomplete: the stream was interrupted"))
+    if answer.cached:
+        notes.append(("info", "from cache"))
+    for note in answer.notes:
+        if isinstance(note, str) and note.strip():
+            notes.append(("note", note.strip()))
+    return notes
+
+
+def references_notes(refs: References) -> list[tuple[str, str]]:
+    notes: list[tuple[str, str]] = []
+    if refs.sample:
+        notes.append(("sample", f"recorded sample · {refs.sample}"))
+    if refs.note and refs.note.strip():
+        notes.append(("note", refs.note.strip()))
+    return notes
+
+
+def score_fractions(items: Sequence[Reference]) -> list[float | None]:
+    """Each reference's score as a bar length in [0, 1] (scaled by the largest score when
+    the provider's scores are not already in [0, 1]); ``None`` where there is no score."""
+    finite = [r.score for r in items if r.score is not None and math.isfinite(r.score)]
+    top = max(finite, default=0.0)
+    scale = top if top > 1.0 else 1.0
+    out: list[float | None] = []
+    for ref in items:
+        score = ref.score
+        if score is None or not math.isfinite(score):
+            out.append(None)
+        else:
+            out.append(min(max(score / scale, 0.0), 1.0))
+    return out
+
+
+def reference_title(ref: Reference) -> str:
+    return _first((ref.data_name, ref.data_id)) or f"Chunk {ref.rank}"
+
+
+def format_score(score: float | None) -> str | None:
+    if score is None or not math.isfinite(score):
+        return None
+    return f"{score:.3f}"

@@ -1,0 +1,85 @@
+"""``_repr_mimebundle_`` for answers and reference lists: never raises into a cell."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Container
+from typing import Any
+
+from .._models import Answer, References
+from ._safe import report_render_error
+from .html import answer_html, references_html
+from .markdown import answer_markdown, references_markdown
+from .text import answer_text, references_text
+
+__all__ = ["mimebundle"]
+
+_MIMETYPES = ("text/plain", "text/markdown", "text/html")
+
+_ANSWER: dict[str, Callable[[Any], str]] = {
+    "text/plain": answer_text,
+    "text/markdown": answer_markdown,
+    "text/html": answer_html,
+}
+_REFERENCES: dict[str, Callable[[Any], str]] = {
+    "text/plain": references_text,
+    "text/markdown": references_markdown,
+    "text/html": references_html,
+}
+
+
+def _wanted(include: Container[str] | None, exclude: Container[str] | None) -> list[str]:
+    return [
+        m
+        for m in _MIMETYPES
+        if (include is None or m in include) and (exclude is None or m not in exclude)
+    ]
+
+
+def _fallback_text(obj: object) -> str:
+    attempts: list[Callable[[], str]] = []
+    if isinstance(obj, Answer):
+        attempts.append(lambda: answer_text(obj))
+    if isinstance(obj, References):
+        attempts.append(lambda: references_text(obj))
+    attempts.append(lambda: str(getattr(obj, "text", "")))
+    for attempt in attempts:
+        try:
+            text = attempt()
+        except Exception:
+            continue
+        if text:
+            return text
+    try:
+        return object.__repr__(obj)
+    except Exception:
+        return "<citekit object>"
+
+
+def mimebundle(
+    obj: Answer | References | Any,
+    *,
+    include: Container[str] | None = None,
+    exclude: Container[str] | None = None,
+) -> dict[str, str]:
+    """``text/plain``, ``text/markdown`` and ``text/html`` for an Answer or References.
+
+    ``include`` / ``exclude`` are what IPython passes to ``_repr_mimebundle_``. On any error
+    the result is ``{"text/plain": ...}`` and a :class:`RenderWarning` is issued (or, when
+    warnings are errors, a message goes to stderr): a display never raises into the cell.
+    """
+    what = type(obj).__name__
+    try:
+        if isinstance(obj, Answer):
+            renderers = _ANSWER
+        elif isinstance(obj, References):
+            renderers = _REFERENCES
+        else:
+            raise TypeError(f"cannot render a {what}")
+        bundle: dict[str, str] = {}
+        for mimetype in _wanted(include, exclude):
+            what = f"{type(obj).__name__} as {mimetype}"
+            bundle[mimetype] = renderers[mimetype](obj)
+        return bundle
+    except Exception as exc:
+        report_render_error(what, exc)
+        return {"text/plain": _fallback_text(obj)}

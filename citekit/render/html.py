@@ -1,0 +1,289 @@
+"""HTML for answers and reference lists: footnotes without JavaScript.
+
+The design follows what notebook front ends do to HTML (``shared/reference/notebooks.md``):
+
+* every id starts with a token drawn for this render, so two answers in one notebook (or in
+  VS Code's single shared document) never collide;
+* each marker is ``<sup><a href="#TOKEN-fn-N" title="...">[N]</a></sup>``: the ``title``
+  tooltip and the always-visible source list in the same output keep the information where
+  ids are stripped (untrusted JupyterLab outputs);
+* the footnote list sits in the same output as its markers (JupyterLab renders only the cells
+  on screen, Colab isolates outputs), each passage in a ``<details>`` disclosure;
+* styling is inline and limited to what JupyterLab's sanitizer keeps; ``strict=True`` uses
+  only the tags nbconvert's ``sanitize_html=True`` keeps (no ``<sup>``, ``<details>``, ``<p>``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .._markers import split_definitions
+from .._models import Answer, Citation, References
+from ._mdhtml import render_markdown
+from ._safe import STYLE, esc, new_token, safe_url
+from ._sources import (
+    Footnote,
+    answer_notes,
+    footnotes,
+    format_score,
+    passage_caption,
+    reference_title,
+    references_notes,
+    score_fractions,
+)
+
+__all__ = ["answer_html", "references_html"]
+
+_MAX_BACKLINKS = 20
+
+
+class _MarkerLinks:
+    """Renders inline markers of one answer and remembers how often each number occurs."""
+
+    def __init__(self, token: str, notes: Mapping[int, Footnote], *, strict: bool) -> None:
+        self.token = token
+        self.notes = notes
+        self.strict = strict
+        self.occurrences: dict[int, int] = {}
+
+    def __call__(self, number: int, source: str) -> str:
+        note = self.notes.get(number)
+        if note is None:
+            return esc(source)
+        count = self.occurrences.get(number, 0) + 1
+        self.occurrences[number] = count
+        link = (
+            f'<a class="citekit-marker" id="{self.token}-m-{number}-{count}"'
+            f' href="#{self.token}-fn-{number}" title="{esc(note.tooltip())}"'
+            f' style="{STYLE.MARKER}">[{number}]</a>'
+        )
+        return link if self.strict else f"<sup>{link}</sup>"
+
+
+def _notes_html(notes: list[tuple[str, str]], *, strict: bool) -> str:
+    if not notes:
+        return ""
+    badges: list[str] = []
+    blocks: list[str] = []
+    for kind, text in notes:
+        if kind == "note":
+            blocks.append(f'<div class="citekit-note" style="{STYLE.NOTE}">{esc(text)}</div>')
+            continue
+        style = {"sample": STYLE.BADGE_SAMPLE, "warn": STYLE.BADGE_WARN}.get(kind, STYLE.BADGE)
+        title = (
+            ' title="Built from a recorded-format file in sample_data/, not a live answer"'
+            if kind == "sample"
+            else ""
+        )
+        label = f"[{esc(text)}]" if strict else esc(text)
+        badges.append(f'<span class="citekit-label" style="{style}"{title}>{label}</span>')
+    head = f'<div class="citekit-labels">{" ".join(badges)}</div>' if badges else ""
+    return head + "".join(blocks)
+
+
+def _link(url: str | None, text: str) -> str:
+    """``text`` as a link to ``url`` when the URL is allowed, else text followed by the URL
+    itself as plain text."""
+    href = safe_url(url)
+    if href is not None:
+        return f'<a href="{esc(href)}" target="_blank" rel="noopener noreferrer">{esc(text)}</a>'
+    if url and url.strip():
+        shown = url.strip()
+        shown = shown if len(shown) <= 120 else shown[:119] + "…"
+        return f'{esc(text)} <span style="{STYLE.SMALL_MUTED}">({esc(shown)})</span>'
+    return esc(text)
+
+
+def _passage_html(citation: Citation, note: Footnote, *, strict: bool) -> str:
+    body = render_markdown(citation.cited_text, strict=strict, heading_shift=4) or (
+        f'<div style="{STYLE.MUTED}">(no passage text)</div>'
+    )
+    own_url = safe_url(citation.source_url)
+    extra = ""
+    if own_url is not None and own_url != safe_url(note.url):
+        extra = f'<div style="{STYLE.SMALL_MUTED}">{_link(own_url, "open this passage")}</div>'
+    caption = esc(passage_caption(citation, note))
+    quote = f'<blockquote style="{STYLE.PASSAGE}">{body}</blockquote>{extra}'
+    if strict:
+        return (
+            f'<div class="citekit-passage" style="{STYLE.PASSAGE_PLAIN}">'
+            f"<div><em>{caption}</em></div>{quote}</div>"
+        )
+    return (
+        f'<details class="citekit-passage" style="{STYLE.DETAILS}">'
+        f'<summary style="{STYLE.SUMMARY}">{caption}</summary>{quote}</details>'
+    )
+
+
+def _footnote_html(note: Footnote, token: str, occurrences: int, *, strict: bool) -> str:
+    n = note.number
+    value = "" if strict else f' value="{n}"'
+    parts = [
+        f'<li class="citekit-footnote" id="{token}-fn-{n}"{value} style="{STYLE.ITEM}">',
+        f'<span style="{STYLE.LABEL}">[{n}]</span> ',
+        _link(note.url, note.display_title),
+    ]
+    byline = note.byline()
+    if byline:
+        parts.append(f' <span style="{STYLE.SMALL_MUTED}">— {esc(byline)}</span>')
+    if occurrences:
+        for k in range(1, min(occurrences, _MAX_BACKLINKS) + 1):
+            text = "↩" if k == 1 else str(k)
+            parts.append(
+                f' <a class="citekit-backlink" href="#{token}-m-{n}-{k}"'
+                f' title="Back to marker [{n}] in the text" style="{STYLE.BACKLINK}">{text}</a>'
+            )
+    else:
+        parts.append(
+            f' <span class="citekit-uncited" style="{STYLE.BADGE}">not cited inline</span>'
+        )
+    parts.extend(_passage_html(c, note, strict=strict) for c in note.passages)
+    parts.append("</li>\n")
+    return "".join(parts)
+
+
+def _section(title: str, inner: str, css_class: str) -> str:
+    return (
+        f'<div class="{css_class}" style="{STYLE.SECTION}">'
+        f'<div style="{STYLE.SECTION_TITLE}">{esc(title)}</div>{inner}</div>\n'
+    )
+
+
+def _footnotes_html(
+    notes: Mapping[int, Footnote], token: str, occurrences: Mapping[int, int], *, strict: bool
+) -> str:
+    tag = "ul" if strict else "ol"
+    items = "".join(
+        _footnote_html(note, token, occurrences.get(n, 0), strict=strict)
+        for n, note in sorted(notes.items())
+    )
+    return _section("Sources", f'<{tag} style="{STYLE.LIST}">\n{items}</{tag}>', "citekit-sources")
+
+
+def _references_list(refs: References, token: str, *, strict: bool) -> str:
+    if not refs.items:
+        return f'<div style="{STYLE.MUTED}">No knowledge chunks were retrieved.</div>'
+    items: list[str] = []
+    for ref, fraction in zip(refs.items, score_fractions(refs.items), strict=True):
+        parts = [
+            f'<li class="citekit-reference" id="{token}-ref-{ref.rank}" style="{STYLE.ITEM}">',
+            _link(ref.source_url, reference_title(ref)),
+        ]
+        score = format_score(ref.score)
+        if score is not None:
+            if fraction is not None and not strict:
+                parts.append(
+                    f'<span class="citekit-score-bar" title="relevance score {score}"'
+                    f' style="{STYLE.BAR}"><span style="{STYLE.BAR_FILL};'
+                    f' width:{fraction * 100:.1f}%"></span></span>'
+                )
+            parts.append(f' <span style="{STYLE.SMALL_MUTED}">score {score}</span>')
+        body = render_markdown(ref.content, strict=strict, heading_shift=4) or (
+            f'<div style="{STYLE.MUTED}">(empty chunk)</div>'
+        )
+        quote = f'<blockquote style="{STYLE.PASSAGE}">{body}</blockquote>'
+        if strict:
+            parts.append(f'<div style="{STYLE.PASSAGE_PLAIN}">{quote}</div>')
+        else:
+            parts.append(
+                f'<details class="citekit-passage" style="{STYLE.DETAILS}">'
+                f'<summary style="{STYLE.SUMMARY}">Passage</summary>{quote}</details>'
+            )
+        parts.append("</li>\n")
+        items.append("".join(parts))
+    return f'<ol style="{STYLE.RANKED_LIST}">\n{"".join(items)}</ol>'
+
+
+def _related_html(questions: tuple[str, ...]) -> str:
+    items = "".join(f"<li>{esc(q)}</li>" for q in questions if isinstance(q, str) and q.strip())
+    if not items:
+        return ""
+    return _section(
+        "Related questions", f'<ul style="{STYLE.BLOCK}">{items}</ul>', "citekit-related"
+    )
+
+
+def _footer(answer: Answer) -> str:
+    parts = [answer.provider]
+    if answer.model:
+        parts.append(answer.model)
+    if answer.usage is not None and answer.usage.total_tokens is not None:
+        parts.append(f"{answer.usage.total_tokens:,} tokens")
+    return f'<div class="citekit-footer" style="{STYLE.FOOTER}">{esc(" · ".join(parts))}</div>'
+
+
+def answer_html(answer: Answer, *, strict: bool = False) -> str:
+    """The answer as one self-contained HTML fragment with clickable footnotes.
+
+    Parameters
+    ----------
+    answer
+        The answer to render.
+    strict
+        Use only tags that survive nbconvert's ``sanitize_html=True`` (no ``<sup>``,
+        ``<details>``): passages are shown open instead of in disclosures.
+    """
+    token = new_token()
+    notes = footnotes(answer.citations)
+    links = _MarkerLinks(token, notes, strict=strict)
+    body, definitions = split_definitions(answer.text)
+    out = [f'<div class="citekit-answer" id="{token}" style="{STYLE.ROOT}">\n']
+    out.append(_notes_html(answer_notes(answer), strict=strict))
+    if answer.question:
+        out.append(f'<div class="citekit-question" style="{STYLE.QUESTION}">')
+        out.append(f"Question: {esc(answer.question)}</div>\n")
+    text_html = render_markdown(body, strict=strict, markers=links)
+    if not text_html and not answer.content_filtered:
+        text_html = f'<div style="{STYLE.MUTED}">(empty answer)</div>'
+    out.append(f'<div class="citekit-text">\n{text_html}</div>\n')
+    for choice in answer.choices[1:]:
+        rendered = render_markdown(choice.text, strict=strict, markers=links)
+        label = f"Choice {choice.index + 1}"
+        if strict:
+            out.append(f"<div><em>{label}</em></div><div>{rendered}</div>\n")
+        else:
+            out.append(
+                f'<details style="{STYLE.BLOCK}"><summary style="{STYLE.SUMMARY}">{label}'
+                f"</summary>{rendered}</details>\n"
+            )
+    for call in answer.tool_calls:
+        out.append(
+            f'<div class="citekit-tool-call" style="{STYLE.BLOCK}">'
+            f'<span style="{STYLE.SMALL_MUTED}">tool call</span> <code>{esc(call.name)}</code>'
+            f'<pre style="{STYLE.PRE}"><code>{esc(call.arguments)}</code></pre></div>\n'
+        )
+    loose = {n: d for n, d in sorted(definitions.items()) if n not in notes and d}
+    if loose:
+        items = "".join(f"<li>[{n}] {esc(d)}</li>" for n, d in loose.items())
+        out.append(
+            _section(
+                "Notes in the answer text",
+                f'<ul style="{STYLE.LIST}">{items}</ul>',
+                "citekit-definitions",
+            )
+        )
+    if notes:
+        out.append(_footnotes_html(notes, token, links.occurrences, strict=strict))
+    out.append(_related_html(answer.related_questions))
+    if answer.references is not None:
+        refs_notes = [n for n in references_notes(answer.references) if n[0] != "sample"]
+        inner = _notes_html(refs_notes, strict=strict) + _references_list(
+            answer.references, token, strict=strict
+        )
+        out.append(_section("Sources (ranked by relevance)", inner, "citekit-references"))
+    out.append(_footer(answer))
+    out.append("</div>\n")
+    return "".join(out)
+
+
+def references_html(refs: References, *, strict: bool = False) -> str:
+    """A GPTBots reference list: ranked chunks, each with its relevance score as a bar."""
+    token = new_token()
+    out = [f'<div class="citekit-references" id="{token}" style="{STYLE.ROOT}">\n']
+    out.append(_notes_html(references_notes(refs), strict=strict))
+    out.append(f'<div style="{STYLE.SECTION_TITLE}">Sources (ranked by relevance)</div>\n')
+    out.append(_references_list(refs, token, strict=strict))
+    if refs.message_id:
+        out.append(f'<div style="{STYLE.FOOTER}">message {esc(refs.message_id)}</div>')
+    out.append("</div>\n")
+    return "".join(out)

@@ -1,0 +1,290 @@
+"""Show an answer while it streams: in place in a notebook, progressively in a terminal.
+
+A client does::
+
+    live = LiveAnswer.start(provider="magisterium", question=q)
+    try:
+        for delta in deltas:
+            live.add(delta)
+    except Exception as exc:
+        live.fail(exc)
+        raise
+    live.finish(answer)
+
+``add`` only appends to a list; the growing text is re-rendered at most about ten times a
+second (less often when a render is slow, so rendering never dominates), and ``finish``
+replaces it with the full footnoted answer in the same display.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from typing import Any, TextIO
+
+from .._models import Answer
+from ._mdhtml import render_markdown
+from ._safe import STYLE, esc, report_render_error
+from ._sources import answer_notes
+from .bundle import mimebundle
+from .text import answer_text, sources_text
+
+__all__ = ["LiveAnswer", "NotebookLiveAnswer", "TerminalLiveAnswer"]
+
+#: Seconds between two re-renders of the growing text (about ten a second).
+DEFAULT_INTERVAL = 0.1
+# A re-render may use at most 1/_COST_FACTOR of the wall time: after a render that took
+# t seconds, the next one waits at least _COST_FACTOR * t.
+_COST_FACTOR = 10.0
+
+
+def _in_kernel() -> bool:
+    """True inside a Jupyter kernel (IPython imported lazily, and only if already loaded)."""
+    if "IPython" not in sys.modules:
+        return False
+    try:
+        from IPython import get_ipython
+    except Exception:
+        return False
+    shell = get_ipython()
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+def _ipython_display() -> Callable[..., Any]:
+    from IPython.display import display
+
+    return display
+
+
+class LiveAnswer:
+    """Live display of a streaming answer; this base class displays nothing.
+
+    Use :meth:`start` to get the implementation that fits where the code runs.
+    """
+
+    def __init__(self, provider: str, question: str | None = None) -> None:
+        self.provider = provider
+        self.question = question
+
+    @classmethod
+    def start(
+        cls,
+        *,
+        provider: str,
+        question: str | None = None,
+        enabled: bool = True,
+        interval: float = DEFAULT_INTERVAL,
+    ) -> LiveAnswer:
+        """A notebook display inside a Jupyter kernel, a terminal printer elsewhere, and a
+        no-op when ``enabled`` is false."""
+        if not enabled:
+            return LiveAnswer(provider, question)
+        if _in_kernel():
+            return NotebookLiveAnswer(provider, question, interval=interval)
+        return TerminalLiveAnswer(provider, question, interval=interval)
+
+    def add(self, text_delta: str) -> None:
+        """Append a piece of answer text."""
+
+    def finish(self, answer: Answer) -> None:
+        """Replace the growing text with the full answer."""
+
+    def fail(self, exc: BaseException) -> None:
+        """Keep the partial text visible, marked as interrupted."""
+
+
+def _streaming_marker(number: int, source: str) -> str:
+    return f'<sup style="{STYLE.MARKER_PENDING}">[{number}]</sup>'
+
+
+def streaming_html(provider: str, question: str | None, text: str, *, status: str) -> str:
+    """The growing answer: status line, question and the Markdown rendered so far."""
+    parts = [
+        '<div class="citekit-answer citekit-streaming" style="',
+        STYLE.ROOT,
+        '">',
+        f'<div class="citekit-status" style="{STYLE.STREAMING}">',
+        f"{esc(provider)} · {esc(status)}</div>",
+    ]
+    if question:
+        parts.append(f'<div class="citekit-question" style="{STYLE.QUESTION}">')
+        parts.append(f"Question: {esc(question)}</div>")
+    if text:
+        parts.append('<div class="citekit-text">')
+        parts.append(render_markdown(text, markers=_streaming_marker))
+        parts.append("</div>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
+class NotebookLiveAnswer(LiveAnswer):
+    """Updates one ``display_id`` output in place while the text grows."""
+
+    def __init__(
+        self,
+        provider: str,
+        question: str | None = None,
+        *,
+        interval: float = DEFAULT_INTERVAL,
+        display: Callable[..., Any] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        super().__init__(provider, question)
+        self._parts: list[str] = []
+        self._interval = interval
+        self._clock = clock
+        self._next_render = clock()  # the first delta shows at once
+        self._renders = 0
+        self._thread = threading.get_ident()
+        self._parent: Any = None
+        if display is None:
+            from IPython import get_ipython
+
+            display = _ipython_display()
+            shell = get_ipython()
+            self._parent = getattr(getattr(shell, "display_pub", None), "parent_header", None)
+        self._handle: Any = None
+        try:
+            self._handle = display(
+                self._snapshot("waiting for the answer…"), raw=True, display_id=True
+            )
+        except Exception as exc:
+            report_render_error("the live answer", exc)
+
+    @property
+    def text(self) -> str:
+        """The text received so far."""
+        if len(self._parts) > 1:
+            self._parts[:] = ["".join(self._parts)]
+        return self._parts[0] if self._parts else ""
+
+    @property
+    def renders(self) -> int:
+        """How many times the growing text was re-rendered (for tests and benchmarks)."""
+        return self._renders
+
+    def add(self, text_delta: str) -> None:
+        self._parts.append(text_delta)
+        if self._clock() >= self._next_render:
+            self._refresh("receiving…")
+
+    def _refresh(self, status: str) -> None:
+        started = self._clock()
+        text = self.text
+        self._renders += 1
+        self._publish(self._snapshot(status, text))
+        ended = self._clock()
+        self._next_render = ended + max(self._interval, _COST_FACTOR * (ended - started))
+
+    def _snapshot(self, status: str, text: str = "") -> dict[str, str]:
+        return {
+            "text/plain": text or f"{self.provider}: {status}",
+            "text/html": streaming_html(self.provider, self.question, text, status=status),
+        }
+
+    @contextmanager
+    def _thread_parent(self) -> Iterator[None]:
+        # ipykernel routes output from other threads to the latest cell unless the thread's
+        # parent header is set: point it at the cell that started the stream.
+        token = None
+        pub = None
+        if threading.get_ident() != self._thread and self._parent:
+            from IPython import get_ipython
+
+            pub = getattr(get_ipython(), "display_pub", None)
+            setter = getattr(pub, "set_thread_parent", None)
+            if setter is not None:
+                token = setter(self._parent)
+        try:
+            yield
+        finally:
+            if token is not None and pub is not None:
+                pub.reset_thread_parent(token)
+
+    def _publish(self, bundle: dict[str, str]) -> None:
+        if self._handle is None:
+            return
+        try:
+            with self._thread_parent():
+                self._handle.update(bundle, raw=True)
+        except Exception as exc:
+            report_render_error("the live answer", exc)
+
+    def finish(self, answer: Answer) -> None:
+        self._publish(mimebundle(answer))
+
+    def fail(self, exc: BaseException) -> None:
+        self._refresh(f"incomplete: the stream was interrupted ({type(exc).__name__}: {exc})")
+
+
+class TerminalLiveAnswer(LiveAnswer):
+    """Prints the text as it arrives, then a numbered source list."""
+
+    def __init__(
+        self,
+        provider: str,
+        question: str | None = None,
+        *,
+        interval: float = DEFAULT_INTERVAL,
+        stream: TextIO | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        super().__init__(provider, question)
+        self._stream = stream if stream is not None else sys.stdout
+        self._interval = interval
+        self._clock = clock
+        self._next_flush = clock()
+        self._wrote = False
+        self._at_line_start = True
+
+    def _write(self, text: str) -> None:
+        try:
+            self._stream.write(text)
+        except UnicodeEncodeError:
+            encoding = getattr(self._stream, "encoding", None) or "ascii"
+            self._stream.write(text.encode(encoding, "replace").decode(encoding))
+        except Exception as exc:
+            report_render_error("the live answer", exc)
+
+    def _flush(self) -> None:
+        with suppress(Exception):
+            self._stream.flush()
+
+    def add(self, text_delta: str) -> None:
+        if not text_delta:
+            return
+        self._write(text_delta)
+        self._wrote = True
+        self._at_line_start = text_delta.endswith("\n")
+        now = self._clock()
+        if now >= self._next_flush:
+            self._flush()
+            self._next_flush = now + self._interval
+
+    def finish(self, answer: Answer) -> None:
+        try:
+            if not self._wrote:
+                self._write(answer_text(answer) + "\n")
+            else:
+                tail = [
+                    f"[{text}]" if kind != "note" else f"Note: {text}"
+                    for kind, text in answer_notes(answer)
+                ]
+                sources = sources_text(answer)
+                if not self._at_line_start:
+                    self._write("\n")
+                if tail or sources:
+                    self._write("\n" + "\n".join([*tail, sources] if sources else tail) + "\n")
+        except Exception as exc:
+            report_render_error("the sources", exc)
+        self._flush()
+
+    def fail(self, exc: BaseException) -> None:
+        prefix = "" if self._at_line_start else "\n"
+        self._write(
+            f"{prefix}[incomplete: the stream was interrupted ({type(exc).__name__}: {exc})]\n"
+        )
+        self._flush()

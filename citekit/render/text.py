@@ -1,0 +1,142 @@
+"""Plain text for answers and reference lists (``text/plain``, terminals, logs).
+
+The answer text is kept as written (Markdown reads well as text), with markers normalised to
+``[n]`` and definition lines moved into a numbered source list.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from .._markers import split_definitions
+from .._models import Answer, References
+from ._sources import (
+    Footnote,
+    answer_notes,
+    footnotes,
+    format_score,
+    inline_markers,
+    passage_caption,
+    reference_title,
+    references_notes,
+)
+
+__all__ = ["answer_text", "references_text", "sources_text"]
+
+_SNIPPET = 240
+
+
+def _snippet(text: str, width: int = _SNIPPET) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _notes_text(notes: list[tuple[str, str]]) -> list[str]:
+    return [f"[{text}]" if kind != "note" else f"Note: {text}" for kind, text in notes]
+
+
+def _footnote_text(note: Footnote, cited: bool) -> list[str]:
+    head = f"  [{note.number}] {note.display_title}"
+    byline = note.byline()
+    if byline:
+        head += f" — {byline}"
+    if not cited:
+        head += " (not cited inline)"
+    lines = [head]
+    if note.url:
+        lines.append(f"      {note.url.strip()}")
+    for citation in note.passages:
+        quote = _snippet(citation.cited_text)
+        if quote:
+            caption = passage_caption(citation, note)
+            lines.extend(
+                textwrap.wrap(
+                    f"{caption}: “{quote}”",
+                    width=96,
+                    initial_indent="      ",
+                    subsequent_indent="        ",
+                )
+            )
+    return lines
+
+
+def _references_text(refs: References) -> list[str]:
+    lines: list[str] = []
+    for ref in refs.items:
+        score = format_score(ref.score)
+        head = f"  {ref.rank}. {reference_title(ref)}"
+        if score is not None:
+            head += f" (score {score})"
+        lines.append(head)
+        if ref.source_url:
+            lines.append(f"      {ref.source_url.strip()}")
+        snippet = _snippet(ref.content)
+        if snippet:
+            lines.extend(
+                textwrap.wrap(
+                    snippet, width=96, initial_indent="      ", subsequent_indent="      "
+                )
+            )
+    return lines
+
+
+def sources_text(answer: Answer, *, cited: set[int] | None = None) -> str:
+    """The numbered source list, related questions and references (no answer text)."""
+    notes = footnotes(answer.citations)
+    if cited is None:
+        body, _ = split_definitions(answer.text)
+        cited = {m.number for m in inline_markers(body)}
+    lines: list[str] = []
+    if notes:
+        lines.append("Sources:")
+        for n, note in sorted(notes.items()):
+            lines.extend(_footnote_text(note, n in cited))
+    questions = [q for q in answer.related_questions if isinstance(q, str) and q.strip()]
+    if questions:
+        lines.append("Related questions:")
+        lines.extend(f"  - {q.strip()}" for q in questions)
+    if answer.references is not None and answer.references.items:
+        lines.append("Sources (ranked by relevance):")
+        lines.extend(_references_text(answer.references))
+    return "\n".join(lines)
+
+
+def answer_text(answer: Answer) -> str:
+    """The answer as readable plain text with a numbered source list."""
+    notes = footnotes(answer.citations)
+    body, definitions = split_definitions(answer.text)
+    pieces: list[str] = []
+    pos = 0
+    cited: set[int] = set()
+    for m in inline_markers(body):
+        pieces.append(body[pos : m.start])
+        if m.number in notes:
+            cited.add(m.number)
+            pieces.append(f"[{m.number}]")
+        else:
+            pieces.append(body[m.start : m.end])
+        pos = m.end
+    pieces.append(body[pos:])
+    lines = _notes_text(answer_notes(answer))
+    text = "".join(pieces).strip("\n")
+    if text:
+        lines.append(text)
+    elif not answer.content_filtered:
+        lines.append("(empty answer)")
+    for n, definition in sorted(definitions.items()):
+        if n not in notes and definition:
+            lines.append(f"[{n}] {definition}")
+    sources = sources_text(answer, cited=cited)
+    if sources:
+        lines += ["", sources]
+    return "\n".join(lines)
+
+
+def references_text(refs: References) -> str:
+    """A GPTBots reference list as numbered plain text, rank 1 first."""
+    lines = _notes_text(references_notes(refs))
+    lines.append("Sources (ranked by relevance):")
+    if not refs.items:
+        lines.append("  (none retrieved)")
+    lines.extend(_references_text(refs))
+    return "\n".join(lines)
