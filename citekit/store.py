@@ -15,7 +15,9 @@ provider, base URL and body) is answered from the log, with ``Answer.cached == T
 
 from __future__ import annotations
 
+import collections
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -46,6 +48,8 @@ LOG_ENV = "CITEKIT_LOG"
 CACHE_ENV = "CITEKIT_CACHE"
 FILE_NAME = "log.sqlite3"
 SCHEMA_VERSION = 1
+#: How many answers the in-memory cache in front of the file keeps.
+MEMO_SIZE = 2048
 #: Environment variables whose values never reach the file, whatever a caller passes.
 KEY_ENVS = ("MAGISTERIUM_API_KEY", "MARITACA_API_KEY", "GPTBOTS_API_KEY")
 _SECRET_FIELDS = frozenset(
@@ -125,7 +129,11 @@ class LogWarning(CitekitWarning):
 
 def default_path() -> Path:
     """``$CITEKIT_HOME/log.sqlite3``, else ``log.sqlite3`` in the platform's user data dir."""
-    home = os.environ.get(HOME_ENV)
+    return _default_path(os.environ.get(HOME_ENV), os.environ.get("XDG_DATA_HOME"))
+
+
+@functools.lru_cache(maxsize=8)
+def _default_path(home: str | None, xdg: str | None) -> Path:
     if home:
         return Path(home).expanduser() / FILE_NAME
     if sys.platform == "win32":
@@ -133,7 +141,7 @@ def default_path() -> Path:
     elif sys.platform == "darwin":
         base = Path.home() / "Library" / "Application Support"
     else:
-        base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+        base = Path(xdg or Path.home() / ".local" / "share")
     return base / "citekit" / FILE_NAME
 
 
@@ -217,6 +225,29 @@ class Log:
         self._local = threading.local()
         self._ready: set[tuple[int, str]] = set()
         self._ready_lock = threading.Lock()
+        # Answers are immutable and a logged row never changes: the newest answer per request
+        # key is kept in memory (written through on record, filled on lookup).
+        self._memo: collections.OrderedDict[tuple[str, str], Answer] = collections.OrderedDict()
+        self._memo_lock = threading.Lock()
+
+    def _remember(self, key: tuple[str, str], answer: Answer) -> None:
+        with self._memo_lock:
+            self._memo[key] = answer
+            self._memo.move_to_end(key)
+            while len(self._memo) > MEMO_SIZE:
+                self._memo.popitem(last=False)
+
+    def forget(self) -> None:
+        """Empty the in-memory cache (the file keeps everything)."""
+        with self._memo_lock:
+            self._memo.clear()
+
+    def _recall(self, key: tuple[str, str]) -> Answer | None:
+        with self._memo_lock:
+            found = self._memo.get(key)
+            if found is not None:
+                self._memo.move_to_end(key)
+            return found
 
     @property
     def path(self) -> Path:
@@ -345,7 +376,7 @@ class Log:
             raise ValueError("record(None, ...) needs provider=")
         hidden = [*secrets, *(os.environ.get(k, "") for k in KEY_ENVS)]
         try:
-            return self._insert(answer, name, request, base_url, elapsed, error, stream, hidden)
+            row_id = self._insert(answer, name, request, base_url, elapsed, error, stream, hidden)
         except sqlite3.Error as exc:
             warnings.warn(
                 f"citekit could not write the answer log {self.path}: {exc}",
@@ -353,6 +384,10 @@ class Log:
                 stacklevel=2,
             )
             return None
+        if answer is not None and error is None and request is not None and not answer.partial:
+            key = (str(self.path), request_key(name, request, base_url))
+            self._remember(key, replace(answer, cached=True))
+        return row_id
 
     def _insert(
         self,
@@ -489,9 +524,16 @@ class Log:
         through ``options`` / ``CITEKIT_CACHE``), when nothing matches, or when the log
         cannot be read.
         """
-        if not self.cache_enabled(cache) or not self.path.exists():
+        if not self.cache_enabled(cache):
             return None
+        path = self.path
         key = request_key(provider, request, base_url)
+        memo_key = (str(path), key)
+        found = self._recall(memo_key)
+        if found is not None:
+            return found
+        if not path.exists():
+            return None
         try:
             row = (
                 self.connect()
@@ -504,11 +546,13 @@ class Log:
                 .fetchone()
             )
         except sqlite3.Error as exc:
-            warnings.warn(f"citekit could not read {self.path}: {exc}", LogWarning, stacklevel=2)
+            warnings.warn(f"citekit could not read {path}: {exc}", LogWarning, stacklevel=2)
             return None
         if row is None:
             return None
-        return replace(_answer_from_row(row), cached=True)
+        found = _answer_from_row(row, cached=True)
+        self._remember(memo_key, found)
+        return found
 
     def _select(
         self,
@@ -700,11 +744,11 @@ def _question_of(request: Mapping[str, Any]) -> str | None:
     return question if isinstance(question, str) else None
 
 
-def _answer_from_row(row: tuple[Any, ...]) -> Answer:
+def _answer_from_row(row: tuple[Any, ...], *, cached: bool = False) -> Answer:
     _, provider, question, response_json, references_json, notes_json, partial = row
     raw = json.loads(response_json)
     answer = Answer.from_response(raw, provider=provider, question=question)
-    changes: dict[str, Any] = {"partial": bool(partial)}
+    changes: dict[str, Any] = {"partial": bool(partial), "cached": cached}
     if notes_json:
         changes["notes"] = tuple(json.loads(notes_json))
     if references_json:

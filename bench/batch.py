@@ -1,0 +1,145 @@
+"""Batch benchmark: ``ask_many`` against the loopback server with 100 ms of latency.
+
+    .venv/bin/python bench/batch.py [--questions 200] [--concurrency 16] [--latency 0.1]
+
+Prints, in one run:
+  * live ``ask_many``: wall time against the ideal ``questions / concurrency x latency``
+    (goal: within 1.2x);
+  * the openai SDK called in a loop against the same Magisterium endpoint (goal: ask_many
+    >= 12x faster);
+  * the same questions again with ``cache=True``, answered from the local log (goal: >= 100x
+    faster than live).
+The server runs in its own process so that it does not share the interpreter lock with the
+client being measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from citekit import Answer, Magisterium  # noqa: E402
+from citekit.batch import ask_many  # noqa: E402
+from citekit.store import log  # noqa: E402
+
+KEY = "sk-bench-0123456789"
+
+
+class HookedMagisterium(Magisterium):
+    """Magisterium with the answer-log hook, for a checkout where the client lacks it."""
+
+    async def aask(self, question: str, **params: Any) -> Answer:  # type: ignore[override]
+        spec, _ = self._prepare(
+            [{"role": "user", "content": question}], stream=False, params=params
+        )
+        with log.call(
+            self.name, spec.json, base_url=self.base_url, secrets=[self._config.api_key]
+        ) as call:
+            if call.cached is not None:
+                return call.cached
+            return call.done(await super().aask(question, **params))
+
+
+def start_server(latency: float) -> tuple[subprocess.Popen[str], str, list[str]]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "citekit.testing", "--latency", str(latency)],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    assert proc.stdout is not None
+    url = None
+    while url is None:
+        line = proc.stdout.readline()
+        if not line:
+            raise RuntimeError("the loopback server did not start")
+        m = re.match(r"\s+magisterium\s+(\S+)", line)
+        if m:
+            url = m.group(1)
+    from citekit.testing import ProviderServer
+
+    questions = [s.question for s in ProviderServer().samples("magisterium")]
+    return proc, url, questions
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--questions", type=int, default=200)
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--latency", type=float, default=0.1)
+    args = parser.parse_args()
+    n, conc, latency = args.questions, args.concurrency, args.latency
+
+    os.environ["CITEKIT_HOME"] = tempfile.mkdtemp(prefix="citekit-bench-")
+    proc, url, samples = start_server(latency)
+    try:
+        questions = [f"{samples[i % len(samples)]} (#{i})" for i in range(n)]
+        client: Magisterium = Magisterium(api_key=KEY, base_url=url)
+        client.ask("warm-up", display=False)
+        ask_many(client, ["warm-up"], progress=False)
+        if log.count() == 0:  # the client does not log by itself in this checkout
+            client = HookedMagisterium(api_key=KEY, base_url=url)
+            ask_many(client, ["warm-up"], progress=False)
+            print("(client without the log hook: using a subclass that applies it)")
+
+        start = time.perf_counter()
+        live = ask_many(client, questions, concurrency=conc, progress=False)
+        live_s = time.perf_counter() - start
+        ideal = n / conc * latency
+
+        import openai
+
+        sdk = openai.OpenAI(api_key=KEY, base_url=url, max_retries=0)
+        sdk.chat.completions.create(
+            model="magisterium-1", messages=[{"role": "user", "content": "w"}]
+        )
+        start = time.perf_counter()
+        for q in questions:
+            sdk.chat.completions.create(
+                model="magisterium-1", messages=[{"role": "user", "content": q}]
+            )
+        sdk_s = time.perf_counter() - start
+
+        start = time.perf_counter()
+        cached = ask_many(client, questions, concurrency=conc, progress=False, cache=True)
+        cached_s = time.perf_counter() - start
+        assert all(a.cached for a in cached) and len(cached) == len(live) == n
+        assert [a.text for a in cached] == [a.text for a in live]
+
+        log.forget()  # as in a new session: every answer is read back from the SQLite file
+        start = time.perf_counter()
+        cold = ask_many(client, questions, concurrency=conc, progress=False, cache=True)
+        cold_s = time.perf_counter() - start
+        assert [a.text for a in cold] == [a.text for a in live] and all(a.cached for a in cold)
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+    rows = [
+        (
+            "live ask_many",
+            live_s,
+            f"ideal {ideal:.3f} s, ratio {live_s / ideal:.2f}x (goal <= 1.2x)",
+        ),
+        ("openai SDK loop", sdk_s, f"ask_many is {sdk_s / live_s:.1f}x faster (goal >= 12x)"),
+        ("cached ask_many", cached_s, f"{live_s / cached_s:.0f}x faster than live (goal >= 100x)"),
+        ("cached, from file", cold_s, f"{live_s / cold_s:.0f}x faster than live (new session)"),
+    ]
+    print(f"{n} questions, {latency * 1000:.0f} ms latency, concurrency {conc}")
+    for name, seconds, note in rows:
+        print(f"  {name:<18} {seconds:8.3f} s   {note}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
