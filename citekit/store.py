@@ -695,7 +695,9 @@ class Log:
         return int(self.connect().execute("SELECT count(*) FROM answers").fetchone()[0])
 
 
-_ANSWER_COLUMNS = "id, provider, question, response_json, references_json, notes_json, partial"
+_ANSWER_COLUMNS = (
+    "id, provider, question, response_json, references_json, notes_json, partial, text"
+)
 
 #: Columns of ``Log.frame`` / ``Log.rows``: (name, kind).
 LOG_SCHEMA: tuple[tuple[str, str], ...] = (
@@ -745,10 +747,15 @@ def _question_of(request: Mapping[str, Any]) -> str | None:
 
 
 def _answer_from_row(row: tuple[Any, ...], *, cached: bool = False) -> Answer:
-    _, provider, question, response_json, references_json, notes_json, partial = row
+    _, provider, question, response_json, references_json, notes_json, partial, text = row
     raw = json.loads(response_json)
     answer = Answer.from_response(raw, provider=provider, question=question)
     changes: dict[str, Any] = {"partial": bool(partial), "cached": cached}
+    if text is not None and text != answer.text:
+        # A streamed reply's assembled JSON may not carry the text where a blocking reply
+        # does (GPTBots): the text as received is kept in its own column.
+        changes["text"] = text
+        changes["outputs"] = answer.outputs or ((text,) if text else ())
     if notes_json:
         changes["notes"] = tuple(json.loads(notes_json))
     if references_json:

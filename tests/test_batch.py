@@ -8,6 +8,8 @@ import asyncio
 import contextvars
 import io
 import itertools
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -284,3 +286,17 @@ def test_widget_progress_updates() -> None:
     bar.close(5, 1)
     assert bar.bar.value == 5 and bar.bar.bar_style == "warning"
     assert "(1 failed)" in bar.label.value
+
+
+def test_allow_nested_asyncio_in_a_fresh_process() -> None:
+    # Patches asyncio for the whole process: checked in a child, not in the test process.
+    code = (
+        "import asyncio, citekit._loop as L\n"
+        "L.allow_nested_asyncio()\n"
+        "async def inner():\n    return 42\n"
+        "async def cell():\n    return asyncio.run(inner())\n"
+        "print(asyncio.run(cell()))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "42"

@@ -111,6 +111,17 @@ def test_gptbots_references_round_trip(server: ProviderServer) -> None:
     assert back.text == answer.text and back.question == answer.question
 
 
+@pytest.mark.parametrize("provider", ["magisterium", "maritaca", "gptbots"])
+def test_streamed_answers_round_trip(server: ProviderServer, provider: str) -> None:
+    from citekit.cli import make_client
+
+    client = make_client(provider, base_url=server.base_url(provider), api_key=KEY)  # type: ignore[arg-type]
+    answer = client.ask(server.samples(provider)[0].question, stream=True, display=False)
+    log.record(answer, request={"question": answer.question}, stream=True)
+    (back,) = log.answers()
+    assert back == answer
+
+
 def test_filters(monkeypatch: pytest.MonkeyPatch) -> None:
     clock = iter([1_000_000.0, 2_000_000.0, 3_000_000.0])
     monkeypatch.setattr("citekit.store.time.time", lambda: next(clock))
