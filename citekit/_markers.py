@@ -2,8 +2,10 @@
 
 Magisterium does not document its marker syntax; answers carry ``[^N]`` or ``[N]`` with N
 one-based (``N - 1 == document_index``). Markers may be adjacent (``[^1][^3]``). A Markdown link
-``[1](https://...)`` is not a marker, and ``[^N]: ...`` at the start of a line is a footnote
-definition, not a marker.
+``[1](https://...)`` is not a marker, and ``[^N]: ...`` / ``[N]: ...`` at the start of a line is
+a footnote or link reference definition, not a marker. Elsewhere a following colon or a
+parenthesis after a space (``see [2]: ...``, ``[1] (CCC 1730)``) does not stop a marker:
+CommonMark reads neither as a link.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ from dataclasses import dataclass
 
 __all__ = ["Marker", "find_markers", "marker_numbers", "split_definitions"]
 
-# ``(?<!\\)`` keeps escaped brackets literal; ``(?![(:])`` rejects links and definitions.
-_MARKER_RE = re.compile(r"(?<!\\)\[(\^?)([1-9][0-9]{0,3})\](?![(:\[]|\s*\()")
+# ``(?<!\\)`` keeps escaped brackets literal; ``(?![(\[])`` rejects links (``[1](url)``,
+# ``[1][ref]``); definitions are rejected by position in ``_at_definition``.
+_MARKER_RE = re.compile(r"(?<!\\)\[(\^?)([1-9][0-9]{0,3})\](?![(\[])")
 _ADJACENT_RE = re.compile(r"(?<!\\)\[(\^?)([1-9][0-9]{0,3})\](?=\[\^?[1-9][0-9]{0,3}\])")
 _DEFINITION_RE = re.compile(r"^[ ]{0,3}\[\^([1-9][0-9]{0,3})\]:[ \t]?(.*)$", re.MULTILINE)
 
@@ -39,18 +42,19 @@ def find_markers(text: str) -> list[Marker]:
     found: dict[int, Marker] = {}
     for regex in (_MARKER_RE, _ADJACENT_RE):
         for m in regex.finditer(text):
-            if _at_definition(text, m.start()):
+            if _at_definition(text, m.start(), m.end()):
                 continue
             found[m.start()] = Marker(m.start(), m.end(), int(m.group(2)), m.group(1) == "^")
     return [found[k] for k in sorted(found)]
 
 
-def _at_definition(text: str, pos: int) -> bool:
-    line_start = text.rfind("\n", 0, pos) + 1
-    head = text[line_start:pos]
-    if head.strip():
+def _at_definition(text: str, start: int, end: int) -> bool:
+    """True for ``[^N]:`` or ``[N]:`` indented at most three spaces at the start of a line."""
+    if not text.startswith(":", end):
         return False
-    return _DEFINITION_RE.match(text, line_start) is not None and text.startswith("[^", pos)
+    line_start = text.rfind("\n", 0, start) + 1
+    head = text[line_start:start]
+    return len(head) <= 3 and not head.strip(" ")
 
 
 def marker_numbers(text: str) -> set[int]:

@@ -81,11 +81,12 @@ def _pending_marker(number: int, source: str) -> str:
 class _Renderer:
     """Writes HTML for markdown-it tokens; only the tags and attributes listed here exist."""
 
-    def __init__(self, *, strict: bool, markers: MarkerRenderer | None, heading_shift: int):
+    def __init__(self, *, strict: bool, markers: MarkerRenderer | None, top_heading: int):
         self.strict = strict
         self.markers = markers or _pending_marker
-        self.heading_shift = heading_shift
+        self.top_heading = top_heading
         self.out: list[str] = []
+        self._first_cell = True
 
     def block(self, tokens: Sequence[Token]) -> str:
         out = self.out
@@ -126,37 +127,57 @@ class _Renderer:
                 out.append(f'<blockquote style="{STYLE.PASSAGE}">\n')
             elif kind == "blockquote_close":
                 out.append("</blockquote>\n")
-            elif kind == "table_open":
-                out.append(f'<table style="{STYLE.TABLE}">\n')
-            elif kind == "table_close":
-                out.append("</table>\n")
-            elif kind in ("thead_open", "thead_close", "tbody_open", "tbody_close"):
-                if not self.strict:
-                    out.append(f"<{'/' if token.nesting < 0 else ''}{token.tag}>\n")
-            elif kind == "tr_open":
-                out.append("<tr>")
-            elif kind == "tr_close":
-                out.append("</tr>\n")
-            elif kind in ("th_open", "td_open"):
-                align = _ALIGN.get(str(token.attrGet("style") or ""), "")
-                if kind == "th_open" and self.strict:
-                    out.append(f'<td style="{STYLE.CELL}{align}"><strong>')
-                elif kind == "th_open":
-                    out.append(f'<th style="{STYLE.CELL}{align}">')
-                else:
-                    out.append(f'<td style="{STYLE.CELL}{align}">')
-            elif kind == "th_close":
-                out.append("</strong></td>" if self.strict else "</th>")
-            elif kind == "td_close":
-                out.append("</td>")
+            elif kind.startswith(("table_", "thead_", "tbody_", "tr_", "th_", "td_")):
+                out.append(self._table(token) if not self.strict else self._strict_table(token))
             elif token.content:
                 # Anything unexpected (html_block cannot occur with html off) is shown as text.
                 out.append(f"<div>{esc(token.content)}</div>\n")
         return "".join(out)
 
+    def _table(self, token: Token) -> str:
+        kind = token.type
+        if kind == "table_open":
+            return f'<table style="{STYLE.TABLE}">\n'
+        if kind in ("th_open", "td_open"):
+            align = _ALIGN.get(str(token.attrGet("style") or ""), "")
+            return f'<{token.tag} style="{STYLE.CELL}{align}">'
+        closing = "/" if token.nesting < 0 else ""
+        newline = (
+            "\n"
+            if kind
+            in ("tr_close", "thead_open", "thead_close", "tbody_open", "tbody_close", "table_close")
+            else ""
+        )
+        return f"<{closing}{token.tag}>{newline}"
+
+    def _strict_table(self, token: Token) -> str:
+        # html5lib (inside nbconvert's sanitizer) inserts <tbody>, which it then escapes into
+        # visible text: a strict table is a block of rows with cells separated by bars.
+        kind = token.type
+        if kind == "table_open":
+            return f'<div style="{STYLE.BLOCK}">'
+        if kind == "table_close":
+            return "</div>\n"
+        if kind == "tr_open":
+            self._first_cell = True
+            return "<div>"
+        if kind == "tr_close":
+            return "</div>\n"
+        if kind in ("th_open", "td_open"):
+            sep = "" if self._first_cell else " | "
+            self._first_cell = False
+            return sep + ("<strong>" if kind == "th_open" else "<span>")
+        if kind == "th_close":
+            return "</strong>"
+        if kind == "td_close":
+            return "</span>"
+        return ""
+
     def _heading(self, token: Token, *, opening: bool) -> str:
         level = int(token.tag[1:]) if token.tag[1:].isdigit() else 6
-        level = min(6, level + self.heading_shift)
+        # Answers use ``#``/``##`` freely; inside an output they must stay below the notebook's
+        # own headings, so ``#`` and ``##`` become ``top_heading`` and the rest follow it.
+        level = min(6, max(self.top_heading, level + self.top_heading - 2))
         if self.strict:
             return (
                 '<div style="margin:0.6em 0 0.3em 0"><strong>' if opening else "</strong></div>\n"
@@ -206,7 +227,7 @@ def render_markdown(
     *,
     strict: bool = False,
     markers: MarkerRenderer | None = None,
-    heading_shift: int = 2,
+    top_heading: int = 3,
 ) -> str:
     """HTML for Markdown ``text``; ``markers`` renders each inline marker (``None``: the
     marker stays literal text)."""
@@ -214,4 +235,4 @@ def render_markdown(
     if markers is not None:
         env[_ENV_MARKERS] = True
     tokens = _PARSER.parse(text, env)
-    return _Renderer(strict=strict, markers=markers, heading_shift=heading_shift).block(tokens)
+    return _Renderer(strict=strict, markers=markers, top_heading=top_heading).block(tokens)

@@ -24,6 +24,7 @@ __all__ = [
     "inline_markers",
     "reference_label",
     "score_fractions",
+    "snippet",
 ]
 
 
@@ -112,8 +113,14 @@ def passage_caption(citation: Citation, footnote: Footnote) -> str:
     if heading:
         parts.append(heading)
     if not parts:
-        parts.append("Cited passage" if len(footnote.passages) == 1 else "Passage")
+        parts.append(snippet(citation.cited_text, 70) or "Cited passage")
     return " · ".join(parts)
+
+
+def snippet(text: str, width: int) -> str:
+    """``text`` on one line, cut to ``width`` characters with an ellipsis."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
 
 
 _FENCE_RE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})", re.MULTILINE)

@@ -30,6 +30,7 @@ from ._sources import (
     reference_title,
     references_notes,
     score_fractions,
+    snippet,
 )
 
 __all__ = ["answer_html", "references_html"]
@@ -95,7 +96,7 @@ def _link(url: str | None, text: str) -> str:
 
 
 def _passage_html(citation: Citation, note: Footnote, *, strict: bool) -> str:
-    body = render_markdown(citation.cited_text, strict=strict, heading_shift=4) or (
+    body = render_markdown(citation.cited_text, strict=strict, top_heading=5) or (
         f'<div style="{STYLE.MUTED}">(no passage text)</div>'
     )
     own_url = safe_url(citation.source_url)
@@ -178,7 +179,7 @@ def _references_list(refs: References, token: str, *, strict: bool) -> str:
                     f' width:{fraction * 100:.1f}%"></span></span>'
                 )
             parts.append(f' <span style="{STYLE.SMALL_MUTED}">score {score}</span>')
-        body = render_markdown(ref.content, strict=strict, heading_shift=4) or (
+        body = render_markdown(ref.content, strict=strict, top_heading=5) or (
             f'<div style="{STYLE.MUTED}">(empty chunk)</div>'
         )
         quote = f'<blockquote style="{STYLE.PASSAGE}">{body}</blockquote>'
@@ -187,7 +188,8 @@ def _references_list(refs: References, token: str, *, strict: bool) -> str:
         else:
             parts.append(
                 f'<details class="citekit-passage" style="{STYLE.DETAILS}">'
-                f'<summary style="{STYLE.SUMMARY}">Passage</summary>{quote}</details>'
+                f'<summary style="{STYLE.SUMMARY}">{esc(snippet(ref.content, 70) or "Passage")}'
+                f"</summary>{quote}</details>"
             )
         parts.append("</li>\n")
         items.append("".join(parts))

@@ -19,16 +19,12 @@ from ._sources import (
     passage_caption,
     reference_title,
     references_notes,
+    snippet,
 )
 
 __all__ = ["answer_text", "references_text", "sources_text"]
 
 _SNIPPET = 240
-
-
-def _snippet(text: str, width: int = _SNIPPET) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
 def _notes_text(notes: list[tuple[str, str]]) -> list[str]:
@@ -46,7 +42,7 @@ def _footnote_text(note: Footnote, cited: bool) -> list[str]:
     if note.url:
         lines.append(f"      {note.url.strip()}")
     for citation in note.passages:
-        quote = _snippet(citation.cited_text)
+        quote = snippet(citation.cited_text, _SNIPPET)
         if quote:
             caption = passage_caption(citation, note)
             lines.extend(
@@ -70,11 +66,11 @@ def _references_text(refs: References) -> list[str]:
         lines.append(head)
         if ref.source_url:
             lines.append(f"      {ref.source_url.strip()}")
-        snippet = _snippet(ref.content)
-        if snippet:
+        excerpt = snippet(ref.content, _SNIPPET)
+        if excerpt:
             lines.extend(
                 textwrap.wrap(
-                    snippet, width=96, initial_indent="      ", subsequent_indent="      "
+                    excerpt, width=96, initial_indent="      ", subsequent_indent="      "
                 )
             )
     return lines
