@@ -22,13 +22,14 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from citekit import Answer, Magisterium  # noqa: E402
+from citekit import Answer, ContentFilteredWarning, Magisterium  # noqa: E402
 from citekit.batch import ask_many  # noqa: E402
 from citekit.store import log  # noqa: E402
 
@@ -81,6 +82,8 @@ def main() -> int:
     n, conc, latency = args.questions, args.concurrency, args.latency
 
     os.environ["CITEKIT_HOME"] = tempfile.mkdtemp(prefix="citekit-bench-")
+    # One sample question is withheld by the content filter on purpose; no warning per copy.
+    warnings.simplefilter("ignore", ContentFilteredWarning)
     proc, url, samples = start_server(latency)
     try:
         questions = [f"{samples[i % len(samples)]} (#{i})" for i in range(n)]

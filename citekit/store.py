@@ -198,10 +198,15 @@ def _redacted(text: str | None, secrets: Sequence[str], *, tokens: bool = False)
     return text
 
 
-def _dumps(value: Any, secrets: Sequence[str], *, tokens: bool = False) -> str | None:
+def _dumps(value: Any, secrets: Sequence[str], *, request: bool = False) -> str | None:
+    """JSON text for a column: a request is walked for key-like fields and token shapes; a
+    response (large, and written by the provider) only has the known secrets replaced."""
     if value is None:
         return None
-    return _redacted(canonical_json(_scrub(value)), secrets, tokens=tokens)
+    if request:
+        return _redacted(canonical_json(_scrub(value)), secrets, tokens=True)
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    return _redacted(text, secrets)
 
 
 def _timestamp(value: str | date | datetime | float | None) -> float | None:
@@ -392,9 +397,9 @@ class Log:
             )
             return None
         if answer is not None and error is None and request is not None and not answer.partial:
-            key = (str(self.path), request_key(name, request, base_url))
+            key = (str(self.path), row_id[1] or request_key(name, request, base_url))
             self._remember(key, replace(answer, cached=True))
-        return row_id
+        return row_id[0]
 
     def _insert(
         self,
@@ -406,7 +411,7 @@ class Log:
         error: BaseException | None,
         stream: bool,
         secrets: Sequence[str],
-    ) -> int:
+    ) -> tuple[int, str | None]:
         if answer is None and isinstance(error, StreamInterrupted):
             answer = error.answer
         row: dict[str, Any] = {
@@ -416,7 +421,7 @@ class Log:
             "request_key": (
                 request_key(provider, request, base_url) if request is not None else None
             ),
-            "request_json": _dumps(request, secrets, tokens=True),
+            "request_json": _dumps(request, secrets, request=True),
             "stream": int(stream),
             "elapsed": elapsed,
             "pid": os.getpid(),
@@ -490,7 +495,7 @@ class Log:
         except BaseException:
             conn.execute("ROLLBACK")
             raise
-        return row_id
+        return row_id, row["request_key"]
 
     def call(
         self,
