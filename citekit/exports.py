@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -64,7 +65,7 @@ _STOPWORDS = frozenset(
 
 
 # -- one answer --------------------------------------------------------------------------------
-def export_answer(answer: Answer, path: str | Path) -> Path:
+def export_answer(answer: Answer, path: str | os.PathLike[str]) -> Path:
     """Write ``answer`` to ``path``: Markdown with footnotes (``.md``), a standalone HTML
     page (``.html``), or its JSON (``.json``), by suffix. Returns the path."""
     target = Path(path)
@@ -379,7 +380,7 @@ def csl_json(answers: Iterable[Answer]) -> list[dict[str, Any]]:
     return items
 
 
-def export_citations(answers: Iterable[Answer] | Answer, path: str | Path) -> Path:
+def export_citations(answers: Iterable[Answer] | Answer, path: str | os.PathLike[str]) -> Path:
     """Write the sources of ``answers`` to ``path`` by suffix: ``.csv`` / ``.parquet`` (one row
     per passage or chunk), ``.bib`` / ``.json`` (CSL-JSON; one entry per document).
 
