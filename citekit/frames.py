@@ -1,0 +1,542 @@
+"""Answers, citations and knowledge references as polars frames.
+
+Three loaders share one way of reading their source and each returns a frame with a named,
+fixed schema, so that an empty source still gives a typed (empty) frame:
+
+* ``citations_frame``: one row per citation (``CITATIONS_SCHEMA``);
+* ``references_frame``: one row per retrieved knowledge chunk (``REFERENCES_SCHEMA``);
+* ``answers_frame``: one row per answer (``ANSWERS_SCHEMA``).
+
+A source is any of:
+
+* an ``Answer``, or an iterable of them (a list, a tuple, a generator);
+* a ``References`` (GPTBots knowledge chunks without their answer: rows only in
+  ``references_frame``);
+* saved JSON, as a ``dict`` or as the path (``str`` or ``os.PathLike``) of a ``.json`` file:
+  a provider response (a ``chat.completion`` body, a GPTBots blocking ``message`` body or a
+  GPTBots ``correlate/dataset`` body), or a recorded sample ``{"question", "response"}``
+  (GPTBots: ``{"question", "message", "correlate"}``), or a list of those;
+* the path of a directory: every ``*.json`` answer below it, in name order (files that hold
+  no answer, such as ``maritaca/models.json``, and names starting with ``_`` or ``.`` are
+  skipped);
+* an iterable mixing any of the above.
+
+Year parsing, marker numbers and the repeated per-answer columns are computed in polars over
+whole columns, so loading a million citations takes about a second.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Final
+
+import polars as pl
+
+from ._markers import marker_numbers
+from ._models import SAMPLE_FIELD, Answer, Citation, Reference, References
+
+__all__ = [
+    "ANSWERS_SCHEMA",
+    "CITATIONS_SCHEMA",
+    "REFERENCES_SCHEMA",
+    "Source",
+    "answers_frame",
+    "citations_frame",
+    "load_answers",
+    "parse_year",
+    "references_frame",
+]
+
+#: What the loaders accept; see the module docstring.
+Source = (
+    Answer
+    | References
+    | Mapping[str, Any]
+    | str
+    | os.PathLike[str]
+    | Iterable["Answer | References | Mapping[str, Any] | str | os.PathLike[str]"]
+)
+
+#: One row per citation, in the provider's order within each answer.
+CITATIONS_SCHEMA: Final = pl.Schema(
+    {
+        "provider": pl.String,
+        "answer_id": pl.String,
+        "question": pl.String,
+        "model": pl.String,
+        "marker": pl.Int32,
+        "document_index": pl.Int32,
+        "cited_text": pl.String,
+        "cited_text_heading": pl.String,
+        "document_title": pl.String,
+        "document_author": pl.String,
+        "document_year": pl.String,
+        "year": pl.Int32,
+        "document_reference": pl.String,
+        "source_url": pl.String,
+        "cited_inline": pl.Boolean,
+    }
+)
+
+#: One row per knowledge chunk, ``rank`` 1 first within each answer.
+REFERENCES_SCHEMA: Final = pl.Schema(
+    {
+        "provider": pl.String,
+        "conversation_id": pl.String,
+        "question_id": pl.String,
+        "answer_id": pl.String,
+        "rank": pl.Int32,
+        "content": pl.String,
+        "data_id": pl.String,
+        "data_name": pl.String,
+        "source_url": pl.String,
+        "score": pl.Float64,
+    }
+)
+
+#: One row per answer.
+ANSWERS_SCHEMA: Final = pl.Schema(
+    {
+        "provider": pl.String(),
+        "answer_id": pl.String(),
+        "model": pl.String(),
+        "created": pl.Datetime("us", "UTC"),
+        "question": pl.String(),
+        "text": pl.String(),
+        "finish_reason": pl.String(),
+        "n_citations": pl.Int32(),
+        "n_references": pl.Int32(),
+        "prompt_tokens": pl.Int64(),
+        "completion_tokens": pl.Int64(),
+        "total_tokens": pl.Int64(),
+        "partial": pl.Boolean(),
+        "cached": pl.Boolean(),
+        "sample": pl.String(),
+    }
+)
+
+_ACCEPTED = (
+    "an Answer, an iterable of Answers, a References, a provider response or sample record "
+    "(dict), or the path of a .json file or of a directory of them"
+)
+
+# A year is the first standalone 3-4 digit number ("c. 1270", "1891-1893", "1960s"), else the
+# first standalone 1-2 digit one ("33 AD"); "19th century" holds none. "BC"/"BCE" negates it.
+# ``(?-u:\b)`` is an ASCII word boundary, which keeps the regex on polars' fast path.
+_YEAR_LONG = r"(?-u:\b)([0-9]{3,4})s?(?-u:\b)"
+_YEAR_SHORT = r"(?-u:\b)([0-9]{1,2})(?-u:\b)"
+_BEFORE_CHRIST = r"(?i)(?-u:\b)B\.?\s?C\.?(?:E\.?)?(?:[^A-Za-z]|$)"
+
+
+def parse_year(expr: pl.Expr | str) -> pl.Expr:
+    """A polars expression that reads a year (``Int32``) out of a free-text year column.
+
+    ``"1993"`` gives 1993, a range ``"1891-1893"`` its first year, ``"c. 1270"`` 1270,
+    ``"1960s"`` 1960, ``"33 AD"`` 33, ``"400 BC"`` -400; ``""``, ``None`` and text without a
+    year (``"19th century"``) give null.
+
+    Parameters
+    ----------
+    expr
+        A column name or an expression of dtype ``String``.
+    """
+    text = pl.col(expr) if isinstance(expr, str) else expr
+    year = pl.coalesce(text.str.extract(_YEAR_LONG, 1), text.str.extract(_YEAR_SHORT, 1)).cast(
+        pl.Int32
+    )
+    return pl.when(text.str.contains(_BEFORE_CHRIST)).then(-year).otherwise(year)
+
+
+# -- reading sources ------------------------------------------------------------------------
+
+
+def load_answers(source: Source, *, provider: str | None = None) -> list[Answer | References]:
+    """Read a source (see the module docstring) into ``Answer`` and ``References`` values.
+
+    Parameters
+    ----------
+    source
+        What to read.
+    provider
+        The provider of saved responses that do not say it themselves ("magisterium",
+        "maritaca" or "gptbots"); recorded samples and most responses say it.
+
+    Returns
+    -------
+    The answers and bare ``References`` in source order.
+
+    Raises
+    ------
+    TypeError
+        When ``source`` is none of the accepted kinds.
+    """
+    return list(_iter_items(source, provider=provider, caller="load_answers"))
+
+
+def _iter_items(source: Any, *, provider: str | None, caller: str) -> Iterator[Answer | References]:
+    if isinstance(source, Answer | References):
+        yield source
+    elif isinstance(source, Mapping):
+        yield from _from_json(source, provider=provider, caller=caller, origin=None)
+    elif isinstance(source, str | os.PathLike):
+        yield from _from_path(Path(source), provider=provider, caller=caller)
+    elif isinstance(source, Iterable) and not isinstance(source, bytes | bytearray):
+        for item in source:
+            if isinstance(item, Answer):  # the common case, kept cheap
+                yield item
+            elif isinstance(item, References | Mapping | str | os.PathLike):
+                yield from _iter_items(item, provider=provider, caller=caller)
+            else:
+                raise _type_error(caller, item, inside=True)
+    else:
+        raise _type_error(caller, source)
+
+
+def _type_error(caller: str, value: Any, *, inside: bool = False) -> TypeError:
+    where = "an item of the iterable" if inside else "the source"
+    return TypeError(f"{caller}() takes {_ACCEPTED}; {where} is a {type(value).__name__}")
+
+
+def _from_path(path: Path, *, provider: str | None, caller: str) -> Iterator[Answer | References]:
+    if path.is_dir():
+        for file in sorted(path.rglob("*.json")):
+            if any(part.startswith(("_", ".")) for part in file.relative_to(path).parts):
+                continue  # build inputs and hidden folders, not answers
+            data = json.loads(file.read_text(encoding="utf-8"))
+            if _kind(data) is not None or isinstance(data, list):
+                yield from _from_json(data, provider=provider, caller=caller, origin=file)
+        return
+    if not path.is_file():
+        raise FileNotFoundError(f"{caller}(): no file or directory at {path}")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    yield from _from_json(data, provider=provider, caller=caller, origin=path)
+
+
+def _kind(data: Any) -> str | None:
+    if not isinstance(data, Mapping):
+        return None
+    if "response" in data and isinstance(data["response"], Mapping):
+        return "record"
+    if "message" in data and isinstance(data["message"], Mapping):
+        return "gptbots_record"
+    if isinstance(data.get("choices"), list):
+        return "completion"
+    if "correlate_dataset" in data:
+        return "correlate"
+    if data.get("message_id") and "output" in data:
+        return "gptbots_message"
+    return None
+
+
+def _from_json(
+    data: Any, *, provider: str | None, caller: str, origin: Path | None
+) -> Iterator[Answer | References]:
+    if isinstance(data, list):
+        for item in data:
+            yield from _from_json(item, provider=provider, caller=caller, origin=origin)
+        return
+    kind = _kind(data)
+    where = f" in {origin}" if origin is not None else ""
+    if kind is None:
+        keys = ", ".join(sorted(map(str, data))[:8]) if isinstance(data, Mapping) else ""
+        raise TypeError(
+            f"{caller}() takes {_ACCEPTED}; the JSON{where} is none of these"
+            + (f" (keys: {keys})" if keys else f" (a {type(data).__name__})")
+        )
+    question = data.get("question")
+    question = question if isinstance(question, str) else None
+    if kind == "record":
+        response = data["response"]
+        name = provider or _provider_of(response) or _provider_of(data)
+        if name is None:
+            raise ValueError(
+                f"{caller}(): cannot tell the provider of the response{where}; "
+                "pass provider='magisterium' or 'maritaca'"
+            )
+        yield Answer.from_response(response, provider=name, question=question)
+    elif kind == "completion":
+        name = provider or _provider_of(data)
+        if name is None:
+            raise ValueError(
+                f"{caller}(): cannot tell the provider of the response{where}; "
+                "pass provider='magisterium' or 'maritaca'"
+            )
+        yield Answer.from_response(data, provider=name, question=None)
+    elif kind == "gptbots_message":
+        yield Answer.from_response(data, provider="gptbots", question=None)
+    elif kind == "correlate":
+        yield References.from_response(data)
+    else:  # a GPTBots sample record: the reply and its knowledge chunks
+        message = data["message"]
+        answer = Answer.from_response(message, provider="gptbots", question=question)
+        correlate = data.get("correlate")
+        if isinstance(correlate, Mapping):
+            refs = References.from_response(correlate, message_id=answer.id)
+            answer = replace(answer, references=refs)
+        yield answer
+
+
+def _provider_of(data: Mapping[str, Any]) -> str | None:
+    label = data.get(SAMPLE_FIELD)
+    if isinstance(label, str) and "/" in label:
+        return label.split("/", 1)[0]
+    model = data.get("model")
+    if isinstance(model, str):
+        if model.startswith("magisterium"):
+            return "magisterium"
+        if model.startswith("sabi"):
+            return "maritaca"
+    if isinstance(data.get("citations"), list):
+        return "magisterium"
+    return None
+
+
+# -- frames ----------------------------------------------------------------------------------
+
+
+def citations_frame(source: Source, *, provider: str | None = None) -> pl.DataFrame:
+    """One row per citation of every answer in ``source`` (schema ``CITATIONS_SCHEMA``).
+
+    Columns: ``provider``, ``answer_id``, ``question``, ``model`` (of the answer);
+    ``marker`` (the one-based inline footnote number), ``document_index`` (zero-based; several
+    citations may share it), ``cited_text``, ``cited_text_heading``, ``document_title``,
+    ``document_author``, ``document_year`` (the provider's string), ``year`` (``Int32`` read
+    from it by ``parse_year``: ranges give their first year, "c. 1270" gives 1270, "" and
+    null give null), ``document_reference``, ``source_url``, and ``cited_inline`` (whether
+    the marker appears in the answer text). HTML entities in text fields are decoded.
+
+    Parameters
+    ----------
+    source
+        Answers, saved responses or sample files; see ``citekit.frames``. A bare
+        ``References`` has no citations and adds no rows.
+    provider
+        The provider of saved responses that do not name it.
+
+    Returns
+    -------
+    A frame with ``CITATIONS_SCHEMA``; empty (and typed) when there are no citations.
+
+    Raises
+    ------
+    TypeError
+        When ``source`` is not one of the accepted kinds.
+
+    Examples
+    --------
+    >>> import citekit as ck  # doctest: +SKIP
+    >>> cits = ck.citations_frame("sample_data/magisterium")  # doctest: +SKIP
+    >>> cits.group_by("document_author").len().sort("len", descending=True)  # doctest: +SKIP
+    """
+    answers = [
+        a
+        for a in _iter_items(source, provider=provider, caller="citations_frame")
+        if isinstance(a, Answer)
+    ]
+    return _citations(answers)
+
+
+def _citations(answers: list[Answer]) -> pl.DataFrame:
+    # Per-answer values are gathered once per answer and repeated in polars; citation fields
+    # are read attribute by attribute into column lists, the fastest way out of Python objects.
+    owner: list[int] = []
+    inline: list[bool] = []
+    cits: list[Citation] = []
+    kept: list[Answer] = []
+    for a in answers:
+        cs = a.citations
+        if not cs:
+            continue
+        position = len(kept)
+        kept.append(a)
+        owner.extend([position] * len(cs))
+        cited = _inline_numbers(a.text)
+        inline.extend([c.document_index + 1 in cited for c in cs])
+        cits.extend(cs)
+    per_answer = pl.DataFrame(
+        {
+            "provider": [a.provider for a in kept],
+            "answer_id": [a.id for a in kept],
+            "question": [a.question for a in kept],
+            "model": [a.model for a in kept],
+        },
+        schema={
+            "provider": pl.String,
+            "answer_id": pl.String,
+            "question": pl.String,
+            "model": pl.String,
+        },
+    )
+    per_citation = pl.DataFrame(
+        {
+            "document_index": [c.document_index for c in cits],
+            "cited_text": [c.cited_text for c in cits],
+            "cited_text_heading": [c.cited_text_heading for c in cits],
+            "document_title": [c.document_title for c in cits],
+            "document_author": [c.document_author for c in cits],
+            "document_year": [c.document_year for c in cits],
+            "document_reference": [c.document_reference for c in cits],
+            "source_url": [c.source_url for c in cits],
+            "cited_inline": inline,
+        },
+        schema={
+            "document_index": pl.Int32,
+            "cited_text": pl.String,
+            "cited_text_heading": pl.String,
+            "document_title": pl.String,
+            "document_author": pl.String,
+            "document_year": pl.String,
+            "document_reference": pl.String,
+            "source_url": pl.String,
+            "cited_inline": pl.Boolean,
+        },
+    )
+    index = pl.Series("owner", owner, dtype=pl.UInt32)
+    return (
+        pl.concat([per_answer[index], per_citation], how="horizontal")
+        .with_columns(
+            marker=(pl.col("document_index") + 1).cast(pl.Int32),
+            year=_years(per_citation.get_column("document_year")),
+        )
+        .select(CITATIONS_SCHEMA.names())
+    )
+
+
+def _years(document_year: pl.Series) -> pl.Series:
+    # Year strings repeat (one per document), so parse each distinct one once and map back.
+    distinct = document_year.unique()
+    parsed = pl.select(year=parse_year(pl.lit(distinct))).get_column("year")
+    return document_year.replace_strict(distinct, parsed, default=None, return_dtype=pl.Int32)
+
+
+# Most answers hold only plain ``[^N]``/``[N]`` markers, read with one ``findall``. A marker
+# that is escaped or followed by "(", ":" or a non-marker "[" (a link, a definition) sends the
+# text through ``marker_numbers``, which handles those cases and is several times slower.
+_PLAIN_MARKER = re.compile(r"\[\^?([1-9][0-9]{0,3})\](\s*[(:]|\[(?!\^?[1-9][0-9]{0,3}\]))?")
+
+
+def _inline_numbers(text: str) -> set[int]:
+    if "[" not in text:
+        return set()
+    found = _PLAIN_MARKER.findall(text)
+    if "\\[" in text or any(tail for _, tail in found):
+        return marker_numbers(text)
+    return {int(number) for number, _ in found}
+
+
+def references_frame(source: Source, *, provider: str | None = None) -> pl.DataFrame:
+    """One row per knowledge chunk retrieved for the answers in ``source``.
+
+    Columns (``REFERENCES_SCHEMA``): ``provider``, ``conversation_id``, ``question_id``,
+    ``answer_id`` (the references' own ids, else the answer's), ``rank`` (1 = first in the
+    provider's list), ``content``, ``data_id``, ``data_name`` (the knowledge source),
+    ``source_url`` and ``score`` (``Float64``, the relevance the provider reported).
+
+    Parameters
+    ----------
+    source
+        Answers (their ``.references``), ``References``, saved GPTBots bodies or sample files;
+        see ``citekit.frames``. Answers without references add no rows.
+    provider
+        The provider of saved responses that do not name it.
+
+    Returns
+    -------
+    A frame with ``REFERENCES_SCHEMA``; empty (and typed) when there are no references.
+
+    Raises
+    ------
+    TypeError
+        When ``source`` is not one of the accepted kinds.
+    """
+    columns: dict[str, list[Any]] = {name: [] for name in REFERENCES_SCHEMA.names()}
+    for item in _iter_items(source, provider=provider, caller="references_frame"):
+        if isinstance(item, Answer):
+            refs = item.references
+            if refs is None or not refs.items:
+                continue
+            name, conversation, answer_id = item.provider, item.conversation_id, item.id
+        else:
+            refs, name, conversation, answer_id = item, "gptbots", None, None
+        _add_references(columns, refs, name, conversation, answer_id)
+    return pl.DataFrame(columns, schema=REFERENCES_SCHEMA)
+
+
+def _add_references(
+    columns: dict[str, list[Any]],
+    refs: References,
+    provider: str,
+    conversation_id: str | None,
+    answer_id: str | None,
+) -> None:
+    items: tuple[Reference, ...] = refs.items
+    n = len(items)
+    columns["provider"].extend([provider] * n)
+    columns["conversation_id"].extend([refs.conversation_id or conversation_id] * n)
+    columns["question_id"].extend([refs.question_id] * n)
+    columns["answer_id"].extend([refs.answer_id or answer_id] * n)
+    columns["rank"].extend([r.rank for r in items])
+    columns["content"].extend([r.content for r in items])
+    columns["data_id"].extend([r.data_id for r in items])
+    columns["data_name"].extend([r.data_name for r in items])
+    columns["source_url"].extend([r.source_url for r in items])
+    columns["score"].extend([r.score for r in items])
+
+
+def answers_frame(source: Source, *, provider: str | None = None) -> pl.DataFrame:
+    """One row per answer in ``source`` (schema ``ANSWERS_SCHEMA``).
+
+    Columns: ``provider``, ``answer_id``, ``model``, ``created`` (UTC), ``question``,
+    ``text``, ``finish_reason``, ``n_citations``, ``n_references`` (null when no references
+    were fetched), ``prompt_tokens``, ``completion_tokens``, ``total_tokens``, ``partial``
+    (an interrupted stream), ``cached`` (served from the local store) and ``sample`` (the
+    ``sample_data`` file of a recorded answer, null for a live one).
+
+    Parameters
+    ----------
+    source
+        Answers, saved responses or sample files; see ``citekit.frames``. A bare
+        ``References`` is not an answer and adds no row.
+    provider
+        The provider of saved responses that do not name it.
+
+    Returns
+    -------
+    A frame with ``ANSWERS_SCHEMA``; empty (and typed) when there are no answers.
+
+    Raises
+    ------
+    TypeError
+        When ``source`` is not one of the accepted kinds.
+    """
+    answers = [
+        a
+        for a in _iter_items(source, provider=provider, caller="answers_frame")
+        if isinstance(a, Answer)
+    ]
+    usage = [a.usage for a in answers]
+    return pl.DataFrame(
+        {
+            "provider": [a.provider for a in answers],
+            "answer_id": [a.id for a in answers],
+            "model": [a.model for a in answers],
+            "created": [a.created for a in answers],
+            "question": [a.question for a in answers],
+            "text": [a.text for a in answers],
+            "finish_reason": [a.finish_reason for a in answers],
+            "n_citations": [len(a.citations) for a in answers],
+            "n_references": [None if a.references is None else len(a.references) for a in answers],
+            "prompt_tokens": [u.prompt_tokens if u else None for u in usage],
+            "completion_tokens": [u.completion_tokens if u else None for u in usage],
+            "total_tokens": [u.total_tokens if u else None for u in usage],
+            "partial": [a.partial for a in answers],
+            "cached": [a.cached for a in answers],
+            "sample": [a.sample for a in answers],
+        },
+        schema=ANSWERS_SCHEMA,
+    )
