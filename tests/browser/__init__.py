@@ -1,0 +1,1 @@
+"""Real-browser tests (Chromium via playwright)."""

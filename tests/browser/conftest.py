@@ -1,0 +1,222 @@
+"""A real Chromium (Debian's package, driven by playwright) and a real JupyterLab server.
+
+Every test here is marked ``browser``. Without ``/usr/bin/chromium`` the tests skip with the
+reason; anything else missing (playwright, JupyterLab) is a failure.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+REPO = Path(__file__).resolve().parents[2]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).resolve().parent
+    for item in items:
+        if here in Path(str(item.fspath)).resolve().parents:
+            item.add_marker(pytest.mark.browser)
+            if not CHROMIUM.exists():
+                item.add_marker(
+                    pytest.mark.skip(
+                        reason=f"{CHROMIUM} is absent: install Debian's chromium package "
+                        "(apt-get install -y chromium) to run the browser tests"
+                    )
+                )
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, timeout=60_000
+        )
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@dataclass
+class PageEvents:
+    """What a page said on its console and which dialogs it tried to open."""
+
+    console: list[str] = field(default_factory=list)
+    dialogs: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    if report.when == "call":
+        item.stash[_FAILED] = report.failed
+    return report
+
+
+_FAILED = pytest.StashKey[bool]()
+
+
+@pytest.fixture
+def page(browser: Any, request: pytest.FixtureRequest) -> Iterator[tuple[Any, PageEvents]]:
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.set_default_timeout(60_000)
+    events = PageEvents()
+    pg = context.new_page()
+    pg.on("console", lambda msg: events.console.append(msg.text))
+    pg.on("pageerror", lambda exc: events.errors.append(str(exc)))
+
+    def on_dialog(dialog: Any) -> None:
+        events.dialogs.append(dialog.message)
+        with contextlib.suppress(Exception):
+            dialog.dismiss()
+
+    pg.on("dialog", on_dialog)
+    try:
+        yield pg, events
+    finally:
+        if request.node.stash.get(_FAILED, False):
+            # What the browser showed when the test failed, next to the other artifacts.
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            with contextlib.suppress(Exception):
+                pg.screenshot(path=str(ARTIFACTS / f"failed_{request.node.name}.png"))
+        context.close()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _ensure_venv_kernel() -> None:
+    spec = Path(sys.prefix) / "share" / "jupyter" / "kernels" / "python3" / "kernel.json"
+    if not spec.exists():
+        subprocess.run(
+            [sys.executable, "-m", "ipykernel", "install", "--sys-prefix"],
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
+
+
+@dataclass
+class Lab:
+    url: str
+    root: Path
+    log: Path
+
+    def notebook_url(self, name: str) -> str:
+        return f"{self.url}/lab/tree/{name}"
+
+
+@pytest.fixture(scope="session")
+def jupyterlab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    """JupyterLab on 127.0.0.1 without token, password or XSRF check, in a temp root."""
+    _ensure_venv_kernel()
+    base = tmp_path_factory.mktemp("jupyterlab")
+    root, config, runtime, settings, workspaces = (
+        base / name for name in ("root", "config", "runtime", "settings", "workspaces")
+    )
+    for folder in (root, config, runtime, settings, workspaces):
+        folder.mkdir()
+    # No news prompt: it would cover part of the notebook.
+    news = settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
+    news.parent.mkdir(parents=True)
+    news.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+    port = _free_port()
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(config),
+        "JUPYTER_RUNTIME_DIR": str(runtime),
+        "JUPYTER_PLATFORM_DIRS": "1",
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+    }
+    log = base / "jupyterlab.log"
+    command = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        "--IdentityProvider.token=",
+        "--ServerApp.password=",
+        "--ServerApp.disable_check_xsrf=True",
+        f"--ServerApp.root_dir={root}",
+        f"--LabApp.user_settings_dir={settings}",
+        f"--LabApp.workspaces_dir={workspaces}",
+        "--LabApp.news_url=",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        "--ServerApp.terminals_enabled=False",
+    ]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:  # containers and CI runners
+        command.append("--allow-root")
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            command, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=root, start_new_session=True
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"JupyterLab exited early:\n{log.read_text(errors='replace')}")
+            try:
+                with urllib.request.urlopen(f"{url}/api/status", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"JupyterLab did not start:\n{log.read_text(errors='replace')}")
+            time.sleep(0.25)
+        yield Lab(url=url, root=root, log=log)
+    finally:
+        _stop(process)
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """Stop JupyterLab and the kernels it started (its own process group)."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=15)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=5)
