@@ -1,0 +1,467 @@
+"""``explore``: browse citations or knowledge references with filters, a chart and the answer.
+
+The explorer is plain ipywidgets (no custom JavaScript): dropdowns, sliders and a search box
+filter a polars frame; an HTML table shows one page of it; a chart of the filtered rows is drawn
+as inline SVG by vl-convert (so it needs no CDN); and the selected row is shown with the full
+passage and its answer rendered with footnotes. Every control is an attribute of the returned
+``Explorer`` and ``Explorer.filtered`` is the current frame, so the explorer can be driven from
+code, and tested, without a browser.
+
+ipywidgets, altair and vl-convert are imported when an explorer is built.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from typing import Any, Final, Literal
+
+import polars as pl
+
+from . import charts
+from ._models import Answer, References
+from .frames import Source, citations_frame, load_answers, references_frame
+
+__all__ = ["ALL", "Explorer", "explore"]
+
+#: The dropdown value that means "no filter".
+ALL: Final = "(all)"
+_ANSWER: Final = "__answer"
+_GROUP: Final = "__group"
+_HIDDEN: Final = (_ANSWER, _GROUP)
+_CELL_CHARS: Final = 180
+
+Kind = Literal["citations", "references"]
+
+_SEARCHED: Final[dict[str, tuple[str, ...]]] = {
+    "citations": (
+        "cited_text",
+        "cited_text_heading",
+        "document_title",
+        "document_author",
+        "document_reference",
+        "question",
+    ),
+    "references": ("content", "data_name", "source_url"),
+}
+_COLUMNS: Final[dict[str, tuple[tuple[str, str], ...]]] = {
+    "citations": (
+        ("marker", "Note"),
+        ("document_author", "Author"),
+        ("document_year", "Year"),
+        ("document_title", "Document"),
+        ("document_reference", "Ref."),
+        ("cited_text", "Cited passage"),
+    ),
+    "references": (
+        ("rank", "Rank"),
+        ("score", "Score"),
+        ("data_name", "Source"),
+        ("content", "Chunk"),
+    ),
+}
+_CHARTS: Final[dict[str, tuple[str, ...]]] = {
+    "citations": ("authors", "years", "documents"),
+    "references": ("scores",),
+}
+
+
+def explore(
+    source: Source | pl.DataFrame,
+    *,
+    kind: Literal["auto", "citations", "references"] = "auto",
+    page_size: int = 50,
+    chart: bool = True,
+    provider: str | None = None,
+) -> Explorer:
+    """An interactive table of the citations (or knowledge references) of some answers.
+
+    Parameters
+    ----------
+    source
+        Answers (or anything ``citations_frame`` accepts), a ``References``, or a frame made
+        by ``citations_frame`` / ``references_frame``. From a frame the explorer cannot show
+        the answers themselves, only the rows.
+    kind
+        ``"citations"`` or ``"references"``; ``"auto"`` takes citations when there are any,
+        else references.
+    page_size
+        Rows per table page (at most 200).
+    chart
+        Draw a chart of the filtered rows (needs vl-convert-python; without it a note says so).
+    provider
+        The provider of saved responses that do not name it.
+
+    Returns
+    -------
+    An ``Explorer``; it displays itself in a notebook.
+
+    Examples
+    --------
+    >>> ex = ck.explore(answers)  # doctest: +SKIP
+    >>> ex.author.value = "Leo XIII"  # doctest: +SKIP
+    >>> ex.filtered.height  # doctest: +SKIP
+    """
+    answers: list[Answer] = []
+    if isinstance(source, pl.DataFrame):
+        columns = set(source.columns)
+        is_citations = "cited_text" in columns
+        if not is_citations and not {"content", "score"} <= columns:
+            raise ValueError(
+                "explore() takes a citations_frame() or references_frame() frame; this one "
+                f"has columns {', '.join(source.columns) or '(none)'}"
+            )
+        found: Kind = "citations" if is_citations else "references"
+        frame = source.with_columns(pl.lit(None, dtype=pl.Int64).alias(_ANSWER))
+        if kind not in ("auto", found):
+            raise ValueError(f"kind={kind!r}, but the frame holds {found}")
+        return Explorer(frame, found, answers, page_size=page_size, chart=chart)
+    items = load_answers(source, provider=provider)
+    answers = [item for item in items if isinstance(item, Answer)]
+    cits = citations_frame(answers).with_columns(
+        pl.Series(_ANSWER, [i for i, a in enumerate(answers) for _ in a.citations], pl.Int64)
+    )
+    if kind == "citations" or (kind == "auto" and cits.height):
+        return Explorer(cits, "citations", answers, page_size=page_size, chart=chart)
+    owners: list[int | None] = []
+    position = 0
+    for item in items:
+        if isinstance(item, References):
+            owners.extend([None] * len(item))
+        else:
+            owners.extend([position] * len(item.references or ()))
+            position += 1
+    refs = references_frame(items).with_columns(pl.Series(_ANSWER, owners, pl.Int64))
+    return Explorer(refs, "references", answers, page_size=page_size, chart=chart)
+
+
+class Explorer:
+    """Filters, a paged table, a chart and the selected row's answer, as ipywidgets.
+
+    Attributes
+    ----------
+    kind
+        ``"citations"`` or ``"references"``.
+    frame
+        Every row (the ``citations_frame`` or ``references_frame``).
+    filtered
+        The rows the filters keep, in the same schema (updated as the controls change).
+    author, source
+        The dropdown of authors (citations) or knowledge sources (references); the other is
+        ``None``. ``ALL`` (the default) keeps every row; missing names read "unknown author"
+        / "unknown source".
+    years
+        An ``IntRangeSlider`` over the cited years (citations only, else ``None``); at its
+        full range it also keeps undated rows.
+    min_score
+        A ``FloatSlider`` (references only, else ``None``); above 0 it drops unscored chunks.
+    search
+        A ``Text`` box: rows whose text, title, author (or chunk, source) contains it,
+        ignoring case.
+    chart_kind
+        ``ToggleButtons`` choosing the chart (citations: authors, years, documents).
+    page, selected
+        The table page (1-based) and the selected row (0-based in ``filtered``).
+    table, chart, detail, status
+        The HTML outputs; ``widget`` is the whole ``VBox``.
+    """
+
+    def __init__(
+        self,
+        frame: pl.DataFrame,
+        kind: Kind,
+        answers: list[Answer],
+        *,
+        page_size: int = 50,
+        chart: bool = True,
+    ) -> None:
+        import ipywidgets as w
+
+        self.kind: Kind = kind
+        self.answers = answers
+        self.page_size = max(1, min(int(page_size), 200))
+        self._draw_chart = chart
+        unknown = charts.UNKNOWN_AUTHOR if kind == "citations" else charts.UNKNOWN_SOURCE
+        group_column = "document_author" if kind == "citations" else "data_name"
+        self._rows = frame.with_columns(_label(group_column, unknown).alias(_GROUP))
+        self.frame = self._rows.drop(_HIDDEN, strict=False)
+        self._kept = self._rows
+        self._busy = False
+
+        counts = self._rows.group_by(_GROUP).len().sort(["len", _GROUP], descending=[True, False])
+        noun = "authors" if kind == "citations" else "sources"
+        options = [(f"All {noun} ({self._rows.height})", ALL)]
+        options += [(f"{name} ({n})", name) for name, n in counts.iter_rows()]
+        group = w.Dropdown(
+            options=options,
+            value=ALL,
+            description="Author" if kind == "citations" else "Source",
+            layout=w.Layout(width="320px"),
+        )
+        self.author: Any = group if kind == "citations" else None
+        self.source: Any = group if kind == "references" else None
+        self._group = group
+
+        self.years: Any = None
+        self.min_score: Any = None
+        if kind == "citations":
+            low, high = self._rows.select(a=pl.col("year").min(), b=pl.col("year").max()).row(0)
+            dated = low is not None
+            self.years = w.IntRangeSlider(
+                min=int(low) if dated else 0,
+                max=int(high) if dated else 0,
+                value=(int(low), int(high)) if dated else (0, 0),
+                description="Years",
+                disabled=not dated,
+                continuous_update=False,
+                layout=w.Layout(width="360px"),
+            )
+            range_control = self.years
+        else:
+            best = self._rows.select(pl.col("score").max()).item()
+            self.min_score = w.FloatSlider(
+                min=0.0,
+                max=max(1.0, float(best)) if best is not None else 1.0,
+                step=0.01,
+                value=0.0,
+                description="Min score",
+                continuous_update=False,
+                readout_format=".2f",
+                layout=w.Layout(width="360px"),
+            )
+            range_control = self.min_score
+        self.search: Any = w.Text(
+            placeholder="search the passages, titles, authors…"
+            if kind == "citations"
+            else "search the chunks and sources…",
+            description="Search",
+            continuous_update=False,
+            layout=w.Layout(width="360px"),
+        )
+        self.chart_kind: Any = w.ToggleButtons(
+            options=list(_CHARTS[kind]), value=_CHARTS[kind][0], description="Chart"
+        )
+        self.page: Any = w.BoundedIntText(value=1, min=1, max=1, description="Page")
+        self.selected: Any = w.BoundedIntText(value=0, min=0, max=0, description="Row #")
+        self.status: Any = w.HTML()
+        self.table: Any = w.HTML()
+        self.chart: Any = w.HTML()
+        self.detail: Any = w.HTML()
+
+        for control in (group, range_control, self.search):
+            control.observe(self._on_filter, names="value")
+        self.chart_kind.observe(lambda _: self._render_chart(), names="value")
+        self.page.observe(lambda _: self._render_table(), names="value")
+        self.selected.observe(self._on_select, names="value")
+
+        filters = w.HBox([group, range_control, self.search], layout=w.Layout(flex_flow="wrap"))
+        chart_row = [self.chart_kind] if len(_CHARTS[kind]) > 1 else []
+        paging = w.HBox([self.status, self.page, self.selected])
+        self.widget: Any = w.VBox(
+            [filters, *chart_row, self.chart, paging, self.table, self.detail]
+        )
+        self._apply()
+
+    # -- state ------------------------------------------------------------------------------
+
+    @property
+    def filtered(self) -> pl.DataFrame:
+        """The rows the current filters keep (same columns as ``frame``)."""
+        return self._kept.drop(_HIDDEN, strict=False)
+
+    def selected_answer(self) -> Answer | None:
+        """The answer of the selected row, when the explorer was built from answers."""
+        if self._kept.height == 0:
+            return None
+        position = self._kept[_ANSWER][self.selected.value]
+        return self.answers[position] if position is not None else None
+
+    def _filter_expr(self) -> pl.Expr:
+        conditions: list[pl.Expr] = []
+        if self._group.value != ALL:
+            conditions.append(pl.col(_GROUP) == self._group.value)
+        if self.years is not None and not self.years.disabled:
+            low, high = self.years.value
+            if (low, high) != (self.years.min, self.years.max):
+                conditions.append(pl.col("year").is_between(low, high))
+        if self.min_score is not None and self.min_score.value > 0:
+            conditions.append(pl.col("score") >= self.min_score.value)
+        needle = self.search.value.strip().lower()
+        if needle:
+            hits = [
+                pl.col(c).str.to_lowercase().str.contains(needle, literal=True)
+                for c in _SEARCHED[self.kind]
+                if c in self._rows.columns
+            ]
+            conditions.append(pl.any_horizontal(hits).fill_null(False) if hits else pl.lit(False))
+        return pl.all_horizontal(conditions) if conditions else pl.lit(True)
+
+    def _on_filter(self, _change: Any = None) -> None:
+        if not self._busy:
+            self._apply()
+
+    def _apply(self) -> None:
+        self._kept = self._rows.filter(self._filter_expr())
+        pages = max(1, -(-self._kept.height // self.page_size))
+        self._busy = True
+        try:
+            self.page.max = pages
+            self.page.value = 1
+            self.selected.max = max(0, self._kept.height - 1)
+            self.selected.value = 0
+        finally:
+            self._busy = False
+        self._render_table()
+        self._render_chart()
+        self._render_detail()
+
+    def _on_select(self, _change: Any = None) -> None:
+        if self._busy:
+            return
+        row = self.selected.value
+        self._busy = True
+        try:
+            self.page.value = row // self.page_size + 1
+        finally:
+            self._busy = False
+        self._render_table()
+        self._render_detail()
+
+    # -- output -----------------------------------------------------------------------------
+
+    def _render_table(self) -> None:
+        total = self._kept.height
+        start = (self.page.value - 1) * self.page_size
+        page = self._kept.slice(start, self.page_size)
+        noun = "citations" if self.kind == "citations" else "knowledge chunks"
+        if total:
+            shown = f"{start + 1:,}–{start + page.height:,} of {total:,} {noun}"
+        else:
+            shown = f"no {noun} match"
+        if total != self._rows.height:
+            shown += f" (filtered from {self._rows.height:,})"
+        self.status.value = f"<span style='padding-right:1em'>{html.escape(shown)}</span>"
+        self.table.value = _table_html(page, self.kind, first=start, selected=self.selected.value)
+
+    def _render_chart(self) -> None:
+        if not self._draw_chart:
+            self.chart.value = ""
+            return
+        make: Callable[[pl.DataFrame], Any] = getattr(charts, self.chart_kind.value)
+        self.chart.value = _svg_html(make(self.filtered))
+
+    def _render_detail(self) -> None:
+        if self._kept.height == 0:
+            self.detail.value = ""
+            return
+        row = self._kept.row(self.selected.value, named=True)
+        parts = [_row_html(row, self.kind)]
+        answer = self.selected_answer()
+        if answer is not None:
+            parts.append(_answer_html(answer))
+        self.detail.value = "".join(parts)
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return self.widget._repr_mimebundle_(**kwargs)
+
+    def __repr__(self) -> str:
+        shown = self._kept.height
+        return f"<Explorer of {self.frame.height} {self.kind}, {shown} shown after filters>"
+
+
+def _label(column: str, unknown: str) -> pl.Expr:
+    text = pl.col(column).cast(pl.String).str.strip_chars()
+    return pl.when(text.is_null() | (text == "")).then(pl.lit(unknown)).otherwise(text)
+
+
+def _cell(value: Any, column: str) -> str:
+    if value is None:
+        return "<span style='color:#888'>—</span>"
+    if column == "score":
+        return f"{float(value):.3f}"
+    text = str(value)
+    if len(text) > _CELL_CHARS:
+        text = text[: _CELL_CHARS - 1].rstrip() + "…"
+    return html.escape(text)
+
+
+def _table_html(page: pl.DataFrame, kind: str, *, first: int, selected: int) -> str:
+    columns = [(c, title) for c, title in _COLUMNS[kind] if c in page.columns]
+    head = "".join(
+        f"<th style='text-align:left;padding:3px 6px;border-bottom:1px solid #999'>{t}</th>"
+        for t in ["#", *(title for _, title in columns)]
+    )
+    body = []
+    for offset, row in enumerate(page.iter_rows(named=True)):
+        index = first + offset
+        shade = "background:#fff3c4;" if index == selected else ""
+        cells = [str(index), *(_cell(row.get(c), c) for c, _ in columns)]
+        tds = "".join(
+            f"<td style='padding:3px 6px;vertical-align:top;{shade}'>{cell}</td>" for cell in cells
+        )
+        body.append(f"<tr style='border-bottom:1px solid #eee'>{tds}</tr>")
+    return (
+        "<div style='max-height:420px;overflow:auto'>"
+        "<table style='border-collapse:collapse;font-size:12px;width:100%'>"
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
+    )
+
+
+def _row_html(row: dict[str, Any], kind: str) -> str:
+    from .render import safe_url
+
+    if kind == "citations":
+        title = row.get("document_title") or charts.UNTITLED
+        facts = [row.get("document_author") or charts.UNKNOWN_AUTHOR]
+        facts += [x for x in (row.get("document_year"), row.get("document_reference")) if x]
+        heading = row.get("cited_text_heading")
+        text = row.get("cited_text") or ""
+        label = f"[{row.get('marker')}] {title}"
+    else:
+        facts = [f"rank {row.get('rank')}"]
+        if row.get("score") is not None:
+            facts.append(f"score {float(row['score']):.3f}")
+        heading = None
+        text = row.get("content") or ""
+        label = row.get("data_name") or charts.UNKNOWN_SOURCE
+    url = safe_url(row.get("source_url"))
+    name = html.escape(str(label))
+    link = (
+        f"<a href='{html.escape(url, quote=True)}' target='_blank' rel='noopener'>{name}</a>"
+        if url
+        else name
+    )
+    parts = [f"<div><b>{link}</b> <span style='color:#666'>"]
+    parts.append(html.escape(" · ".join(str(f) for f in facts)) + "</span></div>")
+    if heading:
+        parts.append(f"<div style='color:#666;font-style:italic'>{html.escape(heading)}</div>")
+    parts.append(
+        "<blockquote style='margin:4px 0 8px 0;padding-left:8px;border-left:3px solid #ccc;"
+        f"white-space:pre-wrap'>{html.escape(text)}</blockquote>"
+    )
+    return "<div style='font-size:13px'>" + "".join(parts) + "</div>"
+
+
+def _answer_html(answer: Answer) -> str:
+    try:
+        body = answer.to_html()  # shows the question, the footnotes and the sources
+    except Exception:  # a display must not break: show the text as it is
+        question = answer.question
+        asked = f"<div><b>Question:</b> {html.escape(question)}</div>" if question else ""
+        body = f"{asked}<pre style='white-space:pre-wrap'>{html.escape(answer.text)}</pre>"
+    return f"<hr style='margin:6px 0'><div>{body}</div>"
+
+
+def _svg_html(chart: Any) -> str:
+    try:
+        import vl_convert
+    except ImportError:
+        return (
+            "<div style='color:#666'>Install vl-convert-python to see the chart here, or "
+            "display the chart from citekit.charts directly.</div>"
+        )
+    try:
+        svg: str = vl_convert.vegalite_to_svg(chart.to_dict())
+    except Exception as exc:  # a chart failure must not break the explorer
+        return f"<div style='color:#a00'>Chart unavailable: {html.escape(str(exc))}</div>"
+    return f"<div style='overflow:auto'>{svg}</div>"

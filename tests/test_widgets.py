@@ -1,0 +1,239 @@
+"""citekit.widgets.explore: filters, paging, selection, chart and detail, without a kernel."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+from citekit import Answer, References
+from citekit.frames import citations_frame, references_frame
+from citekit.widgets import ALL, Explorer, explore
+
+from .test_frames import correlate_body, magisterium_response
+
+pytest.importorskip("ipywidgets")
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
+
+
+def magisterium(answer_id: str, question: str, **changes: Any) -> Answer:
+    body = {**magisterium_response(), "id": answer_id, **changes}
+    return Answer.from_response(body, provider="magisterium", question=question)
+
+
+@pytest.fixture()
+def answers() -> list[Answer]:
+    second = magisterium_response()
+    second["citations"] = [
+        {
+            "cited_text": "Faith and reason are two wings <script>alert(1)</script>.",
+            "document_index": 0,
+            "document_title": "Fides et Ratio",
+            "document_author": "John Paul II",
+            "document_year": "1998",
+            "source_url": "javascript:alert(1)",
+        }
+    ]
+    second["choices"][0]["message"]["content"] = "Faith seeks understanding [^1]."
+    return [
+        magisterium("A", "Why is work dignified?"),
+        Answer.from_response(
+            {**second, "id": "B"}, provider="magisterium", question="Faith and reason?"
+        ),
+    ]
+
+
+def test_explore_answers_starts_unfiltered(answers: list[Answer]) -> None:
+    ex = explore(answers)
+    assert isinstance(ex, Explorer)
+    assert ex.kind == "citations"
+    assert_frame_equal(ex.frame, citations_frame(answers))
+    assert_frame_equal(ex.filtered, ex.frame)
+    assert ex.source is None and ex.min_score is None
+    assert ex.author.value == ALL
+    labels = [label for label, _ in ex.author.options]
+    assert labels == [
+        "All authors (6)",
+        "Leo XIII (2)",
+        "unknown author (2)",
+        "John Paul II (1)",
+        "Thomas Aquinas (1)",
+    ]
+    assert (ex.years.min, ex.years.max) == (1270, 1998)
+    assert "1–6 of 6 citations" in ex.status.value
+    assert "<svg" in ex.chart.value
+
+
+def test_author_filter(answers: list[Answer]) -> None:
+    ex = explore(answers)
+    ex.author.value = "Leo XIII"
+    assert_frame_equal(ex.filtered, ex.frame.filter(pl.col("document_author") == "Leo XIII"))
+    ex.author.value = "unknown author"
+    assert ex.filtered["document_author"].to_list() == [None, None]
+    assert "(filtered from 6)" in ex.status.value
+    ex.author.value = ALL
+    assert ex.filtered.height == 6
+
+
+def test_year_range_drops_undated_only_when_narrowed(answers: list[Answer]) -> None:
+    ex = explore(answers)
+    ex.years.value = (1800, 1998)
+    assert ex.filtered["year"].to_list() == [1891, 1891, 1962, 1998]
+    ex.years.value = (1270, 1998)
+    assert ex.filtered.height == 6  # the undated citation is back
+
+
+def test_search_is_case_insensitive_over_text_title_author(answers: list[Answer]) -> None:
+    ex = explore(answers)
+    ex.search.value = "  FIDES "
+    assert ex.filtered["document_title"].to_list() == ["Fides et Ratio"]
+    ex.search.value = "aquinas"
+    assert ex.filtered["document_author"].to_list() == ["Thomas Aquinas"]
+    ex.search.value = "commodity"
+    assert ex.filtered["cited_text"].to_list() == ["Labour is not a commodity."]
+    ex.search.value = "no such words"
+    assert ex.filtered.height == 0
+    assert "no citations match" in ex.status.value
+    assert ex.detail.value == ""
+    assert ex.selected_answer() is None
+
+
+def test_filters_combine(answers: list[Answer]) -> None:
+    ex = explore(answers)
+    ex.author.value = "Leo XIII"
+    ex.search.value = "wage"
+    assert ex.filtered["cited_text"].to_list() == ["The worker's wage & man's cœur."]
+    ex.years.value = (1900, 1998)
+    assert ex.filtered.height == 0
+
+
+def test_table_escapes_and_detail_shows_the_answer(answers: list[Answer]) -> None:
+    ex = explore(answers)
+    assert "<script>" not in ex.table.value
+    assert "&lt;script&gt;" in ex.table.value
+    ex.selected.value = 5
+    assert ex.selected_answer() is answers[1]
+    detail = ex.detail.value
+    assert "Fides et Ratio" in detail
+    assert "href='javascript" not in detail  # only http(s) URLs become links
+    assert 'href="javascript' not in detail
+    assert "&lt;script&gt;" in detail and "<script>" not in detail
+    assert "Faith and reason?" in detail
+    assert answers[1].to_html().split(">", 1)[0].split(" ")[0] in detail  # the rendered answer
+    # the selected row is highlighted in the table
+    assert ex.table.value.count("background:#fff3c4") == 7  # "#" + 6 columns of one row
+
+
+def test_paging_and_selection_follow_each_other() -> None:
+    many = [magisterium(f"id{i}", f"Question {i}?") for i in range(30)]  # 150 citations
+    ex = explore(many, page_size=40)
+    assert ex.page.max == 4
+    assert ex.table.value.count("<tr style") == 40
+    ex.page.value = 4
+    assert ex.table.value.count("<tr style") == 30
+    assert "121–150 of 150 citations" in ex.status.value
+    ex.selected.value = 45
+    assert ex.page.value == 2
+    assert ex.selected_answer() is many[9]
+    ex.author.value = "Thomas Aquinas"  # filtering resets paging and selection
+    assert (ex.page.value, ex.page.max, ex.selected.value) == (1, 1, 0)
+    assert explore(many, page_size=10_000).page_size == 200
+
+
+def test_chart_follows_filters_and_kind(answers: list[Answer]) -> None:
+    ex = explore(answers)
+    before = ex.chart.value
+    ex.author.value = "Leo XIII"
+    assert ex.chart.value != before and "<svg" in ex.chart.value
+    ex.chart_kind.value = "years"
+    assert "When the cited documents were written" in ex.chart.value
+    ex.chart_kind.value = "documents"
+    assert "Most cited documents" in ex.chart.value
+    assert explore(answers, chart=False).chart.value == ""
+
+
+def test_references_from_gptbots_answers_and_bare_references() -> None:
+    refs = References.from_response(correlate_body())
+    gpt = Answer(provider="gptbots", text="The wall is old.", id="m1", question="Wall?")
+    items: list[Any] = [replace(gpt, references=refs), refs]
+    ex = explore(items)
+    assert ex.kind == "references"
+    assert ex.author is None and ex.years is None
+    assert_frame_equal(ex.frame, references_frame(items))
+    ex.min_score.value = 0.5
+    assert ex.filtered["score"].to_list() == [0.93, 0.93]
+    ex.min_score.value = 0.0
+    ex.source.value = "unknown source"
+    assert ex.filtered["content"].to_list() == ["No score here."] * 2
+    ex.source.value = ALL
+    ex.search.value = "centuries"
+    assert ex.filtered.height == 2
+    assert ex.selected_answer() is items[0]
+    assert "The wall is old." in ex.detail.value
+    ex.selected.value = 1
+    assert ex.selected_answer() is None  # the bare References has no answer
+    assert "Built over centuries." in ex.detail.value
+    assert "Relevance of the retrieved knowledge" in ex.chart.value
+
+
+def test_explore_frames(answers: list[Answer]) -> None:
+    cits = citations_frame(answers)
+    ex = explore(cits)
+    assert_frame_equal(ex.filtered, cits)
+    assert ex.selected_answer() is None
+    assert "Labour is not a commodity." in ex.detail.value
+    refs = references_frame(References.from_response(correlate_body()))
+    assert explore(refs).kind == "references"
+    with pytest.raises(ValueError, match="columns"):
+        explore(pl.DataFrame({"x": [1]}))
+    with pytest.raises(ValueError, match="holds citations"):
+        explore(cits, kind="references")
+
+
+def test_explorer_is_a_widget(answers: list[Answer]) -> None:
+    import ipywidgets
+
+    ex = explore(answers)
+    assert isinstance(ex.widget, ipywidgets.VBox)
+    bundle = ex._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert repr(ex) == "<Explorer of 6 citations, 6 shown after filters>"
+
+
+def test_no_years_disables_the_slider() -> None:
+    body = magisterium_response()
+    for c in body["citations"]:
+        c["document_year"] = None
+    ex = explore(Answer.from_response(body, provider="magisterium"))
+    assert ex.years.disabled
+    ex.search.value = "grace"
+    assert ex.filtered.height == 1
+
+
+@pytest.mark.skipif(not (SAMPLES / "magisterium").is_dir(), reason="sample_data is not present")
+def test_sample_data_explorers() -> None:
+    ex = explore(SAMPLES)
+    assert ex.kind == "citations" and ex.filtered.height > 100
+    ex.author.value = ex.author.options[1][1]
+    assert 0 < ex.filtered.height < ex.frame.height
+    assert "<svg" in ex.chart.value
+    refs = explore(SAMPLES, kind="references")
+    refs.min_score.value = 0.9
+    assert (refs.filtered["score"] >= 0.9).all()
+    assert refs.selected_answer() is not None
+
+
+def test_detail_falls_back_to_escaped_text(
+    answers: list[Answer], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(self: Answer, *, strict: bool = False) -> str:
+        raise RuntimeError("renderer unavailable")
+
+    monkeypatch.setattr(Answer, "to_html", broken)
+    ex = explore(answers, chart=False)
+    assert "<pre style='white-space:pre-wrap'>Work has dignity [^1]." in ex.detail.value
+    assert "<b>Question:</b> Why is work dignified?" in ex.detail.value
