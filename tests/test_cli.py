@@ -116,6 +116,7 @@ def test_demo_offline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
             for sample in srv.samples(provider):
                 assert sample.question in printed
     assert "<h2>Frames</h2>" in page and "<h2>Charts</h2>" in page
+    assert page.count("<svg") == 4 and "skipped" not in page  # authors, years, documents, scores
     assert str(out.resolve()) in printed
     assert log.count() == 0  # demo answers stay out of the user's log
 
