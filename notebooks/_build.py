@@ -1,0 +1,558 @@
+"""Write the demo notebooks from the cell sources below, so they stay valid and output-free.
+
+Usage::
+
+    python notebooks/_build.py            # (re)write notebooks/*.ipynb
+    python notebooks/_build.py --check    # exit 1 when a notebook differs from this script
+
+Every notebook runs offline: without the provider's API key in the environment it starts
+``citekit.testing.ProviderServer``, which answers with the recorded samples in ``sample_data/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+HERE = Path(__file__).resolve().parent
+
+Cell = tuple[str, str]
+
+
+def md(text: str) -> Cell:
+    return ("markdown", text.strip("\n"))
+
+
+def code(text: str) -> Cell:
+    return ("code", text.strip("\n"))
+
+
+def offline_note(keys: str) -> Cell:
+    return md(
+        f"""
+> **Offline by default: these are recorded samples, not live answers.** Unless {keys} is set
+> in the environment, this notebook sends its requests to citekit's loopback server
+> (`citekit.testing.ProviderServer`), which replays the recorded sample answers in
+> `sample_data/`. They use each provider's real wire format and travel over real HTTP through
+> the same client code, but they were written in advance, and each one is labelled
+> "recorded sample". Set the key (and restart the kernel) to ask the real service.
+"""
+    )
+
+
+IMPORTS = """
+import os
+
+import altair as alt
+import polars as pl
+
+import citekit as ck
+from citekit import charts
+from citekit.frames import answers_frame, citations_frame, references_frame
+from citekit.testing import ProviderServer, SampleSet, default_data_dir
+from citekit.widgets import explore
+
+try:  # static SVG charts: they show offline, in exported HTML and on GitHub
+    import vl_convert  # noqa: F401
+
+    alt.renderers.enable("svg")
+except ImportError:
+    pass
+
+samples = SampleSet.load(default_data_dir())
+server = ProviderServer().start()  # serves every provider whose key is not set
+"""
+
+MAGISTERIUM_CLIENT = """
+if os.environ.get("MAGISTERIUM_API_KEY"):
+    magisterium = ck.Magisterium()
+else:
+    magisterium = ck.Magisterium(api_key="offline-demo", base_url=server.base_url("magisterium"))
+magisterium
+"""
+
+MARITACA_CLIENT = """
+if os.environ.get("MARITACA_API_KEY"):
+    maritaca = ck.Maritaca()
+else:
+    maritaca = ck.Maritaca(api_key="offline-demo", base_url=server.base_url("maritaca"))
+maritaca
+"""
+
+GPTBOTS_CLIENT = """
+if os.environ.get("GPTBOTS_API_KEY"):
+    gptbots = ck.GPTBots()
+else:
+    gptbots = ck.GPTBots(api_key="offline-demo", base_url=server.base_url("gptbots"))
+gptbots
+"""
+
+MAGISTERIUM_QUESTIONS = """
+questions = [s.question for s in samples["magisterium"] if "off_topic" not in s.name]
+answers = [magisterium.ask(q) for q in questions]
+print(f"{len(answers)} answers, {sum(len(a.citations) for a in answers)} citations")
+"""
+
+
+def tour() -> list[Cell]:
+    return [
+        md(
+            """
+# A tour of citekit
+
+Ask a provider a question, read the answer with its footnotes, then load every citation into
+a polars frame, chart it with altair and browse it in an explorer widget.
+"""
+        ),
+        offline_note("`MAGISTERIUM_API_KEY` (or `GPTBOTS_API_KEY`)"),
+        code(IMPORTS),
+        code(MAGISTERIUM_CLIENT),
+        md("## 1. Ask, and read the answer with its sources"),
+        code(
+            """
+answer = magisterium.ask(
+    "What does Catholic social teaching say about the dignity of human work?"
+)
+answer
+"""
+        ),
+        md(
+            """
+Each marker such as **[1]** links to its source under the answer (hover it for the title);
+open a source to read the passage the answer cites. Several passages of one document share
+one number.
+"""
+        ),
+        code(
+            """
+first = answer.citations[0]
+first.marker, first.document_title, first.document_author, first.document_year
+"""
+        ),
+        md("## 2. Many answers, one frame"),
+        code(MAGISTERIUM_QUESTIONS),
+        code(
+            """
+cits = citations_frame(answers)
+cits.select("marker", "document_author", "document_title", "year", "cited_inline").head(8)
+"""
+        ),
+        code(
+            """
+answers_frame(answers).select("question", "n_citations", "total_tokens", "sample").head(5)
+"""
+        ),
+        md("## 3. Charts\n\nEach chart function takes a frame and returns an altair chart."),
+        code("charts.authors(cits, top=10)"),
+        code("charts.years(cits)"),
+        md(
+            """
+## 4. The explorer
+
+Filter by author, year or text; pick a row number to see its passage and the whole answer.
+The controls are attributes, so code can drive them too.
+"""
+        ),
+        code("ex = explore(answers)\nex"),
+        code(
+            """
+ex.search.value = "wage"
+ex.filtered.select("document_author", "document_title", "cited_text")
+"""
+        ),
+        md(
+            """
+## 5. Knowledge references (GPTBots)
+
+A GPTBots agent answers from a knowledge base; citekit fetches the chunks it retrieved, with
+their relevance scores.
+"""
+        ),
+        code(GPTBOTS_CLIENT),
+        code(
+            """
+reply = gptbots.ask("Why was the Great Wall built?")
+reply
+"""
+        ),
+        code('references_frame(reply).select("rank", "data_name", "score")'),
+        code("magisterium.close()\ngptbots.close()\nserver.stop()"),
+    ]
+
+
+def magisterium_notebook() -> list[Cell]:
+    return [
+        md(
+            """
+# Magisterium AI: answers with citations
+
+Magisterium answers questions about Catholic teaching and cites the passages it used: each
+citation names the document, its author and year, the paragraph, and quotes the text.
+"""
+        ),
+        offline_note("`MAGISTERIUM_API_KEY`"),
+        code(IMPORTS),
+        code(MAGISTERIUM_CLIENT),
+        md("## Streaming an answer\n\nWith `stream=True` the text appears as it arrives."),
+        code(
+            """
+answer = magisterium.ask("What is the principle of subsidiarity?", stream=True)
+answer.related_questions
+"""
+        ),
+        md(
+            """
+## Citations
+
+`document_index` is zero-based; the inline marker is one-based. Several citations can share a
+document (different paragraphs of it): `citation_groups()` gathers them by marker.
+"""
+        ),
+        code(
+            """
+groups = answer.citation_groups()
+{marker: [c.document_reference for c in group] for marker, group in groups.items()}
+"""
+        ),
+        code(
+            """
+citations_frame(answer).select(
+    "marker", "document_index", "document_title", "document_reference", "cited_inline"
+)
+"""
+        ),
+        md(
+            """
+## When the answer is withheld
+
+Off-topic questions are blocked by Magisterium's safety settings. With `"response": False`
+the answer comes back empty with `finish_reason == "content_filter"`, a note and a
+`ContentFilteredWarning`.
+"""
+        ),
+        code(
+            """
+blocked = magisterium.ask(
+    "Can you give me a recipe for Neapolitan pizza dough?",
+    safety_settings={"CATEGORY_NON_CATHOLIC": {"threshold": "BLOCK_ALL", "response": False}},
+)
+blocked.finish_reason, blocked.notes
+"""
+        ),
+        md("## Every sample question, in several languages"),
+        code(MAGISTERIUM_QUESTIONS),
+        code(
+            """
+cits = citations_frame(answers)
+charts.documents(cits, top=12)
+"""
+        ),
+        code("charts.citations_per_answer(answers_frame(answers))"),
+        code("explore(answers)"),
+        code("magisterium.close()\nserver.stop()"),
+    ]
+
+
+def maritaca_notebook() -> list[Cell]:
+    return [
+        md(
+            """
+# Maritaca AI: Sabiá models
+
+Maritaca's API is OpenAI-compatible. Its answers carry no citations, so this notebook looks at
+what they do carry: the text, several choices (`n`), tool calls, and token usage.
+"""
+        ),
+        offline_note("`MARITACA_API_KEY`"),
+        code(IMPORTS),
+        code(MARITACA_CLIENT),
+        code(
+            """
+answer = maritaca.ask("Como funciona o Pix e por que ele se popularizou tão rápido no Brasil?")
+answer
+"""
+        ),
+        md(
+            """
+## Chat with messages and parameters
+
+`chat()` takes the whole message list and the chat-completions parameters. Here every recorded
+sample request is sent again, as it was recorded.
+"""
+        ),
+        code(
+            """
+answers = []
+for sample in samples["maritaca"]:
+    request = dict(sample.request)
+    messages = request.pop("messages")
+    answers.append(maritaca.chat(messages, **request))
+[(a.model, a.finish_reason, len(a.choices)) for a in answers]
+"""
+        ),
+        md("## Several choices and tool calls"),
+        code(
+            """
+several = next(a for a in answers if len(a.choices) > 1)
+[choice.text[:80] for choice in several.choices]
+"""
+        ),
+        code(
+            """
+tools = next(a for a in answers if a.tool_calls)
+[(call.name, call.parsed_arguments()) for call in tools.tool_calls]
+"""
+        ),
+        md(
+            """
+## Usage as a frame
+
+`answers_frame` has one row per answer; Maritaca answers have no citations, so
+`citations_frame` gives an empty frame that still has every column and type.
+"""
+        ),
+        code(
+            """
+usage = answers_frame(answers).select(
+    "answer_id", "model", "finish_reason", "prompt_tokens", "completion_tokens", "sample"
+)
+usage
+"""
+        ),
+        code("citations_frame(answers).schema"),
+        code(
+            """
+tokens = usage.unpivot(
+    ["prompt_tokens", "completion_tokens"],
+    index="sample",
+    variable_name="kind",
+    value_name="tokens",
+)
+alt.Chart(tokens, title="Tokens per answer").mark_bar().encode(
+    x=alt.X("tokens:Q", title="Tokens", stack=True),
+    y=alt.Y("sample:N", title=None),
+    color=alt.Color("kind:N", title=None),
+)
+"""
+        ),
+        code("maritaca.close()\nserver.stop()"),
+    ]
+
+
+def gptbots_notebook() -> list[Cell]:
+    return [
+        md(
+            """
+# GPTBots: answers and the knowledge behind them
+
+A GPTBots agent answers from its knowledge base. After each reply citekit fetches the chunks
+the agent retrieved (`/v1/correlate/dataset`), ranked, with a relevance score. They are the
+answer's sources, not footnotes: the text carries no markers.
+"""
+        ),
+        offline_note("`GPTBOTS_API_KEY` (and `GPTBOTS_ENDPOINT`)"),
+        code(IMPORTS),
+        code(GPTBOTS_CLIENT),
+        code(
+            """
+reply = gptbots.ask("Why was the Great Wall built?")
+reply
+"""
+        ),
+        code(
+            """
+[(ref.rank, ref.data_name, ref.score) for ref in reply.references]
+"""
+        ),
+        md("## Every sample question"),
+        code(
+            """
+replies = [gptbots.ask(s.question) for s in samples["gptbots"]]
+refs = references_frame(replies)
+refs.group_by("data_name").agg(chunks=pl.len(), best=pl.col("score").max()).sort(
+    "best", descending=True
+).head(10)
+"""
+        ),
+        md(
+            """
+The red rule marks a relevance threshold: chunks to its left were retrieved but matched the
+question weakly.
+"""
+        ),
+        code("charts.scores(refs, threshold=0.6, top=12)"),
+        md("An agent can answer without any knowledge chunk:"),
+        code(
+            """
+[(r.question, len(r.references or ()), r.notes) for r in replies if not r.references]
+"""
+        ),
+        code("explore(replies)"),
+        code("gptbots.close()\nserver.stop()"),
+    ]
+
+
+def where_answers_come_from() -> list[Cell]:
+    return [
+        md(
+            """
+# Where do the answers come from?
+
+A teaching demo. An AI answer that cites its sources lets us ask a historian's questions:
+*whose* words is it built on, and *from when*? We ask Magisterium AI a set of questions about
+Catholic teaching, then look at the authors and the centuries of every document it cites.
+"""
+        ),
+        offline_note("`MAGISTERIUM_API_KEY`"),
+        code(IMPORTS),
+        code(MAGISTERIUM_CLIENT),
+        code(MAGISTERIUM_QUESTIONS),
+        md(
+            """
+One of the answers, as a reader sees it: each footnote leads to a document, its author, its
+year and the quoted passage.
+"""
+        ),
+        code("answers[3]"),
+        code(
+            """
+cits = citations_frame(answers)
+cits.select("document_author", "document_title", "document_year", "year").head()
+"""
+        ),
+        md(
+            """
+## Whose words?
+
+Count citations per author. Councils and the Catechism appear as authors too: they speak for
+the Church as a whole. Missing authors are counted as "unknown author".
+"""
+        ),
+        code("charts.authors(cits, top=12)"),
+        md(
+            """
+## From which centuries?
+
+`year` is read from the provider's `document_year` ("c. 1270" gives 1270, "1545-1563" gives
+1545). Many answers lean on the last hundred years, yet quote voices many centuries old.
+"""
+        ),
+        code('charts.years(cits, by="century")'),
+        code(
+            """
+century = (pl.col("year") // 100 + 1).alias("century")  # as in the chart: 1900s = 20th
+(
+    cits.drop_nulls("year")
+    .group_by(century)
+    .agg(citations=pl.len(), authors=pl.col("document_author").drop_nulls().unique().sort())
+    .sort("century")
+)
+"""
+        ),
+        md(
+            """
+## The oldest voice in each answer
+
+For each question, the earliest document it cites.
+"""
+        ),
+        code(
+            """
+(
+    cits.drop_nulls("year")
+    .sort("year")
+    .group_by("question", maintain_order=True)
+    .first()
+    .select("question", "document_author", "document_title", "year")
+    .sort("year")
+)
+"""
+        ),
+        md(
+            """
+## Is every source used in the text?
+
+`cited_inline` says whether the footnote marker appears in the answer's text. A source listed
+but never referred to is worth a second look.
+"""
+        ),
+        code(
+            """
+cits.group_by("cited_inline").agg(citations=pl.len())
+"""
+        ),
+        md(
+            """
+## Explore for yourself
+
+Narrow the year range to the Middle Ages, pick an author, or search for a word; the chart and
+the table follow, and a row number shows that passage inside its answer.
+"""
+        ),
+        code('ex = explore(answers)\nex.chart_kind.value = "years"\nex'),
+        md(
+            """
+### Questions to discuss
+
+1. Which authors are quoted across many different questions, and which only once?
+2. Which centuries are missing entirely? Why might that be?
+3. Pick an answer: would you reach the same conclusion reading only its oldest source?
+"""
+        ),
+        code("magisterium.close()\nserver.stop()"),
+    ]
+
+
+NOTEBOOKS = {
+    "01_tour.ipynb": tour,
+    "02_magisterium.ipynb": magisterium_notebook,
+    "03_maritaca.ipynb": maritaca_notebook,
+    "04_gptbots.ipynb": gptbots_notebook,
+    "05_where_answers_come_from.ipynb": where_answers_come_from,
+}
+
+
+def build(name: str) -> nbformat.NotebookNode:
+    """The notebook ``name`` (a key of ``NOTEBOOKS``), validated, without outputs."""
+    cells = [
+        new_markdown_cell(text) if kind == "markdown" else new_code_cell(text)
+        for kind, text in NOTEBOOKS[name]()
+    ]
+    for number, cell in enumerate(cells):
+        cell["id"] = f"{Path(name).stem[:2]}-{number:02d}"  # stable ids: clean diffs
+    nb = new_notebook(
+        cells=cells,
+        metadata={
+            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+            "language_info": {"name": "python"},
+        },
+    )
+    nbformat.validate(nb)
+    return nb
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="Write (or check) the demo notebooks.")
+    parser.add_argument("--check", action="store_true", help="compare instead of writing")
+    args = parser.parse_args()
+    stale = []
+    for name in NOTEBOOKS:
+        text = nbformat.writes(build(name)) + "\n"
+        path = HERE / name
+        if args.check:
+            if not path.is_file() or path.read_text(encoding="utf-8") != text:
+                stale.append(name)
+        else:
+            path.write_text(text, encoding="utf-8")
+    if stale:
+        print("out of date (run python notebooks/_build.py):", ", ".join(stale))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
