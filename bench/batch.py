@@ -25,31 +25,15 @@ import tempfile
 import time
 import warnings
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from citekit import Answer, ContentFilteredWarning, Magisterium  # noqa: E402
+from citekit import ContentFilteredWarning, Magisterium  # noqa: E402
 from citekit.batch import ask_many  # noqa: E402
 from citekit.store import log  # noqa: E402
 
 KEY = "sk-bench-0123456789"
-
-
-class HookedMagisterium(Magisterium):
-    """Magisterium with the answer-log hook, for a checkout where the client lacks it."""
-
-    async def aask(self, question: str, **params: Any) -> Answer:  # type: ignore[override]
-        spec, _ = self._prepare(
-            [{"role": "user", "content": question}], stream=False, params=params
-        )
-        with log.call(
-            self.name, spec.json, base_url=self.base_url, secrets=[self._config.api_key]
-        ) as call:
-            if call.cached is not None:
-                return call.cached
-            return call.done(await super().aask(question, **params))
 
 
 def start_server(latency: float) -> tuple[subprocess.Popen[str], str, list[str]]:
@@ -90,9 +74,6 @@ def main() -> int:
         questions = [f"{samples[i % len(samples)]} (#{i})" for i in range(n)]
         client: Magisterium = Magisterium(api_key=KEY, base_url=url)
         ask_many(client, ["warm-up"], progress=False)
-        if log.count() == 0:  # the client does not log by itself in this checkout
-            client = HookedMagisterium(api_key=KEY, base_url=url)
-            print("(client without the log hook: using a subclass that applies it)")
         # Open the connection pool (one connection per worker), as the SDK's is opened below.
         warm = [f"warm-up {i}" for i in range(conc)]
         ask_many(client, warm, concurrency=conc, progress=False, log=False)

@@ -6,6 +6,9 @@ footnotes, and load every citation and knowledge chunk into polars frames and al
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from ._errors import (
     AuthenticationError,
     BadRequestError,
@@ -40,18 +43,57 @@ from .providers.gptbots import GPTBots
 from .providers.magisterium import Magisterium
 from .providers.maritaca import Maritaca, Model
 
+if TYPE_CHECKING:
+    from ._loop import allow_nested_asyncio
+    from .batch import BatchError, BatchInterrupted, Failed, RateLimiter, aask_many, ask_many
+    from .exports import export_answer, export_citations
+    from .magic import load_ipython_extension
+    from .store import log
+
+#: Names loaded on first use, so that ``import citekit`` stays fast.
+_LAZY = {
+    "allow_nested_asyncio": "._loop",
+    "BatchError": ".batch",
+    "BatchInterrupted": ".batch",
+    "Failed": ".batch",
+    "RateLimiter": ".batch",
+    "aask_many": ".batch",
+    "ask_many": ".batch",
+    "export_answer": ".exports",
+    "export_citations": ".exports",
+    "load_ipython_extension": ".magic",
+    "log": ".store",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'citekit' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
+
 __version__ = "0.1.0"
 
 __all__ = [
     "Answer",
     "AuthenticationError",
     "BadRequestError",
+    "BatchError",
+    "BatchInterrupted",
     "Choice",
     "Citation",
     "CitekitError",
     "CitekitWarning",
     "ConfigurationError",
     "ContentFilteredWarning",
+    "Failed",
     "GPTBots",
     "InsufficientCreditsError",
     "Magisterium",
@@ -60,6 +102,7 @@ __all__ = [
     "NotFoundError",
     "ProviderError",
     "RateLimitError",
+    "RateLimiter",
     "Reference",
     "References",
     "ResponseFormatError",
@@ -74,4 +117,11 @@ __all__ = [
     "UnsupportedFeatureError",
     "Usage",
     "__version__",
+    "aask_many",
+    "allow_nested_asyncio",
+    "ask_many",
+    "export_answer",
+    "export_citations",
+    "load_ipython_extension",
+    "log",
 ]

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import html
 import json
+import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, Literal, NamedTuple, overload
 
 from ._markers import marker_numbers
@@ -357,6 +359,12 @@ class Answer:
         from .render import mimebundle
 
         return mimebundle(self, include=include, exclude=exclude)
+
+    def export(self, path: str | os.PathLike[str]) -> Path:
+        """Write the answer to ``path`` as Markdown (.md), HTML (.html) or JSON (.json)."""
+        from .exports import export_answer
+
+        return export_answer(self, path)
 
     def __str__(self) -> str:
         return self.text

@@ -32,3 +32,11 @@ def sample_stream(provider: str, stem: str) -> bytes:
 def server() -> Iterator[ProviderServer]:
     with ProviderServer() as srv:
         yield srv
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # The answer log is on by default; tests must never write into the user's data dir.
+    import os
+    import tempfile
+
+    os.environ["CITEKIT_HOME"] = tempfile.mkdtemp(prefix="citekit-test-home-")

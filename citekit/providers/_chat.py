@@ -13,7 +13,7 @@ from typing import Any, TypedDict, Unpack
 
 from .._errors import CitekitWarning, ResponseFormatError, StreamInterrupted, TransportError
 from .._http import RequestSpec
-from .._models import Answer, StreamEvent
+from .._models import Answer, StreamEvent, TextDelta
 from ._chat_params import build_chat_body, last_user_message
 from ._client import ProviderClient
 from ._openai_compat import ChatAccumulator, parse_chat_completion
@@ -100,18 +100,27 @@ class ChatClient(ProviderClient):
         *,
         stream: bool = False,
         display: bool | None = None,
+        cache: bool | None = None,
+        log: bool | None = None,
         **params: Unpack[ChatParams],
     ) -> Answer:
         """Send ``messages`` and return the ``Answer``.
 
         With ``stream=True`` the answer streams in (shown live in a notebook or terminal;
         ``display=False`` turns that off) and the same final ``Answer`` is returned.
+        ``log=False`` keeps this call out of the local answer log; ``cache=True`` answers a
+        request identical to a logged one from the log (``answer.cached`` is then True).
         """
         if stream:
-            return self._consume(self.stream(messages, **params), display)
+            events = self.stream(messages, cache=cache, log=log, **params)
+            return self._consume(events, display)
         spec, question = self._prepare(messages, stream=False, params=dict(params))
-        data = self._sender.request_json(spec)
-        return self._done(parse_chat_completion(data, provider=self.name, question=question))
+        with self._log_call(spec.json, cache=cache, log=log) as call:
+            if call.cached is not None:
+                return call.cached
+            data = self._sender.request_json(spec)
+            answer = parse_chat_completion(data, provider=self.name, question=question)
+            return call.done(self._done(answer))
 
     def ask(
         self,
@@ -120,13 +129,21 @@ class ChatClient(ProviderClient):
         system: str | None = None,
         stream: bool = False,
         display: bool | None = None,
+        cache: bool | None = None,
+        log: bool | None = None,
         **params: Unpack[ChatParams],
     ) -> Answer:
-        """Ask one question (optionally after a ``system`` message)."""
-        return self.chat(_messages_for(question, system), stream=stream, display=display, **params)
+        """Ask one question (optionally after a ``system`` message); see ``chat``."""
+        messages = _messages_for(question, system)
+        return self.chat(messages, stream=stream, display=display, cache=cache, log=log, **params)
 
     def stream(
-        self, messages: Messages | str, **params: Unpack[ChatParams]
+        self,
+        messages: Messages | str,
+        *,
+        cache: bool | None = None,
+        log: bool | None = None,
+        **params: Unpack[ChatParams],
     ) -> Iterator[StreamEvent]:
         """Yield ``TextDelta`` and ``ToolCallDelta`` events as they arrive, then the ``Answer``.
 
@@ -136,20 +153,27 @@ class ChatClient(ProviderClient):
         if isinstance(messages, str):
             messages = _messages_for(messages, None)
         spec, question = self._prepare(messages, stream=True, params=dict(params))
-        return self._stream_events(spec, question)
+        return self._stream_events(spec, question, cache=cache, log=log)
 
-    def _stream_events(self, spec: RequestSpec, question: str | None) -> Iterator[StreamEvent]:
-        acc = ChatAccumulator(provider=self.name, question=question)
-        received = False
-        try:
-            for chunk in self._sender.stream_json(spec):
-                received = True
-                yield from acc.feed(chunk)
-        except (TransportError, ResponseFormatError) as exc:
-            if not received:
-                raise
-            raise self._interrupted(acc, exc) from exc
-        yield self._done(self._complete(acc))
+    def _stream_events(
+        self, spec: RequestSpec, question: str | None, *, cache: bool | None, log: bool | None
+    ) -> Iterator[StreamEvent]:
+        with self._log_call(spec.json, stream=True, cache=cache, log=log) as call:
+            if call.cached is not None:
+                yield TextDelta(call.cached.text, 0)
+                yield call.cached
+                return
+            acc = ChatAccumulator(provider=self.name, question=question)
+            received = False
+            try:
+                for chunk in self._sender.stream_json(spec):
+                    received = True
+                    yield from acc.feed(chunk)
+            except (TransportError, ResponseFormatError) as exc:
+                if not received:
+                    raise
+                raise self._interrupted(acc, exc) from exc
+            yield call.done(self._done(self._complete(acc)))
 
     # -- async -----------------------------------------------------------------------------
     async def achat(
@@ -158,14 +182,21 @@ class ChatClient(ProviderClient):
         *,
         stream: bool = False,
         display: bool | None = None,
+        cache: bool | None = None,
+        log: bool | None = None,
         **params: Unpack[ChatParams],
     ) -> Answer:
         """Async twin of ``chat``."""
         if stream:
-            return await self._aconsume(self.astream(messages, **params), display)
+            events = self.astream(messages, cache=cache, log=log, **params)
+            return await self._aconsume(events, display)
         spec, question = self._prepare(messages, stream=False, params=dict(params))
-        data = await self._asender.request_json(spec)
-        return self._done(parse_chat_completion(data, provider=self.name, question=question))
+        with self._log_call(spec.json, cache=cache, log=log) as call:
+            if call.cached is not None:
+                return call.cached
+            data = await self._asender.request_json(spec)
+            answer = parse_chat_completion(data, provider=self.name, question=question)
+            return call.done(self._done(answer))
 
     async def aask(
         self,
@@ -174,36 +205,50 @@ class ChatClient(ProviderClient):
         system: str | None = None,
         stream: bool = False,
         display: bool | None = None,
+        cache: bool | None = None,
+        log: bool | None = None,
         **params: Unpack[ChatParams],
     ) -> Answer:
         """Async twin of ``ask``."""
         messages = _messages_for(question, system)
-        return await self.achat(messages, stream=stream, display=display, **params)
+        return await self.achat(
+            messages, stream=stream, display=display, cache=cache, log=log, **params
+        )
 
     def astream(
-        self, messages: Messages | str, **params: Unpack[ChatParams]
+        self,
+        messages: Messages | str,
+        *,
+        cache: bool | None = None,
+        log: bool | None = None,
+        **params: Unpack[ChatParams],
     ) -> AsyncIterator[StreamEvent]:
         """Async twin of ``stream``."""
         if isinstance(messages, str):
             messages = _messages_for(messages, None)
         spec, question = self._prepare(messages, stream=True, params=dict(params))
-        return self._astream_events(spec, question)
+        return self._astream_events(spec, question, cache=cache, log=log)
 
     async def _astream_events(
-        self, spec: RequestSpec, question: str | None
+        self, spec: RequestSpec, question: str | None, *, cache: bool | None, log: bool | None
     ) -> AsyncIterator[StreamEvent]:
-        acc = ChatAccumulator(provider=self.name, question=question)
-        received = False
-        try:
-            async for chunk in self._asender.stream_json(spec):
-                received = True
-                for event in acc.feed(chunk):
-                    yield event
-        except (TransportError, ResponseFormatError) as exc:
-            if not received:
-                raise
-            raise self._interrupted(acc, exc) from exc
-        yield self._done(self._complete(acc))
+        with self._log_call(spec.json, stream=True, cache=cache, log=log) as call:
+            if call.cached is not None:
+                yield TextDelta(call.cached.text, 0)
+                yield call.cached
+                return
+            acc = ChatAccumulator(provider=self.name, question=question)
+            received = False
+            try:
+                async for chunk in self._asender.stream_json(spec):
+                    received = True
+                    for event in acc.feed(chunk):
+                        yield event
+            except (TransportError, ResponseFormatError) as exc:
+                if not received:
+                    raise
+                raise self._interrupted(acc, exc) from exc
+            yield call.done(self._done(self._complete(acc)))
 
     # -- shared ----------------------------------------------------------------------------
     def _interrupted(self, acc: ChatAccumulator, exc: Exception) -> StreamInterrupted:

@@ -5,14 +5,17 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from collections.abc import AsyncIterator, Iterator
-from typing import Any, ClassVar, Self
+from collections.abc import AsyncIterator, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import httpx
 
 from .._errors import ConfigurationError, redact
 from .._http import AsyncSender, HttpConfig, SyncSender, make_timeout
 from .._models import Answer, StreamEvent, TextDelta
+
+if TYPE_CHECKING:
+    from ..store import LoggedCall
 
 __all__ = ["ProviderClient"]
 
@@ -145,6 +148,27 @@ class ProviderClient:
             )
             self._async = (loop, sender)
         return self._async[1]
+
+    def _log_call(
+        self,
+        request: Mapping[str, Any] | None,
+        *,
+        stream: bool = False,
+        cache: bool | None = None,
+        log: bool | None = None,
+    ) -> LoggedCall:
+        """The answer log around one call: cache look-up, timing and recording."""
+        from ..store import log as answer_log
+
+        return answer_log.call(
+            self.name,
+            request,
+            base_url=self.base_url,
+            secrets=(self._config.api_key,),
+            stream=stream,
+            cache=cache,
+            log=log,
+        )
 
     # live display of streams -------------------------------------------------------------
     def _live(self, display: bool | None) -> Any:

@@ -24,11 +24,8 @@ from .._errors import (
     TransportError,
 )
 from .._http import RequestSpec
-from .._models import Answer, References, StreamEvent
+from .._models import Answer, References, StreamEvent, TextDelta
 from ._client import ProviderClient
-
-__all__ = ["GPTBots"]
-
 from ._gptbots_wire import (
     NO_REFERENCES_CODE,
     GPTBotsAccumulator,
@@ -36,6 +33,8 @@ from ._gptbots_wire import (
     classify,
     parse_message,
 )
+
+__all__ = ["GPTBots"]
 
 REGIONS = ("sg", "jp", "th")
 MAX_USER_ID = 32
@@ -154,20 +153,33 @@ class GPTBots(ProviderClient):
         stream: bool = False,
         display: bool | None = None,
         references: bool = True,
+        cache: bool | None = None,
+        log: bool | None = None,
     ) -> Answer:
-        """Ask the agent (a new conversation unless ``conversation_id=``) and attach references."""
+        """Ask the agent (a new conversation unless ``conversation_id=``) and attach references.
+
+        ``references=False`` skips ``GET /v1/correlate/dataset``; ``log`` and ``cache`` work
+        as for the other clients.
+        """
         _check_question(question)
         if stream:
             events = self.stream(
-                question, conversation_id=conversation_id, user_id=user_id, references=references
+                question,
+                conversation_id=conversation_id,
+                user_id=user_id,
+                references=references,
+                cache=cache,
+                log=log,
             )
             return self._consume(events, display)
-        cid = conversation_id or self.new_conversation(user_id=user_id)
-        data = self._sender.request_json(_message_spec(cid, question, stream=False))
-        answer = parse_message(data, question=question)
-        if answer.conversation_id is None:
-            answer = replace(answer, conversation_id=cid)
-        return self._attach(answer) if references else answer
+        request = _log_request(question, conversation_id, references)
+        with self._log_call(request, cache=cache, log=log) as call:
+            if call.cached is not None:
+                return call.cached
+            cid = conversation_id or self.new_conversation(user_id=user_id)
+            data = self._sender.request_json(_message_spec(cid, question, stream=False))
+            answer = _with_conversation(parse_message(data, question=question), cid)
+            return call.done(self._attach(answer) if references else answer)
 
     def stream(
         self,
@@ -176,32 +188,42 @@ class GPTBots(ProviderClient):
         conversation_id: str | None = None,
         user_id: str | None = None,
         references: bool = True,
+        cache: bool | None = None,
+        log: bool | None = None,
     ) -> Iterator[StreamEvent]:
         """Yield text deltas as they arrive, then the ``Answer`` (with references)."""
         _check_question(question)
         user = self._user(user_id)
-        return self._stream_events(question, conversation_id, user, references)
+        logging = {"cache": cache, "log": log}
+        return self._stream_events(question, conversation_id, user, references, logging)
 
     def _stream_events(
-        self, question: str, conversation_id: str | None, user: str, references: bool
+        self,
+        question: str,
+        conversation_id: str | None,
+        user: str,
+        references: bool,
+        logging: dict[str, bool | None],
     ) -> Iterator[StreamEvent]:
-        cid = conversation_id or self.new_conversation(user_id=user)
-        acc = GPTBotsAccumulator(question=question)
-        received = False
-        try:
-            for event in self._sender.stream_json(_message_spec(cid, question, stream=True)):
-                received = True
-                yield from acc.feed(event)
-        except (TransportError, ResponseFormatError) as exc:
-            if not received:
-                raise
-            raise _interrupted(acc, cid, exc) from exc
-        if not acc.finished:
-            raise _interrupted(
-                acc, cid, ResponseFormatError("the stream ended before its End event")
-            )
-        answer = _finished(acc, cid)
-        yield self._attach(answer) if references else answer
+        request = _log_request(question, conversation_id, references)
+        with self._log_call(request, stream=True, **logging) as call:
+            if call.cached is not None:
+                yield TextDelta(call.cached.text, 0)
+                yield call.cached
+                return
+            cid = conversation_id or self.new_conversation(user_id=user)
+            acc = GPTBotsAccumulator(question=question)
+            received = False
+            try:
+                for event in self._sender.stream_json(_message_spec(cid, question, stream=True)):
+                    received = True
+                    yield from acc.feed(event)
+            except (TransportError, ResponseFormatError) as exc:
+                if not received:
+                    raise
+                raise _interrupted(acc, cid, exc) from exc
+            answer = _finished(acc, cid)
+            yield call.done(self._attach(answer) if references else answer)
 
     def _attach(self, answer: Answer) -> Answer:
         if not answer.id:
@@ -233,20 +255,29 @@ class GPTBots(ProviderClient):
         stream: bool = False,
         display: bool | None = None,
         references: bool = True,
+        cache: bool | None = None,
+        log: bool | None = None,
     ) -> Answer:
         """Async twin of ``ask``."""
         _check_question(question)
         if stream:
             events = self.astream(
-                question, conversation_id=conversation_id, user_id=user_id, references=references
+                question,
+                conversation_id=conversation_id,
+                user_id=user_id,
+                references=references,
+                cache=cache,
+                log=log,
             )
             return await self._aconsume(events, display)
-        cid = conversation_id or await self.anew_conversation(user_id=user_id)
-        data = await self._asender.request_json(_message_spec(cid, question, stream=False))
-        answer = parse_message(data, question=question)
-        if answer.conversation_id is None:
-            answer = replace(answer, conversation_id=cid)
-        return await self._aattach(answer) if references else answer
+        request = _log_request(question, conversation_id, references)
+        with self._log_call(request, cache=cache, log=log) as call:
+            if call.cached is not None:
+                return call.cached
+            cid = conversation_id or await self.anew_conversation(user_id=user_id)
+            data = await self._asender.request_json(_message_spec(cid, question, stream=False))
+            answer = _with_conversation(parse_message(data, question=question), cid)
+            return call.done(await self._aattach(answer) if references else answer)
 
     def astream(
         self,
@@ -255,33 +286,44 @@ class GPTBots(ProviderClient):
         conversation_id: str | None = None,
         user_id: str | None = None,
         references: bool = True,
+        cache: bool | None = None,
+        log: bool | None = None,
     ) -> AsyncIterator[StreamEvent]:
         """Async twin of ``stream``."""
         _check_question(question)
         user = self._user(user_id)
-        return self._astream_events(question, conversation_id, user, references)
+        logging = {"cache": cache, "log": log}
+        return self._astream_events(question, conversation_id, user, references, logging)
 
     async def _astream_events(
-        self, question: str, conversation_id: str | None, user: str, references: bool
+        self,
+        question: str,
+        conversation_id: str | None,
+        user: str,
+        references: bool,
+        logging: dict[str, bool | None],
     ) -> AsyncIterator[StreamEvent]:
-        cid = conversation_id or await self.anew_conversation(user_id=user)
-        acc = GPTBotsAccumulator(question=question)
-        received = False
-        try:
-            async for event in self._asender.stream_json(_message_spec(cid, question, stream=True)):
-                received = True
-                for item in acc.feed(event):
-                    yield item
-        except (TransportError, ResponseFormatError) as exc:
-            if not received:
-                raise
-            raise _interrupted(acc, cid, exc) from exc
-        if not acc.finished:
-            raise _interrupted(
-                acc, cid, ResponseFormatError("the stream ended before its End event")
-            )
-        answer = _finished(acc, cid)
-        yield await self._aattach(answer) if references else answer
+        request = _log_request(question, conversation_id, references)
+        with self._log_call(request, stream=True, **logging) as call:
+            if call.cached is not None:
+                yield TextDelta(call.cached.text, 0)
+                yield call.cached
+                return
+            cid = conversation_id or await self.anew_conversation(user_id=user)
+            acc = GPTBotsAccumulator(question=question)
+            received = False
+            try:
+                spec = _message_spec(cid, question, stream=True)
+                async for event in self._asender.stream_json(spec):
+                    received = True
+                    for item in acc.feed(event):
+                        yield item
+            except (TransportError, ResponseFormatError) as exc:
+                if not received:
+                    raise
+                raise _interrupted(acc, cid, exc) from exc
+            answer = _finished(acc, cid)
+            yield call.done(await self._aattach(answer) if references else answer)
 
     async def _aattach(self, answer: Answer) -> Answer:
         if not answer.id:
@@ -297,9 +339,17 @@ class GPTBots(ProviderClient):
         return self.user_id if user_id is None else _check_user_id(user_id)
 
 
-def _finished(acc: GPTBotsAccumulator, conversation_id: str) -> Answer:
-    answer = acc.answer()
+def _with_conversation(answer: Answer, conversation_id: str) -> Answer:
     return answer if answer.conversation_id else replace(answer, conversation_id=conversation_id)
+
+
+def _finished(acc: GPTBotsAccumulator, conversation_id: str) -> Answer:
+    return _with_conversation(acc.answer(), conversation_id)
+
+
+def _log_request(question: str, conversation_id: str | None, references: bool) -> dict[str, Any]:
+    """What identifies an ask in the answer log (no user id: fresh asks can be cached)."""
+    return {"question": question, "conversation_id": conversation_id, "references": references}
 
 
 def _interrupted(
