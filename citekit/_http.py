@@ -474,7 +474,7 @@ class AsyncSender:
             await response.aclose()
 
 
-_scan = json.JSONDecoder().scan_once
+_scan: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
 def _loads_event(cfg: HttpConfig, data: bytes) -> Any:

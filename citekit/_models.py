@@ -403,7 +403,8 @@ class TextDelta(NamedTuple):
     choice: int = 0
 
 
-class ToolCallDelta(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class ToolCallDelta:
     """A fragment of a tool call: the first one names it, later ones add argument text."""
 
     index: int
