@@ -16,10 +16,11 @@ from dataclasses import dataclass
 
 __all__ = ["Marker", "find_markers", "marker_numbers", "split_definitions"]
 
-# ``(?<!\\)`` keeps escaped brackets literal; ``(?![(\[])`` rejects links (``[1](url)``,
-# ``[1][ref]``); definitions are rejected by position in ``_at_definition``.
-_MARKER_RE = re.compile(r"(?<!\\)\[(\^?)([1-9][0-9]{0,3})\](?![(\[])")
-_ADJACENT_RE = re.compile(r"(?<!\\)\[(\^?)([1-9][0-9]{0,3})\](?=\[\^?[1-9][0-9]{0,3}\])")
+# A marker not followed by ``(`` (a link ``[1](url)``) nor by ``[`` unless that bracket opens
+# another marker (``[1][2]`` are two markers, ``[1][ref]`` is a reference link). The pattern
+# starts with a literal bracket so the regex engine can skip ahead to candidates; escaped
+# brackets (``\\[1]``) are rejected in ``find_markers``, definitions in ``_at_definition``.
+_MARKER_RE = re.compile(r"\[(\^?)([1-9][0-9]{0,3})\](?!\()(?!\[(?!\^?[1-9][0-9]{0,3}\]))")
 _DEFINITION_RE = re.compile(r"^[ ]{0,3}\[\^([1-9][0-9]{0,3})\]:[ \t]?(.*)$", re.MULTILINE)
 
 
@@ -39,13 +40,13 @@ class Marker:
 
 def find_markers(text: str) -> list[Marker]:
     """Every inline marker in ``text``, in order; definition lines are skipped."""
-    found: dict[int, Marker] = {}
-    for regex in (_MARKER_RE, _ADJACENT_RE):
-        for m in regex.finditer(text):
-            if _at_definition(text, m.start(), m.end()):
-                continue
-            found[m.start()] = Marker(m.start(), m.end(), int(m.group(2)), m.group(1) == "^")
-    return [found[k] for k in sorted(found)]
+    markers: list[Marker] = []
+    for m in _MARKER_RE.finditer(text):
+        start, end = m.span()
+        if (start and text[start - 1] == "\\") or _at_definition(text, start, end):
+            continue
+        markers.append(Marker(start, end, int(m.group(2)), m.group(1) == "^"))
+    return markers
 
 
 def _at_definition(text: str, start: int, end: int) -> bool:

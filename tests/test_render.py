@@ -887,3 +887,117 @@ def test_notebook_live_uses_ipython_display_inside_a_kernel(
     live = LiveAnswer.start(provider="magisterium", question="q")
     assert isinstance(live, NotebookLiveAnswer)
     assert calls == [{"raw": True, "display_id": True}]
+
+
+# -- incremental rendering of the growing text ------------------------------------------------
+_BLOCKS = [
+    "Para with *em* and [^1] marker.",
+    "## Heading [2]",
+    "- item one\n- item two[^3]",
+    "1. first\n2. second",
+    "   indented three",
+    "    indented code",
+    "```\ncode [1]\n\nmore code\n```",
+    "~~~py\nx\n\ny\n~~~",
+    "> quote\n> more",
+    "| a | b |\n|---|---|\n| 1 | 2 |",
+    "---",
+    "___",
+    "Setext\n===",
+    "- loose\n\n- list",
+    "- item\n\n  continued para",
+    "  - nested\n    - deeper",
+    "2023 was a year.",
+    "10) ten",
+    "+ plus",
+    "Text\nlazy line",
+    "[link](https://e.org) and <https://x.org>",
+    "Hard  \nbreak",
+    "```\nunclosed fence",
+    "- a\n  ```\n  x\n\nfoo\n```",
+    "[ref]: https://e.org",
+    "see [ref]",
+    "[^1]: a definition",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    blocks=st.lists(st.sampled_from(_BLOCKS), min_size=1, max_size=8),
+    separator=st.sampled_from(["\n\n", "\n", "\n\n\n"]),
+    cuts=st.lists(st.integers(1, 60), max_size=30),
+)
+def test_incremental_render_equals_a_whole_render(
+    blocks: list[str], separator: str, cuts: list[int]
+) -> None:
+    from citekit.render._incremental import IncrementalMarkdown, fill_markers
+    from citekit.render._mdhtml import render_markdown
+
+    text = separator.join(blocks)
+    incremental = IncrementalMarkdown()
+    pos = 0
+    for step in cuts:
+        pos = min(len(text), pos + step)
+        incremental.render(text[:pos])
+    html = incremental.render(text, final=True)
+
+    def mark(number: int, source: str) -> str:
+        return f"<M{number}{source}>"
+
+    if incremental.exact:
+        assert fill_markers(html, mark) == render_markdown(text, markers=mark)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(max_size=40))
+def test_plain_paragraph_shortcut_matches_markdown_it(text: str) -> None:
+    from citekit.render._mdhtml import _PARSER, _Renderer, plain_paragraph
+
+    shortcut = plain_paragraph(text)
+    if shortcut is not None:
+        slow = _Renderer(strict=False, markers=None, top_heading=3).block(_PARSER.parse(text, {}))
+        assert shortcut == slow
+
+
+def _without_tokens(html: str) -> str:
+    return re.sub(r"ck[0-9a-f]{10}", "TOKEN", html)
+
+
+def test_live_finish_reuses_the_streamed_html_and_equals_a_fresh_render(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import citekit.render.bundle as bundle_module
+
+    reused: list[bool] = []
+    original = bundle_module.render_answer_html
+
+    def spy(answer: Answer, *, strict: bool = False, body_html: str | None = None) -> str:
+        reused.append(body_html is not None)
+        return original(answer, strict=strict, body_html=body_html)
+
+    monkeypatch.setattr(bundle_module, "render_answer_html", spy)
+    samples = [a for _, a in _sample_answers() if a.citations] or [magisterium_answer()]
+    for answer in samples[:6]:
+        display = FakeDisplay()
+        live = NotebookLiveAnswer("magisterium", None, display=display, clock=FakeClock(0.02))
+        text = answer.text
+        for start in range(0, len(text), 7):
+            live.add(text[start : start + 7])
+        assert live.renders > 3
+        live.finish(answer)
+        final = display.log[-1][1]
+        fresh = mimebundle(answer)
+        assert _without_tokens(final["text/html"]) == _without_tokens(fresh["text/html"])
+        assert final["text/plain"] == fresh["text/plain"]
+        assert final["text/markdown"] == fresh["text/markdown"]
+    assert reused and all(reused)
+
+
+def test_live_finish_with_other_text_renders_afresh() -> None:
+    display = FakeDisplay()
+    live = NotebookLiveAnswer("magisterium", None, display=display, clock=FakeClock(0.02))
+    live.add("Something else entirely.\n\n")
+    answer = magisterium_answer()
+    live.finish(answer)
+    html = display.log[-1][1]["text/html"]
+    assert _without_tokens(html) == _without_tokens(answer_html(answer))

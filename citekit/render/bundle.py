@@ -7,11 +7,11 @@ from typing import Any
 
 from .._models import Answer, References
 from ._safe import report_render_error
-from .html import answer_html, references_html
+from .html import answer_html, references_html, render_answer_html
 from .markdown import answer_markdown, references_markdown
 from .text import answer_text, references_text
 
-__all__ = ["mimebundle"]
+__all__ = ["answer_bundle", "mimebundle"]
 
 _MIMETYPES = ("text/plain", "text/markdown", "text/html")
 
@@ -67,10 +67,31 @@ def mimebundle(
     the result is ``{"text/plain": ...}`` and a :class:`RenderWarning` is issued (or, when
     warnings are errors, a message goes to stderr): a display never raises into the cell.
     """
+    return _bundle(obj, include, exclude, None)
+
+
+def answer_bundle(answer: Answer, *, body_html: str | None) -> dict[str, str]:
+    """:func:`mimebundle` of an answer whose text HTML is already rendered (see
+    :func:`~citekit.render.html.render_answer_html`)."""
+    return _bundle(answer, None, None, body_html)
+
+
+def _bundle(
+    obj: object,
+    include: Container[str] | None,
+    exclude: Container[str] | None,
+    body_html: str | None,
+) -> dict[str, str]:
     what = type(obj).__name__
     try:
         if isinstance(obj, Answer):
             renderers = _ANSWER
+            if body_html is not None:
+                html = body_html
+                renderers = {
+                    **_ANSWER,
+                    "text/html": lambda a: render_answer_html(a, body_html=html),
+                }
         elif isinstance(obj, References):
             renderers = _REFERENCES
         else:

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 
 from .._markers import split_definitions
 from .._models import Answer, Citation, References
+from ._incremental import fill_markers
 from ._mdhtml import render_markdown
 from ._safe import STYLE, esc, new_token, safe_url
 from ._sources import (
@@ -46,16 +47,20 @@ class _MarkerLinks:
         self.notes = notes
         self.strict = strict
         self.occurrences: dict[int, int] = {}
+        self.titles: dict[int, str] = {}  # escaped tooltips, computed once per footnote
 
     def __call__(self, number: int, source: str) -> str:
-        note = self.notes.get(number)
-        if note is None:
-            return esc(source)
+        title = self.titles.get(number)
+        if title is None:
+            note = self.notes.get(number)
+            if note is None:
+                return esc(source)
+            title = self.titles[number] = esc(note.tooltip())
         count = self.occurrences.get(number, 0) + 1
         self.occurrences[number] = count
         link = (
             f'<a class="citekit-marker" id="{self.token}-m-{number}-{count}"'
-            f' href="#{self.token}-fn-{number}" title="{esc(note.tooltip())}"'
+            f' href="#{self.token}-fn-{number}" title="{title}"'
             f' style="{STYLE.MARKER}">[{number}]</a>'
         )
         return link if self.strict else f"<sup>{link}</sup>"
@@ -225,6 +230,18 @@ def answer_html(answer: Answer, *, strict: bool = False) -> str:
         Use only tags that survive nbconvert's ``sanitize_html=True`` (no ``<sup>``,
         ``<details>``): passages are shown open instead of in disclosures.
     """
+    return render_answer_html(answer, strict=strict)
+
+
+def render_answer_html(
+    answer: Answer, *, strict: bool = False, body_html: str | None = None
+) -> str:
+    """:func:`answer_html`, optionally with the answer text already rendered.
+
+    ``body_html`` is the text's HTML with marker placeholders (from
+    :class:`~citekit.render._incremental.IncrementalMarkdown`, the live display's renderer),
+    for an answer whose text has no definition lines; it saves parsing the text twice.
+    """
     token = new_token()
     notes = footnotes(answer.citations)
     links = _MarkerLinks(token, notes, strict=strict)
@@ -234,7 +251,10 @@ def answer_html(answer: Answer, *, strict: bool = False) -> str:
     if answer.question:
         out.append(f'<div class="citekit-question" style="{STYLE.QUESTION}">')
         out.append(f"Question: {esc(answer.question)}</div>\n")
-    text_html = render_markdown(body, strict=strict, markers=links)
+    if body_html is not None and not strict:
+        text_html = fill_markers(body_html, links)
+    else:
+        text_html = render_markdown(body, strict=strict, markers=links)
     if not text_html and not answer.content_filtered:
         text_html = f'<div style="{STYLE.MUTED}">(empty answer)</div>'
     out.append(f'<div class="citekit-text">\n{text_html}</div>\n')

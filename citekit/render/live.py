@@ -25,11 +25,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from typing import Any, TextIO
 
+from .._markers import split_definitions
 from .._models import Answer
+from ._incremental import IncrementalMarkdown, fill_markers
 from ._mdhtml import render_markdown
 from ._safe import STYLE, esc, report_render_error
 from ._sources import answer_notes
-from .bundle import mimebundle
+from .bundle import answer_bundle
 from .text import answer_text, sources_text
 
 __all__ = ["LiveAnswer", "NotebookLiveAnswer", "TerminalLiveAnswer"]
@@ -39,6 +41,8 @@ DEFAULT_INTERVAL = 0.1
 # A re-render may use at most 1/_COST_FACTOR of the wall time: after a render that took
 # t seconds, the next one waits at least _COST_FACTOR * t.
 _COST_FACTOR = 10.0
+# At most this many deltas between two looks at the clock.
+_MAX_STRIDE = 16
 
 
 def _in_kernel() -> bool:
@@ -100,8 +104,11 @@ def _streaming_marker(number: int, source: str) -> str:
     return f'<sup style="{STYLE.MARKER_PENDING}">[{number}]</sup>'
 
 
-def streaming_html(provider: str, question: str | None, text: str, *, status: str) -> str:
-    """The growing answer: status line, question and the Markdown rendered so far."""
+def streaming_html(
+    provider: str, question: str | None, text: str, *, status: str, body_html: str | None = None
+) -> str:
+    """The growing answer: status line, question and the Markdown rendered so far
+    (``body_html``: the text's HTML with marker placeholders, when already rendered)."""
     parts = [
         '<div class="citekit-answer citekit-streaming" style="',
         STYLE.ROOT,
@@ -114,10 +121,41 @@ def streaming_html(provider: str, question: str | None, text: str, *, status: st
         parts.append(f"Question: {esc(question)}</div>")
     if text:
         parts.append('<div class="citekit-text">')
-        parts.append(render_markdown(text, markers=_streaming_marker))
+        if body_html is None:
+            parts.append(render_markdown(text, markers=_streaming_marker))
+        else:
+            parts.append(fill_markers(body_html, _streaming_marker))
         parts.append("</div>")
     parts.append("</div>")
     return "".join(parts)
+
+
+class _Ticker:
+    """Decides cheaply when to look at the clock: every ``stride`` deltas, where the stride
+    grows while deltas pour in (several per millisecond) and shrinks when they trickle."""
+
+    __slots__ = ("_clock", "_countdown", "_last", "_stride")
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self._clock = clock
+        self._countdown = 1
+        self._stride = 1
+        self._last = clock()
+
+    def due(self) -> bool:
+        self._countdown -= 1
+        return self._countdown <= 0
+
+    def now(self) -> float:
+        now = self._clock()
+        gap = now - self._last
+        self._last = now
+        if gap < 0.0005:
+            self._stride = min(self._stride * 2, _MAX_STRIDE)
+        elif gap > 0.005:
+            self._stride = max(self._stride // 2, 1)
+        self._countdown = self._stride
+        return now
 
 
 class NotebookLiveAnswer(LiveAnswer):
@@ -136,8 +174,10 @@ class NotebookLiveAnswer(LiveAnswer):
         self._parts: list[str] = []
         self._interval = interval
         self._clock = clock
+        self._ticker = _Ticker(clock)
         self._next_render = clock()  # the first delta shows at once
         self._renders = 0
+        self._markdown = IncrementalMarkdown()
         self._thread = threading.get_ident()
         self._parent: Any = None
         if display is None:
@@ -168,22 +208,25 @@ class NotebookLiveAnswer(LiveAnswer):
 
     def add(self, text_delta: str) -> None:
         self._parts.append(text_delta)
-        if self._clock() >= self._next_render:
+        if self._ticker.due() and self._ticker.now() >= self._next_render:
             self._refresh("receiving…")
 
     def _refresh(self, status: str) -> None:
         started = self._clock()
-        text = self.text
         self._renders += 1
-        self._publish(self._snapshot(status, text))
+        self._publish(self._snapshot(status, self.text))
         ended = self._clock()
         self._next_render = ended + max(self._interval, _COST_FACTOR * (ended - started))
 
     def _snapshot(self, status: str, text: str = "") -> dict[str, str]:
-        return {
-            "text/plain": text or f"{self.provider}: {status}",
-            "text/html": streaming_html(self.provider, self.question, text, status=status),
-        }
+        plain = text or f"{self.provider}: {status}"
+        try:
+            body = self._markdown.render(text) if text else None
+            html = streaming_html(self.provider, self.question, text, status=status, body_html=body)
+        except Exception as exc:  # the text is still shown, as it came
+            report_render_error("the growing answer", exc)
+            html = f'<pre style="white-space:pre-wrap">{esc(plain)}</pre>'
+        return {"text/plain": plain, "text/html": html}
 
     @contextmanager
     def _thread_parent(self) -> Iterator[None]:
@@ -214,14 +257,24 @@ class NotebookLiveAnswer(LiveAnswer):
             report_render_error("the live answer", exc)
 
     def finish(self, answer: Answer) -> None:
-        self._publish(mimebundle(answer))
+        body: str | None = None
+        text = self.text
+        # Reuse the HTML rendered while streaming when it is exactly that of the final text.
+        if text and text == answer.text:
+            try:
+                rendered = self._markdown.render(text, final=True)
+                if self._markdown.exact and not split_definitions(text)[1]:
+                    body = rendered
+            except Exception:
+                body = None
+        self._publish(answer_bundle(answer, body_html=body))
 
     def fail(self, exc: BaseException) -> None:
         self._refresh(f"incomplete: the stream was interrupted ({type(exc).__name__}: {exc})")
 
 
 class TerminalLiveAnswer(LiveAnswer):
-    """Prints the text as it arrives, then a numbered source list."""
+    """Prints the text as it arrives (flushed about ten times a second), then the sources."""
 
     def __init__(
         self,
@@ -235,8 +288,9 @@ class TerminalLiveAnswer(LiveAnswer):
         super().__init__(provider, question)
         self._stream = stream if stream is not None else sys.stdout
         self._interval = interval
-        self._clock = clock
+        self._ticker = _Ticker(clock)
         self._next_flush = clock()
+        self._pending: list[str] = []
         self._wrote = False
         self._at_line_start = True
 
@@ -249,22 +303,26 @@ class TerminalLiveAnswer(LiveAnswer):
         except Exception as exc:
             report_render_error("the live answer", exc)
 
-    def _flush(self) -> None:
+    def _drain(self) -> None:
+        if self._pending:
+            text = "".join(self._pending)
+            self._pending.clear()
+            self._write(text)
+            self._wrote = True
+            self._at_line_start = text.endswith("\n")
         with suppress(Exception):
             self._stream.flush()
 
     def add(self, text_delta: str) -> None:
-        if not text_delta:
-            return
-        self._write(text_delta)
-        self._wrote = True
-        self._at_line_start = text_delta.endswith("\n")
-        now = self._clock()
-        if now >= self._next_flush:
-            self._flush()
-            self._next_flush = now + self._interval
+        self._pending.append(text_delta)
+        if self._ticker.due():
+            now = self._ticker.now()
+            if now >= self._next_flush:
+                self._drain()
+                self._next_flush = now + self._interval
 
     def finish(self, answer: Answer) -> None:
+        self._drain()
         try:
             if not self._wrote:
                 self._write(answer_text(answer) + "\n")
@@ -280,11 +338,14 @@ class TerminalLiveAnswer(LiveAnswer):
                     self._write("\n" + "\n".join([*tail, sources] if sources else tail) + "\n")
         except Exception as exc:
             report_render_error("the sources", exc)
-        self._flush()
+        with suppress(Exception):
+            self._stream.flush()
 
     def fail(self, exc: BaseException) -> None:
+        self._drain()
         prefix = "" if self._at_line_start else "\n"
         self._write(
             f"{prefix}[incomplete: the stream was interrupted ({type(exc).__name__}: {exc})]\n"
         )
-        self._flush()
+        with suppress(Exception):
+            self._stream.flush()

@@ -6,8 +6,6 @@ The answer text is kept as written (Markdown reads well as text), with markers n
 
 from __future__ import annotations
 
-import textwrap
-
 from .._markers import split_definitions
 from .._models import Answer, References
 from ._sources import (
@@ -44,15 +42,7 @@ def _footnote_text(note: Footnote, cited: bool) -> list[str]:
     for citation in note.passages:
         quote = snippet(citation.cited_text, _SNIPPET)
         if quote:
-            caption = passage_caption(citation, note)
-            lines.extend(
-                textwrap.wrap(
-                    f"{caption}: “{quote}”",
-                    width=96,
-                    initial_indent="      ",
-                    subsequent_indent="        ",
-                )
-            )
+            lines.append(f"      {passage_caption(citation, note)}: “{quote}”")
     return lines
 
 
@@ -68,11 +58,7 @@ def _references_text(refs: References) -> list[str]:
             lines.append(f"      {ref.source_url.strip()}")
         excerpt = snippet(ref.content, _SNIPPET)
         if excerpt:
-            lines.extend(
-                textwrap.wrap(
-                    excerpt, width=96, initial_indent="      ", subsequent_indent="      "
-                )
-            )
+            lines.append(f"      {excerpt}")
     return lines
 
 

@@ -1,0 +1,250 @@
+"""Rendering cost: a large footnoted answer, and the live display while a stream arrives.
+
+1. A Magisterium-style answer of about 30 KB of Markdown with 200 citations (160 documents,
+   some with several passages) is rendered, best of ``--repeat`` runs: ``answer_html``,
+   the strict variant, ``answer_markdown``, ``answer_text`` and the whole mimebundle. The
+   floor is markdown-it-py rendering the same text with no footnotes at all.
+2. One 20,000-chunk Magisterium stream from the loopback server (``citekit.testing``) is
+   consumed with ``Magisterium.ask(..., stream=True)``:
+
+   * ``display=False``: no display at all (the baseline);
+   * the notebook live display: ``NotebookLiveAnswer`` re-rendering the growing text (about
+     ten times a second) and finishing with the full footnoted render, its display handle
+     JSON-encoding every update as a kernel would before sending it;
+   * the terminal live display, writing to an in-memory stream.
+
+   The goal: consuming the stream with the live display costs at most 1.2x the time without.
+   Also shown: the time spent in the re-renders and in the final render, and the ratio to
+   consuming without live display and then displaying the answer once (what a notebook
+   shows either way).
+
+Run: ``.venv/bin/python bench/render.py [--chunks 20000] [--repeat 15]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from markdown_it import MarkdownIt
+
+import citekit as ck
+from citekit._models import Answer, Citation
+from citekit.render import (
+    LiveAnswer,
+    NotebookLiveAnswer,
+    TerminalLiveAnswer,
+    answer_html,
+    answer_markdown,
+    answer_text,
+    mimebundle,
+)
+from citekit.testing import ProviderServer
+
+KEY = "bench-key"
+WORDS = ["grace", "nature", "law", "faith", "reason", "church", "council", "labour", "wage",
+         "dignity", "person", "common", "good", "family", "state", "truth"]  # fmt: skip
+
+
+def large_answer(n_citations: int = 200, target_chars: int = 30_000, seed: int = 3) -> Answer:
+    """About ``target_chars`` of Markdown citing ``n_citations`` passages."""
+    rng = random.Random(seed)
+    n_documents = n_citations * 4 // 5
+    parts: list[str] = []
+    section = 0
+    while sum(map(len, parts)) < target_chars:
+        if len(parts) % 6 == 0:
+            section += 1
+            parts.append(f"## Section {section}: {' '.join(rng.choices(WORDS, k=3))}\n\n")
+        words = rng.choices(WORDS, k=55)
+        words[5] = f"*{words[5]}*"
+        words[20] = f"**{words[20]}**"
+        marks = "".join(f"[^{rng.randrange(n_documents) + 1}]" for _ in range(rng.randint(1, 3)))
+        if len(parts) % 4 == 3:
+            items = [
+                f"- {' '.join(rng.choices(WORDS, k=9))}[{rng.randrange(n_documents) + 1}]"
+                for _ in range(4)
+            ]
+            parts.append("\n".join(items) + "\n\n")
+        else:
+            parts.append(" ".join(words) + marks + ".\n\n")
+    citations = tuple(
+        Citation(
+            # Like the recorded samples: most passages are plain text, some carry Markdown.
+            cited_text=" ".join(rng.choices(WORDS, k=60)) + (" — *quoted*." if i % 4 == 0 else "."),
+            document_index=i % n_documents,
+            cited_text_heading=f"Chapter {i % 17}" if i % 3 else None,
+            document_title=f"Document {i % n_documents}",
+            document_author="Pope Leo XIII" if i % 2 else "Second Vatican Council",
+            document_year=str(1891 + i % 120),
+            document_reference=str(i % 90 + 1),
+            source_url=f"https://example.org/doc/{i % n_documents}",
+        )
+        for i in range(n_citations)
+    )
+    return Answer(
+        provider="magisterium",
+        model="magisterium-1",
+        text="".join(parts),
+        citations=citations,
+        related_questions=("What is the common good?",),
+    )
+
+
+def best_time(fn: Callable[[], Any], repeat: int) -> float:
+    """The fastest of ``repeat`` runs: other work on the machine only ever adds time."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+class KernelLikeDisplay:
+    """``IPython.display.display`` stand-in: JSON-encodes what a kernel would send."""
+
+    def __call__(self, obj: dict[str, str], **kw: Any) -> KernelLikeDisplay:
+        self.update(obj)
+        return self
+
+    def update(self, obj: dict[str, str], **kw: Any) -> None:
+        json.dumps({"data": obj, "metadata": {}, "transient": {"display_id": "x"}})
+
+
+class TimedNotebookLive(NotebookLiveAnswer):
+    """The notebook live display, timing its re-renders and its final render."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.refresh_seconds = 0.0
+        self.finish_seconds = 0.0
+
+    def _refresh(self, status: str) -> None:
+        start = time.perf_counter()
+        super()._refresh(status)
+        self.refresh_seconds += time.perf_counter() - start
+
+    def finish(self, answer: Answer) -> None:
+        start = time.perf_counter()
+        super().finish(answer)
+        self.finish_seconds += time.perf_counter() - start
+
+
+def bench_large_answer(repeat: int) -> None:
+    answer = large_answer()
+    floor = MarkdownIt("commonmark", {"html": False})
+    answer_html(answer)  # warm up
+    t_floor = best_time(lambda: floor.render(answer.text), repeat)
+    rows = [
+        ("answer_html", best_time(lambda: answer_html(answer), repeat)),
+        ("answer_html strict", best_time(lambda: answer_html(answer, strict=True), repeat)),
+        ("answer_markdown", best_time(lambda: answer_markdown(answer), repeat)),
+        ("answer_text", best_time(lambda: answer_text(answer), repeat)),
+        ("mimebundle (3 types)", best_time(lambda: mimebundle(answer), repeat)),
+    ]
+    size = len(answer_html(answer))
+    print(
+        f"render of a {len(answer.text) / 1000:.1f} KB answer with {len(answer.citations)} "
+        f"citations ({size / 1000:.0f} KB of HTML), best of {repeat}:"
+    )
+    print(f"  {'markdown-it floor':22} {t_floor * 1000:7.1f} ms   (Markdown to HTML, no sources)")
+    for name, seconds in rows:
+        print(f"  {name:22} {seconds * 1000:7.1f} ms   {seconds / t_floor:5.2f}x the floor")
+
+
+def bench_live_display(chunks: int, repeat: int) -> None:
+    original_start = LiveAnswer.start
+    mode = {"live": "notebook"}
+    lives: list[TimedNotebookLive] = []
+
+    def start(cls: type[LiveAnswer], **kw: Any) -> LiveAnswer:
+        if mode["live"] == "notebook":
+            live = TimedNotebookLive(
+                kw["provider"], kw.get("question"), display=KernelLikeDisplay()
+            )
+            lives.append(live)
+            return live
+        return TerminalLiveAnswer(kw["provider"], kw.get("question"), stream=io.StringIO())
+
+    # What the clients call; swapped so the notebook display runs outside a kernel.
+    LiveAnswer.start = classmethod(start)  # type: ignore[assignment, method-assign]
+    try:
+        with ProviderServer() as srv:
+            base = srv.base_url("magisterium", chunks=chunks)
+            question = srv.samples("magisterium")[0].question
+            mg = ck.Magisterium(api_key=KEY, base_url=base)
+
+            def plain() -> None:
+                mg.ask(question, stream=True, display=False)
+
+            def plain_then_display() -> None:
+                KernelLikeDisplay()(mimebundle(mg.ask(question, stream=True, display=False)))
+
+            def notebook() -> None:
+                mode["live"] = "notebook"
+                mg.ask(question, stream=True, display=True)
+
+            def terminal() -> None:
+                mode["live"] = "terminal"
+                mg.ask(question, stream=True, display=True)
+
+            streamed = mg.ask(question, stream=True, display=False)
+            arms = {"plain": plain, "then": plain_then_display, "nb": notebook, "term": terminal}
+            for fn in arms.values():  # warm up connections and caches
+                fn()
+            lives.clear()
+            times: dict[str, list[float]] = {name: [] for name in arms}
+            for _ in range(repeat):  # interleaved, so drift hits every arm alike
+                for name, fn in arms.items():
+                    times[name].append(best_time(fn, 1))
+    finally:
+        LiveAnswer.start = original_start  # type: ignore[method-assign]
+    m = {name: min(t) * 1000 for name, t in times.items()}
+    refresh = statistics.median(live.refresh_seconds for live in lives) * 1000
+    final = statistics.median(live.finish_seconds for live in lives) * 1000
+    renders = statistics.median(live.renders for live in lives)
+    print(
+        f"stream of {chunks:,} chunks ({len(streamed.text):,} characters, "
+        f"{len(streamed.citations)} citations), best of {repeat} (interleaved runs):"
+    )
+    print(f"  no display                    {m['plain']:7.1f} ms")
+    print(
+        f"  notebook live display         {m['nb']:7.1f} ms   "
+        f"{m['nb'] / m['plain']:4.2f}x no display (goal <= 1.2x)"
+    )
+    print(
+        f"    of which {renders:g} re-renders of the growing text {refresh:5.1f} ms, "
+        f"the final footnoted render {final:5.1f} ms"
+    )
+    print(
+        f"  no display, then shown once   {m['then']:7.1f} ms   "
+        f"live display / this = {m['nb'] / m['then']:4.2f}x"
+    )
+    print(
+        f"  terminal live display         {m['term']:7.1f} ms   "
+        f"{m['term'] / m['plain']:4.2f}x no display"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--chunks", type=int, default=20_000)
+    parser.add_argument("--repeat", type=int, default=15)
+    args = parser.parse_args()
+    bench_large_answer(args.repeat)
+    bench_live_display(args.chunks, args.repeat)
+
+
+if __name__ == "__main__":
+    main()
