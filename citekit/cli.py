@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
@@ -197,146 +196,6 @@ def _log(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-# -- the offline demo -------------------------------------------------------------------------
-_DEMO_NOTE = (
-    "Every answer on this page is a <strong>recorded sample</strong> served by citekit's "
-    "loopback test server and fetched through citekit's real clients: no API key, no network, "
-    "not a live answer."
-)
-
-
-def _esc(value: Any) -> str:
-    import html
-
-    return html.escape("" if value is None else str(value))
-
-
-def _table_html(frame: Any, *, limit: int = 15) -> str:
-    head = "".join(f'<th style="text-align: left">{_esc(c)}</th>' for c in frame.columns)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{_esc(v)}</td>" for v in row) + "</tr>"
-        for row in frame.head(limit).iter_rows()
-    )
-    return f'<table style="border-collapse: collapse"><tr>{head}</tr>{body}</table>'
-
-
-def _answers_section(provider: str, answers: list[Answer]) -> str:
-    from .exports import _answer_html
-
-    parts = [f"<h2>{_esc(_DISPLAY_NAMES.get(provider, provider))}</h2>"]
-    for answer in answers:
-        parts.append(f"<h3>{_esc(answer.question)}</h3>")
-        try:
-            parts.append(_answer_html(answer))
-        except Exception as exc:  # one answer that cannot render must not sink the page
-            parts.append(f"<p><em>Could not render this answer: {_esc(exc)}</em></p>")
-        label = answer.sample or "unlabelled"
-        parts.append(f'<p style="color: #666"><em>Recorded sample ({_esc(label)})</em></p>')
-    return "\n".join(parts)
-
-
-def _frames_section(answers: list[Answer]) -> tuple[str, dict[str, Any]]:
-    try:
-        import polars as pl
-
-        from .frames import answers_frame, citations_frame, references_frame
-    except ImportError as exc:
-        return f"<h2>Frames</h2><p><em>Frames are not available: {_esc(exc)}</em></p>", {}
-    cites = citations_frame(answers)
-    refs = references_frame(answers)
-    overview = answers_frame(answers).select(
-        "provider", "question", "n_citations", "n_references", "total_tokens"
-    )
-    documents = (
-        cites.group_by("document_title", "document_author", "document_year")
-        .agg(pl.len().alias("passages"), pl.col("answer_id").n_unique().alias("answers"))
-        .sort(["passages", "document_title"], descending=[True, False])
-    )
-    chunks = (
-        refs.group_by("data_name")
-        .agg(pl.len().alias("chunks"), pl.col("score").mean().round(3).alias("mean_score"))
-        .sort(["chunks", "data_name"], descending=[True, False])
-    )
-    html = (
-        "<h2>Frames</h2>"
-        f"<p>citations_frame: {cites.height} rows; references_frame: {refs.height} rows.</p>"
-        f"<h3>Answers</h3>{_table_html(overview)}"
-        f"<h3>Most cited documents</h3>{_table_html(documents)}"
-        f"<h3>Knowledge files (GPTBots)</h3>{_table_html(chunks)}"
-    )
-    return html, {"citations": cites, "references": refs}
-
-
-def _charts_section(frames: dict[str, Any]) -> str:
-    if not frames:
-        return "<h2>Charts</h2><p><em>Charts need the frames, which are not available.</em></p>"
-    try:
-        import importlib
-
-        import vl_convert
-
-        charts = importlib.import_module("citekit.charts")
-    except ImportError as exc:
-        return f"<h2>Charts</h2><p><em>Charts are not available: {_esc(exc)}</em></p>"
-    parts = ["<h2>Charts</h2>"]
-    for name, source in (
-        ("authors", "citations"),
-        ("years", "citations"),
-        ("documents", "citations"),
-        ("scores", "references"),
-    ):
-        try:
-            chart = getattr(charts, name)(frames[source])
-            parts.append(f"<h3>{name.capitalize()}</h3>")
-            parts.append(f"<div>{vl_convert.vegalite_to_svg(chart.to_dict())}</div>")
-        except Exception as exc:  # a chart that fails is skipped with a note, not fatal
-            parts.append(f"<p><em>Chart {name!r} skipped: {_esc(exc)}</em></p>")
-    return "\n".join(parts)
-
-
-def run_demo(path: Path, *, open_browser: bool = False, out: TextIO | None = None) -> int:
-    """Ask every recorded sample question of each provider offline and write one HTML page."""
-    from .batch import ask_many
-    from .exports import html_document
-    from .providers._chat import ContentFilteredWarning
-    from .store import log
-    from .testing import ProviderServer
-
-    out = out if out is not None else sys.stdout
-    sections = [f"<p>{_DEMO_NOTE}</p>"]
-    every: list[Answer] = []
-    with ProviderServer() as server, log.options(log=False), warnings.catch_warnings():
-        # Withheld sample answers carry a note on the page; no warning on the terminal.
-        warnings.simplefilter("ignore", ContentFilteredWarning)
-        for provider in PROVIDERS:
-            questions = [s.question for s in server.samples(provider)]
-            if not questions:
-                sections.append(f"<p><em>No {provider} samples found.</em></p>")
-                continue
-            client = make_client(
-                provider, base_url=server.base_url(provider), api_key="citekit-demo"
-            )
-            answers = ask_many(client, questions, concurrency=4, progress=False)
-            every += answers
-            sections.append(_answers_section(provider, answers))
-            for answer in answers:
-                out.write(f"\n== {provider}: {answer.question}\n")
-                text = " ".join(answer.text.split())
-                out.write(f"{text[:300]}{'...' if len(text) > 300 else ''}\n")
-                for line in source_lines(answer):
-                    out.write(f"  {line}\n")
-    frames_html, frames = _frames_section(every)
-    sections += [frames_html, _charts_section(frames)]
-    page = html_document("citekit demo: recorded sample answers", "\n".join(sections))
-    path.write_text(page, encoding="utf-8")
-    out.write(f"\n{len(every)} sample answers. Wrote {path.resolve()}\n")
-    if open_browser:
-        import webbrowser
-
-        webbrowser.open(path.resolve().as_uri())
-    return 0
-
-
 # -- parser and entry point -------------------------------------------------------------------
 def _log_filters(parser: argparse.ArgumentParser, limit: int | None) -> None:
     parser.add_argument("--provider", choices=PROVIDERS)
@@ -396,6 +255,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "ask":
             return _ask(args, out)
         if args.command == "demo":
+            from ._demo import run_demo
+
             return run_demo(Path(args.out), open_browser=args.open, out=out)
         return _log(args, out)
     except (UsageError, ConfigurationError) as exc:

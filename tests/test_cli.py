@@ -115,6 +115,8 @@ def test_demo_offline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
         for provider in ("magisterium", "maritaca", "gptbots"):
             for sample in srv.samples(provider):
                 assert sample.question in printed
+                assert f"[recorded sample {sample.label}]" in printed
+    assert "every answer below is a RECORDED SAMPLE" in printed
     assert "<h2>Frames</h2>" in page and "<h2>Charts</h2>" in page
     assert page.count("<svg") == 4 and "skipped" not in page  # authors, years, documents, scores
     assert str(out.resolve()) in printed
