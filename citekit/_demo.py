@@ -52,11 +52,13 @@ def _answers_section(provider: str, answers: list[Answer]) -> str:
     for answer in answers:
         parts.append(f"<h3>{_esc(answer.question)}</h3>")
         try:
-            parts.append(_answer_html(answer))
+            parts.append(_answer_html(answer))  # carries its own "recorded sample" badge
         except Exception as exc:  # one answer that cannot render must not sink the page
-            parts.append(f"<p><em>Could not render this answer: {_esc(exc)}</em></p>")
-        label = answer.sample or "unlabelled"
-        parts.append(f'<p style="color: #666"><em>Recorded sample ({_esc(label)})</em></p>')
+            label = answer.sample or "unlabelled"
+            parts.append(
+                f"<p><em>Recorded sample ({_esc(label)}): could not render this answer: "
+                f"{_esc(exc)}</em></p>"
+            )
     return "\n".join(parts)
 
 
