@@ -21,8 +21,9 @@ A source is any of:
   skipped);
 * an iterable mixing any of the above.
 
-Year parsing, marker numbers and the repeated per-answer columns are computed in polars over
-whole columns, so loading a million citations takes about a second.
+Columns are read straight off the ``Answer`` objects into lists and handed to polars once;
+year parsing and the repeated per-answer columns are computed in polars over whole columns
+(``bench/frames.py`` measures a million citations against pandas and a polars floor).
 """
 
 from __future__ import annotations
@@ -146,9 +147,8 @@ def parse_year(expr: pl.Expr | str) -> pl.Expr:
         A column name or an expression of dtype ``String``.
     """
     text = pl.col(expr) if isinstance(expr, str) else expr
-    year = pl.coalesce(text.str.extract(_YEAR_LONG, 1), text.str.extract(_YEAR_SHORT, 1)).cast(
-        pl.Int32
-    )
+    digits = pl.coalesce(text.str.extract(_YEAR_LONG, 1), text.str.extract(_YEAR_SHORT, 1))
+    year = digits.cast(pl.Int32)
     return pl.when(text.str.contains(_BEFORE_CHRIST)).then(-year).otherwise(year)
 
 
@@ -174,6 +174,10 @@ def load_answers(source: Source, *, provider: str | None = None) -> list[Answer 
     ------
     TypeError
         When ``source`` is none of the accepted kinds.
+    FileNotFoundError
+        When a path names nothing.
+    ValueError
+        When a saved response does not say its provider and ``provider`` is not given.
     """
     return list(_iter_items(source, provider=provider, caller="load_answers"))
 
@@ -208,7 +212,9 @@ def _from_path(path: Path, *, provider: str | None, caller: str) -> Iterator[Ans
             if any(part.startswith(("_", ".")) for part in file.relative_to(path).parts):
                 continue  # build inputs and hidden folders, not answers
             data = json.loads(file.read_text(encoding="utf-8"))
-            if _kind(data) is not None or isinstance(data, list):
+            if _kind(data) is not None or (
+                isinstance(data, list) and data and all(_kind(item) for item in data)
+            ):
                 yield from _from_json(data, provider=provider, caller=caller, origin=file)
         return
     if not path.is_file():
@@ -253,20 +259,12 @@ def _from_json(
     if kind == "record":
         response = data["response"]
         name = provider or _provider_of(response) or _provider_of(data)
-        if name is None:
-            raise ValueError(
-                f"{caller}(): cannot tell the provider of the response{where}; "
-                "pass provider='magisterium' or 'maritaca'"
-            )
-        yield Answer.from_response(response, provider=name, question=question)
+        yield Answer.from_response(
+            response, provider=_known(name, caller, where), question=question
+        )
     elif kind == "completion":
         name = provider or _provider_of(data)
-        if name is None:
-            raise ValueError(
-                f"{caller}(): cannot tell the provider of the response{where}; "
-                "pass provider='magisterium' or 'maritaca'"
-            )
-        yield Answer.from_response(data, provider=name, question=None)
+        yield Answer.from_response(data, provider=_known(name, caller, where), question=None)
     elif kind == "gptbots_message":
         yield Answer.from_response(data, provider="gptbots", question=None)
     elif kind == "correlate":
@@ -279,6 +277,15 @@ def _from_json(
             refs = References.from_response(correlate, message_id=answer.id)
             answer = replace(answer, references=refs)
         yield answer
+
+
+def _known(provider: str | None, caller: str, where: str) -> str:
+    if provider is None:
+        raise ValueError(
+            f"{caller}(): cannot tell the provider of the response{where}; "
+            "pass provider='magisterium' or 'maritaca'"
+        )
+    return provider
 
 
 def _provider_of(data: Mapping[str, Any]) -> str | None:
@@ -452,7 +459,7 @@ def references_frame(source: Source, *, provider: str | None = None) -> pl.DataF
     Raises
     ------
     TypeError
-        When ``source`` is not one of the accepted kinds.
+        When ``source`` is not one of the accepted kinds (see ``load_answers`` for the rest).
     """
     columns: dict[str, list[Any]] = {name: [] for name in REFERENCES_SCHEMA.names()}
     for item in _iter_items(source, provider=provider, caller="references_frame"):
@@ -512,7 +519,7 @@ def answers_frame(source: Source, *, provider: str | None = None) -> pl.DataFram
     Raises
     ------
     TypeError
-        When ``source`` is not one of the accepted kinds.
+        When ``source`` is not one of the accepted kinds (see ``load_answers`` for the rest).
     """
     answers = [
         a

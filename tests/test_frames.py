@@ -423,10 +423,14 @@ def test_directory_source_skips_non_answers(tmp_path: Path) -> None:
     )
     (tmp_path / "models.json").write_text(json.dumps({"data": []}), encoding="utf-8")
     (tmp_path / "_source" / "x.json").write_text(json.dumps([record]), encoding="utf-8")
+    (tmp_path / "magisterium" / "03_list.json").write_text(
+        json.dumps([{**record, "question": "S?"}]), encoding="utf-8"
+    )
+    (tmp_path / "magisterium" / "04_notes.json").write_text(json.dumps(["x"]), encoding="utf-8")
     frame = answers_frame(tmp_path)
-    assert frame["question"].to_list() == ["Q?", "R?"]
-    assert frame["provider"].to_list() == ["magisterium", "maritaca"]
-    assert citations_frame(tmp_path).height == 5
+    assert frame["question"].to_list() == ["Q?", "R?", "S?"]
+    assert frame["provider"].to_list() == ["magisterium", "maritaca", "magisterium"]
+    assert citations_frame(tmp_path).height == 10
 
 
 def test_gptbots_record_attaches_references() -> None:
