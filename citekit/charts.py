@@ -339,10 +339,10 @@ def citations_per_answer(cits: pl.DataFrame | Source) -> alt.Chart:
         .sort("citations", "provider")
     )
     n_answers = per_answer.height
-    median = per_answer["citations"].median() if n_answers else None
+    median = per_answer.select(pl.col("citations").median()).item()
     subtitle = _plural(n_answers, "answer")
     if median is not None:
-        subtitle += f"; median {float(median):g} citations"  # type: ignore[arg-type]
+        subtitle += f"; median {float(median):g} citations"
     several = table["provider"].n_unique() > 1
     encoding: dict[str, Any] = {
         "x": alt.X("citations:O", title="Citations in the answer", axis=alt.Axis(labelAngle=0)),

@@ -20,6 +20,7 @@ import polars as pl
 
 from . import charts
 from ._models import Answer, References
+from .charts import _label
 from .frames import Source, citations_frame, load_answers, references_frame
 
 __all__ = ["ALL", "Explorer", "explore"]
@@ -367,11 +368,6 @@ class Explorer:
     def __repr__(self) -> str:
         shown = self._kept.height
         return f"<Explorer of {self.frame.height} {self.kind}, {shown} shown after filters>"
-
-
-def _label(column: str, unknown: str) -> pl.Expr:
-    text = pl.col(column).cast(pl.String).str.strip_chars()
-    return pl.when(text.is_null() | (text == "")).then(pl.lit(unknown)).otherwise(text)
 
 
 def _cell(value: Any, column: str) -> str:
