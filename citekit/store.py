@@ -11,215 +11,62 @@ The file is opened in WAL mode with a busy timeout and every answer is written i
 mid-write leaves a file that still opens. With caching on (``cache=True`` per call, ``with
 log.options(cache=True)``, or ``CITEKIT_CACHE=1``) a request identical to a logged one (same
 provider, base URL and body) is answered from the log, with ``Answer.cached == True``.
+
+``Log`` is the front; the parts live in private modules: ``_store_schema`` (file, tables,
+connections), ``_store_rows`` (answers to rows and back), ``_store_secrets`` (what is never
+written), ``_store_requests`` (the cache key), ``_store_memo`` and ``_store_call``.
 """
 
 from __future__ import annotations
 
-import collections
 import contextlib
-import functools
-import hashlib
-import json
 import os
-import re
 import sqlite3
-import sys
-import threading
 import time
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import replace
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from ._errors import CitekitWarning, ProviderError, StreamInterrupted
-from ._models import Answer, References
+from ._errors import CitekitWarning, StreamInterrupted
+from ._models import Answer
+from ._store_call import LoggedCall
+from ._store_memo import MEMO_SIZE as MEMO_SIZE
+from ._store_memo import Memo
+from ._store_requests import canonical_json as canonical_json
+from ._store_requests import request_key
+from ._store_rows import (
+    ANSWER_COLUMNS,
+    LOG_COLUMNS,
+    answer_from_row,
+    answer_row,
+    insert,
+    log_frame,
+    log_row,
+    select_sql,
+)
+from ._store_rows import LOG_SCHEMA as LOG_SCHEMA
+from ._store_schema import CACHE_ENV, LOG_ENV, Connections, env_flag
+from ._store_schema import FILE_NAME as FILE_NAME
+from ._store_schema import HOME_ENV as HOME_ENV
+from ._store_schema import SCHEMA_VERSION as SCHEMA_VERSION
+from ._store_schema import default_path as default_path
+from ._store_secrets import KEY_ENVS as KEY_ENVS
 
 if TYPE_CHECKING:
     import polars as pl
 
 __all__ = ["Log", "LogWarning", "LoggedCall", "default_path", "log"]
 
-HOME_ENV = "CITEKIT_HOME"
-LOG_ENV = "CITEKIT_LOG"
-CACHE_ENV = "CITEKIT_CACHE"
-FILE_NAME = "log.sqlite3"
-SCHEMA_VERSION = 1
-#: How many answers the in-memory cache in front of the file keeps.
-MEMO_SIZE = 2048
-#: Environment variables whose values never reach the file, whatever a caller passes.
-KEY_ENVS = ("MAGISTERIUM_API_KEY", "MARITACA_API_KEY", "GPTBOTS_API_KEY")
-_SECRET_FIELDS = frozenset(
-    {"authorization", "api_key", "apikey", "api-key", "x-api-key", "password", "secret"}
-)
-#: Body fields that do not change the answer (a streamed and a blocking call share a row).
-_TRANSPORT_FIELDS = ("stream", "stream_options", "response_mode")
-_FALSE = ("0", "false", "no", "off", "")
-
 _log_var: ContextVar[bool | None] = ContextVar("citekit_log", default=None)
 _cache_var: ContextVar[bool | None] = ContextVar("citekit_cache", default=None)
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS answers (
-    id INTEGER PRIMARY KEY,
-    ts REAL NOT NULL,
-    provider TEXT NOT NULL,
-    base_url TEXT,
-    request_key TEXT,
-    request_json TEXT,
-    stream INTEGER NOT NULL DEFAULT 0,
-    elapsed REAL,
-    question TEXT,
-    model TEXT,
-    answer_id TEXT,
-    conversation_id TEXT,
-    finish_reason TEXT,
-    text TEXT,
-    response_json TEXT,
-    references_json TEXT,
-    notes_json TEXT,
-    partial INTEGER NOT NULL DEFAULT 0,
-    n_citations INTEGER NOT NULL DEFAULT 0,
-    n_references INTEGER NOT NULL DEFAULT 0,
-    prompt_tokens INTEGER,
-    completion_tokens INTEGER,
-    total_tokens INTEGER,
-    sample TEXT,
-    error_type TEXT,
-    error_message TEXT,
-    error_status INTEGER,
-    error_code TEXT,
-    pid INTEGER
-);
-CREATE INDEX IF NOT EXISTS answers_request ON answers (request_key, id);
-CREATE INDEX IF NOT EXISTS answers_time ON answers (ts);
-CREATE TABLE IF NOT EXISTS citations (
-    answer INTEGER NOT NULL REFERENCES answers (id) ON DELETE CASCADE,
-    position INTEGER NOT NULL,
-    marker INTEGER NOT NULL,
-    document_index INTEGER NOT NULL,
-    cited_text TEXT,
-    heading TEXT,
-    title TEXT,
-    author TEXT,
-    year TEXT,
-    reference TEXT,
-    url TEXT
-);
-CREATE INDEX IF NOT EXISTS citations_answer ON citations (answer);
-CREATE TABLE IF NOT EXISTS knowledge_references (
-    answer INTEGER NOT NULL REFERENCES answers (id) ON DELETE CASCADE,
-    rank INTEGER NOT NULL,
-    data_id TEXT,
-    data_name TEXT,
-    source_url TEXT,
-    score REAL,
-    content TEXT
-);
-CREATE INDEX IF NOT EXISTS references_answer ON knowledge_references (answer);
-"""
 
 
 class LogWarning(CitekitWarning):
     """The answer log could not be written or read; the answer itself is unaffected."""
-
-
-def default_path() -> Path:
-    """``$CITEKIT_HOME/log.sqlite3``, else ``log.sqlite3`` in the platform's user data dir."""
-    return _default_path(os.environ.get(HOME_ENV), os.environ.get("XDG_DATA_HOME"))
-
-
-@functools.lru_cache(maxsize=8)
-def _default_path(home: str | None, xdg: str | None) -> Path:
-    if home:
-        return Path(home).expanduser() / FILE_NAME
-    if sys.platform == "win32":
-        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
-    elif sys.platform == "darwin":
-        base = Path.home() / "Library" / "Application Support"
-    else:
-        base = Path(xdg or Path.home() / ".local" / "share")
-    return base / "citekit" / FILE_NAME
-
-
-def _env_flag(name: str, default: bool) -> bool:
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    return value.strip().lower() not in _FALSE
-
-
-def canonical_json(body: Any) -> str:
-    """``body`` as compact JSON with sorted keys: equal requests give equal text."""
-    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
-
-
-def request_key(provider: str, body: Any, base_url: str | None = None) -> str:
-    """The cache key: a hash of provider, base URL and canonical body (transport fields out)."""
-    if isinstance(body, Mapping):
-        body = {k: v for k, v in body.items() if k not in _TRANSPORT_FIELDS}
-    text = canonical_json({"provider": provider, "base_url": base_url, "body": body})
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def _scrub(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {
-            k: "***" if str(k).lower() in _SECRET_FIELDS else _scrub(v) for k, v in value.items()
-        }
-    if isinstance(value, list | tuple):
-        return [_scrub(v) for v in value]
-    return value
-
-
-#: ``Bearer <token>`` / ``Key <token>`` as an Authorization value would carry it.
-_TOKEN_RE = re.compile(r"(?i)\b(bearer|key)(\s+)(?=[^\s\d]*\d)[A-Za-z0-9._~+/=-]{8,}")
-
-
-def _redacted(text: str | None, secrets: Sequence[str], *, tokens: bool = False) -> str | None:
-    """``text`` without the secrets; with ``tokens``, without anything shaped like one.
-
-    Only request bodies and error messages are searched for token shapes: answer text is
-    prose, where "key" and "bearer" are words.
-    """
-    if text is None:
-        return None
-    if tokens:
-        text = _TOKEN_RE.sub(r"\1\2***", text)
-    for secret in secrets:
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, "***")
-            escaped = json.dumps(secret)[1:-1]
-            if escaped != secret:
-                text = text.replace(escaped, "***")
-    return text
-
-
-def _dumps(value: Any, secrets: Sequence[str], *, request: bool = False) -> str | None:
-    """JSON text for a column: a request is walked for key-like fields and token shapes; a
-    response (large, and written by the provider) only has the known secrets replaced."""
-    if value is None:
-        return None
-    if request:
-        return _redacted(canonical_json(_scrub(value)), secrets, tokens=True)
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
-    return _redacted(text, secrets)
-
-
-def _timestamp(value: str | date | datetime | float | None) -> float | None:
-    """Seconds since 1970 for a filter bound; naive dates and times are local time."""
-    if value is None:
-        return None
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, str):
-        value = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-    if not isinstance(value, datetime):
-        value = datetime(value.year, value.month, value.day)
-    return value.timestamp()  # naive datetimes are taken as local time
 
 
 class Log:
@@ -234,32 +81,14 @@ class Log:
 
     def __init__(self, path: str | Path | None = None) -> None:
         self._path = Path(path).expanduser() if path is not None else None
-        self._local = threading.local()
-        self._ready: set[tuple[int, str]] = set()
-        self._ready_lock = threading.Lock()
+        self._connections = Connections()
         # Answers are immutable and a logged row never changes: the newest answer per request
         # key is kept in memory (written through on record, filled on lookup).
-        self._memo: collections.OrderedDict[tuple[str, str], Answer] = collections.OrderedDict()
-        self._memo_lock = threading.Lock()
-
-    def _remember(self, key: tuple[str, str], answer: Answer) -> None:
-        with self._memo_lock:
-            self._memo[key] = answer
-            self._memo.move_to_end(key)
-            while len(self._memo) > MEMO_SIZE:
-                self._memo.popitem(last=False)
+        self._memo = Memo()
 
     def forget(self) -> None:
         """Empty the in-memory cache (the file keeps everything)."""
-        with self._memo_lock:
-            self._memo.clear()
-
-    def _recall(self, key: tuple[str, str]) -> Answer | None:
-        with self._memo_lock:
-            found = self._memo.get(key)
-            if found is not None:
-                self._memo.move_to_end(key)
-            return found
+        self._memo.clear()
 
     @property
     def path(self) -> Path:
@@ -273,13 +102,13 @@ class Log:
     def enabled(self) -> bool:
         """Whether answers are recorded here (``CITEKIT_LOG``, then ``options(log=)``)."""
         flag = _log_var.get()
-        return _env_flag(LOG_ENV, True) if flag is None else flag
+        return env_flag(LOG_ENV, True) if flag is None else flag
 
     def cache_enabled(self, cache: bool | None = None) -> bool:
         if cache is not None:
             return cache
         flag = _cache_var.get()
-        return _env_flag(CACHE_ENV, False) if flag is None else flag
+        return env_flag(CACHE_ENV, False) if flag is None else flag
 
     @contextlib.contextmanager
     def options(self, *, log: bool | None = None, cache: bool | None = None) -> Iterator[None]:
@@ -297,49 +126,11 @@ class Log:
     # connection --------------------------------------------------------------------------
     def connect(self) -> sqlite3.Connection:
         """This thread's connection to the file (created, with its schema, on first use)."""
-        path = self.path
-        key = (os.getpid(), str(path))
-        conns: dict[tuple[int, str], sqlite3.Connection] | None = getattr(
-            self._local, "conns", None
-        )
-        if conns is None:
-            conns = self._local.conns = {}
-        conn = conns.get(key)
-        if conn is None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(path, timeout=60.0, isolation_level=None)
-            conn.execute("PRAGMA busy_timeout = 60000")
-            self._setup(conn, key)
-            conns[key] = conn
-        return conn
-
-    def _setup(self, conn: sqlite3.Connection, key: tuple[int, str]) -> None:
-        with self._ready_lock:
-            known = key in self._ready
-        if not known:
-            # Switching to WAL takes a lock; busy_timeout makes concurrent openers wait.
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        conn.execute(statement)
-                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            with self._ready_lock:
-                self._ready.add(key)
-        conn.execute("PRAGMA synchronous = NORMAL")
-        conn.execute("PRAGMA foreign_keys = ON")
+        return self._connections.get(self.path)
 
     def close(self) -> None:
         """Close this thread's connections (others close when their thread ends)."""
-        conns = getattr(self._local, "conns", {})
-        for conn in conns.values():
-            conn.close()
-        conns.clear()
+        self._connections.close()
 
     # writing -----------------------------------------------------------------------------
     def record(
@@ -398,7 +189,7 @@ class Log:
             return None
         if answer is not None and error is None and request is not None and not answer.partial:
             key = (str(self.path), row_id[1] or request_key(name, request, base_url))
-            self._remember(key, replace(answer, cached=True))
+            self._memo.remember(key, replace(answer, cached=True))
         return row_id[0]
 
     def _insert(
@@ -414,87 +205,19 @@ class Log:
     ) -> tuple[int, str | None]:
         if answer is None and isinstance(error, StreamInterrupted):
             answer = error.answer
-        row: dict[str, Any] = {
-            "ts": time.time(),
-            "provider": provider,
-            "base_url": base_url,
-            "request_key": (
-                request_key(provider, request, base_url) if request is not None else None
-            ),
-            "request_json": _dumps(request, secrets, request=True),
-            "stream": int(stream),
-            "elapsed": elapsed,
-            "pid": os.getpid(),
-        }
-        if answer is not None:
-            usage = answer.usage
-            row.update(
-                question=_redacted(answer.question, secrets),
-                model=answer.model,
-                answer_id=answer.id,
-                conversation_id=answer.conversation_id,
-                finish_reason=answer.finish_reason,
-                text=_redacted(answer.text, secrets),
-                response_json=_dumps(dict(answer.raw), secrets),
-                references_json=(
-                    _dumps(dict(answer.references.raw), secrets) if answer.references else None
-                ),
-                notes_json=json.dumps(list(answer.notes), ensure_ascii=False),
-                partial=int(answer.partial),
-                n_citations=len(answer.citations),
-                n_references=len(answer.references or ()),
-                prompt_tokens=usage.prompt_tokens if usage else None,
-                completion_tokens=usage.completion_tokens if usage else None,
-                total_tokens=usage.total_tokens if usage else None,
-                sample=answer.sample,
-            )
-        elif request is not None:
-            row["question"] = _redacted(_question_of(request), secrets)
-        if error is not None:
-            row.update(
-                error_type=type(error).__name__,
-                error_message=_redacted(str(error), secrets, tokens=True),
-                error_status=getattr(error, "status", None)
-                if isinstance(error, ProviderError)
-                else None,
-                error_code=(
-                    str(error.code)
-                    if isinstance(error, ProviderError) and error.code is not None
-                    else None
-                ),
-            )
-        conn = self.connect()
-        columns = ", ".join(row)
-        marks = ", ".join("?" for _ in row)
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            cur = conn.execute(
-                f"INSERT INTO answers ({columns}) VALUES ({marks})", list(row.values())
-            )
-            row_id = int(cur.lastrowid or 0)
-            if answer is not None and answer.citations:
-                conn.executemany(
-                    "INSERT INTO citations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [
-                        (row_id, i, c.marker, c.document_index, c.cited_text,
-                         c.cited_text_heading, c.document_title, c.document_author,
-                         c.document_year, c.document_reference, c.source_url)
-                        for i, c in enumerate(answer.citations)
-                    ],
-                )  # fmt: skip
-            if answer is not None and answer.references:
-                conn.executemany(
-                    "INSERT INTO knowledge_references VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [
-                        (row_id, r.rank, r.data_id, r.data_name, r.source_url, r.score,
-                         r.content)
-                        for r in answer.references
-                    ],
-                )  # fmt: skip
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
+        row = answer_row(
+            answer,
+            provider,
+            request,
+            base_url,
+            elapsed,
+            error,
+            stream,
+            secrets,
+            ts=time.time(),
+            pid=os.getpid(),
+        )
+        row_id = insert(self.connect(), row, answer)
         return row_id, row["request_key"]
 
     def call(
@@ -541,7 +264,7 @@ class Log:
         path = self.path
         key = request_key(provider, request, base_url)
         memo_key = (str(path), key)
-        found = self._recall(memo_key)
+        found = self._memo.recall(memo_key)
         if found is not None:
             return found
         if not path.exists():
@@ -550,7 +273,7 @@ class Log:
             row = (
                 self.connect()
                 .execute(
-                    f"SELECT {_ANSWER_COLUMNS} FROM answers WHERE request_key = ? "
+                    f"SELECT {ANSWER_COLUMNS} FROM answers WHERE request_key = ? "
                     "AND error_type IS NULL AND partial = 0 AND response_json IS NOT NULL "
                     "ORDER BY id DESC LIMIT 1",
                     (key,),
@@ -562,8 +285,8 @@ class Log:
             return None
         if row is None:
             return None
-        found = _answer_from_row(row, cached=True)
-        self._remember(memo_key, found)
+        found = answer_from_row(row, cached=True)
+        self._memo.remember(memo_key, found)
         return found
 
     def _select(
@@ -579,26 +302,15 @@ class Log:
     ) -> list[tuple[Any, ...]]:
         if not self.path.exists():
             return []
-        where: list[str] = ["1 = 1"]
-        params: list[Any] = []
-        if provider is not None:
-            where.append("provider = ?")
-            params.append(provider)
-        if (low := _timestamp(since)) is not None:
-            where.append("ts >= ?")
-            params.append(low)
-        if (high := _timestamp(until)) is not None:
-            where.append("ts < ?")
-            params.append(high)
-        if question_contains:
-            escaped = question_contains.replace("\\", "\\\\").replace("%", "\\%")
-            where.append("question LIKE ? ESCAPE '\\'")
-            params.append("%" + escaped.replace("_", "\\_") + "%")
-        if not errors:
-            where.append("error_type IS NULL AND response_json IS NOT NULL")
-        sql = f"SELECT {columns} FROM answers WHERE {' AND '.join(where)} ORDER BY id DESC"
-        if limit is not None:
-            sql += f" LIMIT {int(limit)}"
+        sql, params = select_sql(
+            columns,
+            provider=provider,
+            since=since,
+            until=until,
+            question_contains=question_contains,
+            limit=limit,
+            errors=errors,
+        )
         rows = self.connect().execute(sql, params).fetchall()
         rows.reverse()
         return rows
@@ -619,7 +331,7 @@ class Log:
         recent ones. Answers are rebuilt from the saved JSON with ``Answer.from_response``.
         """
         rows = self._select(
-            _ANSWER_COLUMNS,
+            ANSWER_COLUMNS,
             provider=provider,
             since=since,
             until=until,
@@ -627,7 +339,7 @@ class Log:
             limit=limit,
             errors=False,
         )
-        return [_answer_from_row(row) for row in rows]
+        return [answer_from_row(row) for row in rows]
 
     def get(self, row_id: int) -> Answer:
         """The answer logged as row ``row_id`` (``KeyError`` if none)."""
@@ -636,7 +348,7 @@ class Log:
             found = (
                 self.connect()
                 .execute(
-                    f"SELECT {_ANSWER_COLUMNS} FROM answers WHERE id = ? AND "
+                    f"SELECT {ANSWER_COLUMNS} FROM answers WHERE id = ? AND "
                     "response_json IS NOT NULL",
                     (int(row_id),),
                 )
@@ -644,7 +356,7 @@ class Log:
             )
         if not found:
             raise KeyError(f"No answer with id {row_id} in {self.path}")
-        return _answer_from_row(found[0])
+        return answer_from_row(found[0])
 
     def rows(
         self,
@@ -657,9 +369,8 @@ class Log:
         errors: bool = True,
     ) -> list[dict[str, Any]]:
         """The log rows (one dict per call, failed ones included), oldest first."""
-        names = [name for name, _ in LOG_SCHEMA]
         rows = self._select(
-            ", ".join(_ROW_SQL[n] for n in names),
+            LOG_COLUMNS,
             provider=provider,
             since=since,
             until=until,
@@ -667,14 +378,7 @@ class Log:
             limit=limit,
             errors=errors,
         )
-        out = []
-        for row in rows:
-            item = dict(zip(names, row, strict=True))
-            item["time"] = datetime.fromtimestamp(item["time"], tz=UTC)
-            for flag in ("stream", "partial"):
-                item[flag] = bool(item[flag])
-            out.append(item)
-        return out
+        return [log_row(row) for row in rows]
 
     def frame(
         self,
@@ -687,8 +391,6 @@ class Log:
         errors: bool = True,
     ) -> pl.DataFrame:
         """The log rows as a polars frame with the ``LOG_SCHEMA`` columns."""
-        import polars as pl
-
         rows = self.rows(
             provider=provider,
             since=since,
@@ -697,154 +399,13 @@ class Log:
             limit=limit,
             errors=errors,
         )
-        schema = {name: _POLARS_TYPES[kind](pl) for name, kind in LOG_SCHEMA}
-        return pl.DataFrame(rows, schema=schema)
+        return log_frame(rows)
 
     def count(self) -> int:
         """How many calls the log holds (failed ones included)."""
         if not self.path.exists():
             return 0
         return int(self.connect().execute("SELECT count(*) FROM answers").fetchone()[0])
-
-
-_ANSWER_COLUMNS = (
-    "id, provider, question, response_json, references_json, notes_json, partial, text"
-)
-
-#: Columns of ``Log.frame`` / ``Log.rows``: (name, kind).
-LOG_SCHEMA: tuple[tuple[str, str], ...] = (
-    ("id", "int"),
-    ("time", "time"),
-    ("provider", "str"),
-    ("model", "str"),
-    ("question", "str"),
-    ("text", "str"),
-    ("answer_id", "str"),
-    ("conversation_id", "str"),
-    ("finish_reason", "str"),
-    ("n_citations", "int"),
-    ("n_references", "int"),
-    ("prompt_tokens", "int"),
-    ("completion_tokens", "int"),
-    ("total_tokens", "int"),
-    ("elapsed", "float"),
-    ("stream", "bool"),
-    ("partial", "bool"),
-    ("sample", "str"),
-    ("base_url", "str"),
-    ("error_type", "str"),
-    ("error_message", "str"),
-    ("error_status", "int"),
-    ("error_code", "str"),
-)
-_ROW_SQL = {name: ("ts" if name == "time" else name) for name, _ in LOG_SCHEMA}
-_POLARS_TYPES: dict[str, Any] = {
-    "int": lambda pl: pl.Int64,
-    "float": lambda pl: pl.Float64,
-    "str": lambda pl: pl.String,
-    "bool": lambda pl: pl.Boolean,
-    "time": lambda pl: pl.Datetime("us", "UTC"),
-}
-
-
-def _question_of(request: Mapping[str, Any]) -> str | None:
-    messages = request.get("messages")
-    if isinstance(messages, list):
-        for message in reversed(messages):
-            if isinstance(message, Mapping) and message.get("role", "user") == "user":
-                content = message.get("content")
-                return content if isinstance(content, str) else None
-    question = request.get("question")
-    return question if isinstance(question, str) else None
-
-
-def _answer_from_row(row: tuple[Any, ...], *, cached: bool = False) -> Answer:
-    _, provider, question, response_json, references_json, notes_json, partial, text = row
-    raw = json.loads(response_json)
-    answer = Answer.from_response(raw, provider=provider, question=question)
-    changes: dict[str, Any] = {"partial": bool(partial), "cached": cached}
-    if text is not None and text != answer.text:
-        # A streamed reply's assembled JSON may not carry the text where a blocking reply
-        # does (GPTBots): the text as received is kept in its own column.
-        changes["text"] = text
-        changes["outputs"] = answer.outputs or ((text,) if text else ())
-    if notes_json:
-        changes["notes"] = tuple(json.loads(notes_json))
-    if references_json:
-        changes["references"] = References.from_response(
-            json.loads(references_json), message_id=answer.id
-        )
-    return replace(answer, **changes)
-
-
-class LoggedCall:
-    """One provider call seen by the log; made by ``Log.call``."""
-
-    def __init__(
-        self,
-        log: Log,
-        provider: str,
-        request: Mapping[str, Any] | None,
-        base_url: str | None,
-        secrets: tuple[str, ...],
-        stream: bool,
-        cache: bool | None,
-        enabled: bool | None,
-    ) -> None:
-        self.log = log
-        self.provider = provider
-        self.request = request
-        self.base_url = base_url
-        self.secrets = secrets
-        self.stream = stream
-        self.enabled = enabled
-        self.cached: Answer | None = None
-        if request is not None:
-            self.cached = log.lookup(provider, request, base_url=base_url, cache=cache)
-        self.started = time.perf_counter()
-        self.row_id: int | None = None
-        self._finished = False
-
-    def __enter__(self) -> LoggedCall:
-        return self
-
-    def done(self, answer: Answer) -> Answer:
-        """Record ``answer`` (unless it came from the cache) and return it."""
-        self._finished = True
-        if answer.cached:
-            return answer
-        self.row_id = self.log.record(
-            answer,
-            request=self.request,
-            base_url=self.base_url,
-            elapsed=time.perf_counter() - self.started,
-            stream=self.stream,
-            secrets=self.secrets,
-            log=self.enabled,
-        )
-        return answer
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        # Cancellation and Ctrl-C are the caller's doing, not the provider's: not recorded.
-        if exc is None or self._finished or not isinstance(exc, Exception):
-            return
-        self._finished = True
-        self.row_id = self.log.record(
-            None,
-            provider=self.provider,
-            request=self.request,
-            base_url=self.base_url,
-            elapsed=time.perf_counter() - self.started,
-            error=exc,
-            stream=self.stream,
-            secrets=self.secrets,
-            log=self.enabled,
-        )
 
 
 #: The log every client writes to (``citekit.log``).

@@ -1,0 +1,245 @@
+"""The log's rows: one call as ``answers``, ``citations`` and ``knowledge_references`` rows,
+the query behind the filters, and rows read back as answers, dicts or a polars frame."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from datetime import UTC, date, datetime
+from typing import TYPE_CHECKING, Any
+
+from ._errors import ProviderError
+from ._models import Answer, References
+from ._store_requests import question_of, request_key
+from ._store_secrets import dumps, redacted
+
+if TYPE_CHECKING:
+    import polars as pl
+
+ANSWER_COLUMNS = "id, provider, question, response_json, references_json, notes_json, partial, text"
+
+#: Columns of ``Log.frame`` / ``Log.rows``: (name, kind).
+LOG_SCHEMA: tuple[tuple[str, str], ...] = (
+    ("id", "int"),
+    ("time", "time"),
+    ("provider", "str"),
+    ("model", "str"),
+    ("question", "str"),
+    ("text", "str"),
+    ("answer_id", "str"),
+    ("conversation_id", "str"),
+    ("finish_reason", "str"),
+    ("n_citations", "int"),
+    ("n_references", "int"),
+    ("prompt_tokens", "int"),
+    ("completion_tokens", "int"),
+    ("total_tokens", "int"),
+    ("elapsed", "float"),
+    ("stream", "bool"),
+    ("partial", "bool"),
+    ("sample", "str"),
+    ("base_url", "str"),
+    ("error_type", "str"),
+    ("error_message", "str"),
+    ("error_status", "int"),
+    ("error_code", "str"),
+)
+_LOG_NAMES = tuple(name for name, _ in LOG_SCHEMA)
+_ROW_SQL = {name: ("ts" if name == "time" else name) for name, _ in LOG_SCHEMA}
+#: The ``SELECT`` list for ``LOG_SCHEMA``, in its order.
+LOG_COLUMNS = ", ".join(_ROW_SQL[name] for name in _LOG_NAMES)
+_POLARS_TYPES: dict[str, Any] = {
+    "int": lambda pl: pl.Int64,
+    "float": lambda pl: pl.Float64,
+    "str": lambda pl: pl.String,
+    "bool": lambda pl: pl.Boolean,
+    "time": lambda pl: pl.Datetime("us", "UTC"),
+}
+
+
+# writing ---------------------------------------------------------------------------------
+def answer_row(
+    answer: Answer | None,
+    provider: str,
+    request: Mapping[str, Any] | None,
+    base_url: str | None,
+    elapsed: float | None,
+    error: BaseException | None,
+    stream: bool,
+    secrets: Sequence[str],
+    *,
+    ts: float,
+    pid: int,
+) -> dict[str, Any]:
+    """The ``answers`` row of one call, column name to value, with the secrets taken out."""
+    row: dict[str, Any] = {
+        "ts": ts,
+        "provider": provider,
+        "base_url": base_url,
+        "request_key": request_key(provider, request, base_url) if request is not None else None,
+        "request_json": dumps(request, secrets, request=True),
+        "stream": int(stream),
+        "elapsed": elapsed,
+        "pid": pid,
+    }
+    if answer is not None:
+        usage = answer.usage
+        row.update(
+            question=redacted(answer.question, secrets),
+            model=answer.model,
+            answer_id=answer.id,
+            conversation_id=answer.conversation_id,
+            finish_reason=answer.finish_reason,
+            text=redacted(answer.text, secrets),
+            response_json=dumps(dict(answer.raw), secrets),
+            references_json=(
+                dumps(dict(answer.references.raw), secrets) if answer.references else None
+            ),
+            notes_json=json.dumps(list(answer.notes), ensure_ascii=False),
+            partial=int(answer.partial),
+            n_citations=len(answer.citations),
+            n_references=len(answer.references or ()),
+            prompt_tokens=usage.prompt_tokens if usage else None,
+            completion_tokens=usage.completion_tokens if usage else None,
+            total_tokens=usage.total_tokens if usage else None,
+            sample=answer.sample,
+        )
+    elif request is not None:
+        row["question"] = redacted(question_of(request), secrets)
+    if error is not None:
+        row.update(
+            error_type=type(error).__name__,
+            error_message=redacted(str(error), secrets, tokens=True),
+            error_status=getattr(error, "status", None)
+            if isinstance(error, ProviderError)
+            else None,
+            error_code=(
+                str(error.code)
+                if isinstance(error, ProviderError) and error.code is not None
+                else None
+            ),
+        )
+    return row
+
+
+def insert(conn: sqlite3.Connection, row: Mapping[str, Any], answer: Answer | None) -> int:
+    """Write ``row`` and the answer's citations and references in one transaction; its id."""
+    columns = ", ".join(row)
+    marks = ", ".join("?" for _ in row)
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        cur = conn.execute(f"INSERT INTO answers ({columns}) VALUES ({marks})", list(row.values()))
+        row_id = int(cur.lastrowid or 0)
+        if answer is not None and answer.citations:
+            conn.executemany(
+                "INSERT INTO citations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (row_id, i, c.marker, c.document_index, c.cited_text,
+                     c.cited_text_heading, c.document_title, c.document_author,
+                     c.document_year, c.document_reference, c.source_url)
+                    for i, c in enumerate(answer.citations)
+                ],
+            )  # fmt: skip
+        if answer is not None and answer.references:
+            conn.executemany(
+                "INSERT INTO knowledge_references VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (row_id, r.rank, r.data_id, r.data_name, r.source_url, r.score,
+                     r.content)
+                    for r in answer.references
+                ],
+            )  # fmt: skip
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return row_id
+
+
+# selecting -------------------------------------------------------------------------------
+def _timestamp(value: str | date | datetime | float | None) -> float | None:
+    """Seconds since 1970 for a filter bound; naive dates and times are local time."""
+    if value is None:
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    if not isinstance(value, datetime):
+        value = datetime(value.year, value.month, value.day)
+    return value.timestamp()  # naive datetimes are taken as local time
+
+
+def select_sql(
+    columns: str,
+    *,
+    provider: str | None,
+    since: str | date | datetime | float | None,
+    until: str | date | datetime | float | None,
+    question_contains: str | None,
+    limit: int | None,
+    errors: bool,
+) -> tuple[str, list[Any]]:
+    """The ``SELECT`` of ``columns`` from ``answers`` for the filters (newest first), and its
+    parameters."""
+    where: list[str] = ["1 = 1"]
+    params: list[Any] = []
+    if provider is not None:
+        where.append("provider = ?")
+        params.append(provider)
+    if (low := _timestamp(since)) is not None:
+        where.append("ts >= ?")
+        params.append(low)
+    if (high := _timestamp(until)) is not None:
+        where.append("ts < ?")
+        params.append(high)
+    if question_contains:
+        escaped = question_contains.replace("\\", "\\\\").replace("%", "\\%")
+        where.append("question LIKE ? ESCAPE '\\'")
+        params.append("%" + escaped.replace("_", "\\_") + "%")
+    if not errors:
+        where.append("error_type IS NULL AND response_json IS NOT NULL")
+    sql = f"SELECT {columns} FROM answers WHERE {' AND '.join(where)} ORDER BY id DESC"
+    if limit is not None:
+        sql += f" LIMIT {int(limit)}"
+    return sql, params
+
+
+# reading ---------------------------------------------------------------------------------
+def answer_from_row(row: tuple[Any, ...], *, cached: bool = False) -> Answer:
+    """The answer rebuilt from a row of ``ANSWER_COLUMNS``."""
+    _, provider, question, response_json, references_json, notes_json, partial, text = row
+    raw = json.loads(response_json)
+    answer = Answer.from_response(raw, provider=provider, question=question)
+    changes: dict[str, Any] = {"partial": bool(partial), "cached": cached}
+    if text is not None and text != answer.text:
+        # A streamed reply's assembled JSON may not carry the text where a blocking reply
+        # does (GPTBots): the text as received is kept in its own column.
+        changes["text"] = text
+        changes["outputs"] = answer.outputs or ((text,) if text else ())
+    if notes_json:
+        changes["notes"] = tuple(json.loads(notes_json))
+    if references_json:
+        changes["references"] = References.from_response(
+            json.loads(references_json), message_id=answer.id
+        )
+    return replace(answer, **changes)
+
+
+def log_row(row: tuple[Any, ...]) -> dict[str, Any]:
+    """A row of ``LOG_COLUMNS`` as a dict: an aware ``time``, ``stream`` and ``partial`` bools."""
+    item = dict(zip(_LOG_NAMES, row, strict=True))
+    item["time"] = datetime.fromtimestamp(item["time"], tz=UTC)
+    for flag in ("stream", "partial"):
+        item[flag] = bool(item[flag])
+    return item
+
+
+def log_frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
+    """``rows`` from ``log_row`` as a polars frame typed by ``LOG_SCHEMA``."""
+    import polars as pl
+
+    schema = {name: _POLARS_TYPES[kind](pl) for name, kind in LOG_SCHEMA}
+    return pl.DataFrame(rows, schema=schema)
