@@ -201,9 +201,15 @@ def test_task_cancellation_keeps_what_finished(server: ProviderServer) -> None:
     client = Maritaca(api_key=KEY, base_url=url)
     qs = questions(server, "maritaca", 12)
 
+    scenario = server.scenario(url)
+
     async def main() -> None:
         task = asyncio.create_task(aask_many(client, qs, concurrency=2, progress=False))
-        await asyncio.sleep(0.5)
+        # Cancel once two answers are out of the server (not after a fixed time: a loaded
+        # machine may take longer), with a moment for the client to take them in.
+        while sum(r.end is not None for r in server.requests if r.scenario == scenario.id) < 2:
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.15)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
