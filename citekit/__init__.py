@@ -44,11 +44,14 @@ from .providers.magisterium import Magisterium
 from .providers.maritaca import Maritaca, Model
 
 if TYPE_CHECKING:
+    from . import charts
     from ._loop import allow_nested_asyncio
     from .batch import BatchError, BatchInterrupted, Failed, RateLimiter, aask_many, ask_many
     from .exports import export_answer, export_citations
+    from .frames import answers_frame, citations_frame, references_frame
     from .magic import load_ipython_extension
     from .store import log
+    from .widgets import explore
 
 #: Names loaded on first use, so that ``import citekit`` stays fast.
 _LAZY = {
@@ -63,6 +66,11 @@ _LAZY = {
     "export_citations": ".exports",
     "load_ipython_extension": ".magic",
     "log": ".store",
+    "answers_frame": ".frames",
+    "citations_frame": ".frames",
+    "references_frame": ".frames",
+    "explore": ".widgets",
+    "charts": ".charts",
 }
 
 
@@ -70,7 +78,8 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'citekit' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
+    imported = importlib.import_module(module, __name__)
+    value = imported if module == f".{name}" else getattr(imported, name)
     globals()[name] = value
     return value
 
@@ -119,9 +128,14 @@ __all__ = [
     "__version__",
     "aask_many",
     "allow_nested_asyncio",
+    "answers_frame",
     "ask_many",
+    "charts",
+    "citations_frame",
+    "explore",
     "export_answer",
     "export_citations",
     "load_ipython_extension",
     "log",
+    "references_frame",
 ]
