@@ -9,32 +9,25 @@ decodes SSE streams and turns every failure into a ``citekit`` error (``raise ..
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import json
 import random
-import re
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 import httpx
 
 from ._errors import (
-    AuthenticationError,
-    BadRequestError,
-    InsufficientCreditsError,
-    NotFoundError,
     ProviderError,
     RateLimitError,
     ResponseFormatError,
     ServerError,
     TimeoutError,
-    TokenLimitError,
     TransportError,
     redact,
 )
+from ._http_errors import error_message, generic_error, parse_retry_after, request_id
 from ._sse import SSEDecoder
 
 __all__ = [
@@ -123,18 +116,18 @@ class HttpConfig:
 
     # -- errors ------------------------------------------------------------------------
     def error_for(self, response: httpx.Response, body: bytes) -> ProviderError:
-        request_id = _request_id(response.headers)
-        parsed, message = _error_message(body, response.headers.get("content-type", ""))
+        rid = request_id(response.headers)
+        parsed, message = error_message(body, response.headers.get("content-type", ""))
         message = redact(message, (self.api_key,))
         if self.classify is not None:
-            err = self.classify(response.status_code, parsed, message, request_id)
+            err = self.classify(response.status_code, parsed, message, rid)
             if err is not None:
                 return err
         return generic_error(
             self.provider,
             response.status_code,
             message,
-            request_id,
+            rid,
             retry_after=parse_retry_after(response.headers.get("retry-after")),
         )
 
@@ -160,122 +153,10 @@ class HttpConfig:
 
     def checked(self, response: httpx.Response, data: Any) -> Any:
         if self.check_body is not None:
-            err = self.check_body(data, _request_id(response.headers))
+            err = self.check_body(data, request_id(response.headers))
             if err is not None:
                 raise err
         return data
-
-
-def _request_id(headers: httpx.Headers) -> str | None:
-    for name in ("x-request-id", "request-id", "x-trace-id", "cf-ray"):
-        value = headers.get(name)
-        if value:
-            return str(value)
-    return None
-
-
-_TAG_RE = re.compile(r"<[^>]+>")
-_SPACE_RE = re.compile(r"\s+")
-
-
-def _error_message(body: bytes, content_type: str) -> tuple[Any, str]:
-    """The provider's message: ``error.message``, ``message``, ``msg``, ``detail``, raw text."""
-    text = body.decode("utf-8", "replace")
-    try:
-        parsed: Any = json.loads(text)
-    except ValueError:
-        parsed = None
-    if isinstance(parsed, dict):
-        err = parsed.get("error")
-        if isinstance(err, dict) and err.get("message"):
-            return parsed, str(err["message"])
-        if isinstance(err, str) and err:
-            return parsed, err
-        for key in ("message", "msg", "detail"):
-            value = parsed.get(key)
-            if isinstance(value, str) and value:
-                return parsed, value
-            if isinstance(value, list) and value:  # FastAPI validation errors
-                return parsed, "; ".join(_fastapi_item(v) for v in value)
-    if "html" in content_type or text.lstrip()[:15].lower().startswith(("<!doctype", "<html")):
-        title = re.search(r"<title[^>]*>(.*?)</title>", text, re.I | re.S)
-        plain = title.group(1) if title else _TAG_RE.sub(" ", text)
-        plain = _SPACE_RE.sub(" ", plain).strip()[:200]
-        return parsed, f"an HTML page instead of an API response ({plain or 'empty'})"
-    plain = _SPACE_RE.sub(" ", text).strip()
-    return parsed, plain[:500] or "(empty body)"
-
-
-def _fastapi_item(item: Any) -> str:
-    if isinstance(item, dict):
-        loc = ".".join(str(p) for p in item.get("loc", []) if p != "body")
-        return f"{loc}: {item.get('msg', item)}" if loc else str(item.get("msg", item))
-    return str(item)
-
-
-def parse_retry_after(value: str | None) -> float | None:
-    """``Retry-After`` as seconds: a number, or an HTTP date."""
-    if not value:
-        return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max((when - datetime.now(UTC)).total_seconds(), 0.0)
-
-
-def generic_error(
-    provider: str,
-    status: int | None,
-    message: str,
-    request_id: str | None,
-    *,
-    code: int | str | None = None,
-    retry_after: float | None = None,
-) -> ProviderError:
-    """Map an HTTP status (and well-known messages) to the error tree."""
-    low = message.lower()
-    kw: dict[str, Any] = {
-        "provider": provider,
-        "status": status,
-        "code": code,
-        "request_id": request_id,
-    }
-    env = {"magisterium": "MAGISTERIUM_API_KEY", "maritaca": "MARITACA_API_KEY"}.get(
-        provider, "GPTBOTS_API_KEY"
-    )
-    if status == 429:
-        return RateLimitError(
-            message,
-            retry_after=retry_after,
-            hint="Wait and retry, lower the request rate, or raise max_retries=",
-            **kw,
-        )
-    if status in (401, 403):
-        if "billing" in low or "tier" in low or "credit" in low:
-            return InsufficientCreditsError(
-                message, hint="Check the plan and billing of this API key", **kw
-            )
-        return AuthenticationError(
-            message, hint=f"Check the key in {env} or the api_key= you passed", **kw
-        )
-    if status == 402:
-        return InsufficientCreditsError(message, **kw)
-    if status == 404:
-        return NotFoundError(message, hint="Check base_url= and the model name", **kw)
-    if status is not None and status >= 500:
-        return ServerError(message, **kw)
-    if status in (400, 413, 422):
-        if "token limit" in low or "too long" in low or "context length" in low:
-            return TokenLimitError(message, hint="Shorten the messages or lower max_tokens=", **kw)
-        return BadRequestError(message, **kw)
-    return ProviderError(message, **kw)
 
 
 def _retry_after_of(err: ProviderError) -> float | None:
