@@ -24,7 +24,7 @@ from markdown_it.token import Token
 from .._markers import Marker, find_markers
 from ._safe import STYLE, esc, safe_url
 
-__all__ = ["MarkerRenderer", "render_markdown"]
+__all__ = ["MarkerRenderer", "code_block_spans", "plain_paragraph", "render_markdown"]
 
 #: ``(number, source text of the marker) -> HTML`` for one inline marker.
 MarkerRenderer = Callable[[int, str], str]
@@ -67,6 +67,28 @@ def _make_parser() -> MarkdownIt:
 
 
 _PARSER = _make_parser()
+# Block structure only (no inline parsing): where the code blocks are.
+_BLOCK_PARSER = MarkdownIt("commonmark", {"html": False}).disable(["inline", "text_join"])
+
+
+def code_block_spans(text: str) -> list[tuple[int, int]]:
+    """Character spans of the fenced and indented code blocks of ``text`` (whose line
+    endings must be ``\\n``), as markdown-it parses them."""
+    if "```" not in text and "~~~" not in text and "    " not in text and "\t" not in text:
+        return []
+    starts = [0]
+    pos = text.find("\n")
+    while pos >= 0:
+        starts.append(pos + 1)
+        pos = text.find("\n", pos + 1)
+    spans: list[tuple[int, int]] = []
+    for token in _BLOCK_PARSER.parse(text):
+        if token.type in ("fence", "code_block") and token.map:
+            first, last = token.map
+            end = starts[last] if last < len(starts) else len(text)
+            spans.append((starts[first], end))
+    return spans
+
 
 _ALIGN = {
     "text-align:left": "; text-align:left",

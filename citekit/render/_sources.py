@@ -123,7 +123,8 @@ def snippet(text: str, width: int) -> str:
     return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
 
 
-_FENCE_RE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})", re.MULTILINE)
+# A backtick fence's info string cannot hold a backtick (CommonMark 4.5).
+_FENCE_RE = re.compile(r"^[ ]{0,3}(`{3,}(?=[^`\n]*$)|~{3,})", re.MULTILINE)
 _BACKTICKS_RE = re.compile(r"`+")
 
 

@@ -9,15 +9,16 @@ authors, passages) is escaped, and links are written only for http(s) URLs.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping
 
 from .._markers import Marker, split_definitions
 from .._models import Answer, References
+from ._mdhtml import code_block_spans
 from ._safe import safe_url
 from ._sources import (
     Footnote,
     answer_notes,
-    code_regions,
     footnotes,
     format_score,
     inline_markers,
@@ -48,22 +49,50 @@ def md_link(url: str | None, text: str) -> str:
     return label
 
 
+_LINK_OPEN = re.compile(r"\]\(\s*(<[^>\n]*>|[^\s)]*)")
+_REFERENCE = re.compile(r"^[ ]{0,3}\[[^\]\n]+\]:[ \t]*(<[^>\n]*>|\S*)", re.MULTILINE)
+_IMAGE = re.compile(r"(?<!\\)!\[")
+_HTTP = re.compile(r"<?https?://", re.IGNORECASE)
+
+
 def neutralize(text: str, marker: Callable[[Marker], str | None]) -> str:
-    """``text`` with raw HTML tags escaped (outside code) and markers rewritten by ``marker``
-    (``None`` keeps a marker as it is)."""
+    """``text`` with markers rewritten by ``marker`` (``None`` keeps one as it is) and, outside
+    code blocks, raw HTML tags, images and links to anything but http(s) made literal text,
+    so a front end that renders Markdown permissively shows them instead of acting on them.
+
+    Code blocks are found by markdown-it itself; inline code spans are not spared (a ``<`` in
+    one gets a visible backslash), since guessing them wrong would let HTML through.
+    """
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
     edits: list[tuple[int, int, str]] = []
     for m in inline_markers(text):
         replacement = marker(m)
         if replacement is not None:
             edits.append((m.start, m.end, replacement))
-    if "<" in text:
-        regions = code_regions(text)
-        autolinks = [(a.start(), a.end()) for a in _AUTOLINK.finditer(text)]
+    if "<" in text or "](" in text or "]:" in text or "![" in text:
+        spans = code_block_spans(text)
+        starts = [a for a, _ in spans]
+
+        def in_code(pos: int) -> bool:
+            i = bisect_right(starts, pos) - 1
+            return i >= 0 and pos < spans[i][1]
+
+        autolinks = {a.start() for a in _AUTOLINK.finditer(text)}
         for lt in _TAG_START.finditer(text):
             pos = lt.start()
-            if any(a <= pos < b for a, b in regions) or any(a == pos for a, _ in autolinks):
-                continue
-            edits.append((pos, pos + 1, "\\<"))
+            if pos not in autolinks and not in_code(pos):
+                edits.append((pos, pos + 1, "\\<"))
+        for link in _LINK_OPEN.finditer(text):
+            if not _HTTP.match(link.group(1)) and not in_code(link.start()):
+                edits.append((link.start() + 1, link.start() + 2, "\\("))
+        # Images become links, as in the HTML: no remote content loads with the answer.
+        for image in _IMAGE.finditer(text):
+            if not in_code(image.start()):
+                edits.append((image.start(), image.start() + 1, "\\!"))
+        for ref in _REFERENCE.finditer(text):
+            if not _HTTP.match(ref.group(1)) and not in_code(ref.start()):
+                bracket = text.index("[", ref.start())
+                edits.append((bracket, bracket + 1, "\\["))
     if not edits:
         return text
     edits.sort()
@@ -104,9 +133,10 @@ def _footnote_lines(note: Footnote, indent: str) -> list[str]:
 
 
 def _head(note: Footnote) -> str:
-    byline = note.byline()
-    title = md_link(note.url, note.display_title)
-    return f"{title} — {md_escape(byline)}" if byline else title
+    # Always "title — something": in CommonMark without footnotes, "[^2]: one-token" would
+    # be a link reference definition turning the marker into a link; the dash prevents it.
+    byline = note.byline() or f"source {note.number}"
+    return f"{md_link(note.url, note.display_title)} — {md_escape(byline)}"
 
 
 def _sources_md(notes: Mapping[int, Footnote], cited: set[int]) -> list[str]:
@@ -166,7 +196,8 @@ def answer_markdown(answer: Answer) -> str:
     lines.append(text)
     for n, definition in sorted(definitions.items()):
         if n not in notes and definition:
-            lines.append(f"\n[^{n}]: {md_escape(definition)}")
+            # Not a citation: kept as literal text (its marker stays plain text too).
+            lines.append(f"\n\\[^{n}\\]: {md_escape(definition)}")
     lines.extend(_sources_md(notes, cited))
     lines.extend(_related_md(answer.related_questions))
     if answer.references is not None and answer.references.items:
