@@ -11,9 +11,13 @@ A client does::
         raise
     live.finish(answer)
 
-``add`` only appends to a list; the growing text is re-rendered at most about ten times a
-second (less often when a render is slow, so rendering never dominates), and ``finish``
-replaces it with the full footnoted answer in the same display.
+``add`` only appends to a list and, every few deltas, reads the clock. The growing text is
+re-rendered at most about ten times a second (less often when a render is slow), block by
+block so a re-render parses only what is new; ``finish`` replaces it with the full footnoted
+answer in the same display, reusing the streamed HTML when the final text is the streamed
+text. Updates go out from the thread that calls ``add``; from another thread than the one
+that started the display, they carry the starting cell's parent header, so ipykernel does
+not route them to whichever cell runs last.
 """
 
 from __future__ import annotations
