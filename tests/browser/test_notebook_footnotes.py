@@ -186,6 +186,8 @@ def test_untrusted_notebook_keeps_tooltips_sources_and_styles(
     box = bar.bounding_box()
     assert box is not None and box["width"] > 10
     sources.scroll_into_view_if_needed()
+    expect(sources).to_be_in_viewport()
+    pg.wait_for_timeout(500)  # let the windowed notebook paint the cells around it
     pg.screenshot(path=str(artifacts / "jupyterlab_untrusted.png"))
 
 
