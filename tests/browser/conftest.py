@@ -38,8 +38,14 @@ REPO = Path(__file__).resolve().parents[2]
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     here = Path(__file__).resolve().parent
-    for item in items:
-        if here in Path(str(item.fspath)).resolve().parents:
+    in_browser = [here in Path(str(item.fspath)).resolve().parents for item in items]
+    # Browser tests run last: sync playwright drives an event loop on the main thread while
+    # it is open, and asyncio.run() in other tests must not meet it.
+    items[:] = [i for i, b in zip(items, in_browser, strict=True) if not b] + [
+        i for i, b in zip(items, in_browser, strict=True) if b
+    ]
+    for item, is_browser in zip(items, sorted(in_browser), strict=True):
+        if is_browser:
             item.add_marker(pytest.mark.browser)
             if not CHROMIUM.exists():
                 item.add_marker(
@@ -56,7 +62,7 @@ def artifacts() -> Path:
     return ARTIFACTS
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
