@@ -16,12 +16,24 @@ altair is imported when a chart is made, so ``import citekit`` stays light.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final
 
 import polars as pl
 
-from .frames import Source, citations_frame, references_frame
+from ._chart_parts import (
+    Period,
+    answer_key,
+    chart_title,
+    citations_of,
+    document_key,
+    labelled,
+    period_of,
+    plural,
+    references_of,
+    top_subtitle,
+)
+from ._chart_parts import period_label as _period_label  # also reached as charts._period_label
+from .frames import Source
 
 if TYPE_CHECKING:
     import altair as alt
@@ -44,62 +56,7 @@ UNKNOWN_SOURCE: Final = "unknown source"
 WIDTH: Final = 520
 #: Height of one bar in the charts that list authors, documents or sources.
 STEP: Final = 20
-#: Year spreads up to this many years are charted per year, up to ``_DECADES_UP_TO`` per decade.
-_YEARS_UP_TO: Final = 40
-_DECADES_UP_TO: Final = 400
 _LABEL_LIMIT: Final = 320
-
-Period = Literal["auto", "year", "decade", "century"]
-
-
-# -- helpers ---------------------------------------------------------------------------------
-
-
-def _citations(source: pl.DataFrame | Source, caller: str, needs: Iterable[str]) -> pl.DataFrame:
-    frame = source if isinstance(source, pl.DataFrame) else citations_frame(source)
-    return _check(frame, caller, needs, "a citations_frame()")
-
-
-def _references(source: pl.DataFrame | Source, caller: str, needs: Iterable[str]) -> pl.DataFrame:
-    frame = source if isinstance(source, pl.DataFrame) else references_frame(source)
-    return _check(frame, caller, needs, "a references_frame()")
-
-
-def _check(frame: pl.DataFrame, caller: str, needs: Iterable[str], kind: str) -> pl.DataFrame:
-    missing = [name for name in needs if name not in frame.columns]
-    if missing:
-        raise ValueError(
-            f"{caller}() needs {kind} frame; this one lacks {', '.join(missing)} "
-            f"(it has {', '.join(frame.columns) or 'no columns'})"
-        )
-    return frame
-
-
-def _label(column: str, unknown: str) -> pl.Expr:
-    """The column's text, with null and blank values shown as ``unknown``."""
-    text = pl.col(column).cast(pl.String).str.strip_chars()
-    return pl.when(text.is_null() | (text == "")).then(pl.lit(unknown)).otherwise(text)
-
-
-def _document_key() -> pl.Expr:
-    """What identifies a document across answers: its title, else its URL."""
-    return pl.coalesce(pl.col("document_title"), pl.col("source_url"))
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n:,} {word}{'' if n == 1 else 's'}"
-
-
-def _top_subtitle(shown: int, total: int, what: str) -> str:
-    if total <= shown:
-        return f"all {_plural(total, what)}" if total != 1 else f"1 {what}"
-    return f"top {shown:,} of {total:,} {what}s"
-
-
-def _title(text: str, subtitle: str) -> alt.Title:
-    import altair as alt
-
-    return alt.Title(text, subtitle=subtitle, anchor="start")
 
 
 # -- citations ---------------------------------------------------------------------------------
@@ -124,21 +81,21 @@ def authors(cits: pl.DataFrame | Source, *, top: int = 15) -> alt.Chart:
     """
     import altair as alt
 
-    frame = _citations(cits, "authors", ("document_author", "document_title", "source_url"))
-    answer = _answer_key(frame)
+    frame = citations_of(cits, "authors", ("document_author", "document_title", "source_url"))
+    answer = answer_key(frame)
     table = (
-        frame.group_by(author=_label("document_author", UNKNOWN_AUTHOR))
+        frame.group_by(author=labelled("document_author", UNKNOWN_AUTHOR))
         .agg(
             citations=pl.len(),
-            documents=_document_key().n_unique(),
+            documents=document_key().n_unique(),
             answers=answer.n_unique(),
         )
         .sort(["citations", "author"], descending=[True, False])
     )
     shown = table.head(max(top, 0))
-    subtitle = f"citations per author; {_top_subtitle(shown.height, table.height, 'author')}"
+    subtitle = f"citations per author; {top_subtitle(shown.height, table.height, 'author')}"
     chart: alt.Chart = (
-        alt.Chart(shown, title=_title("Most cited authors", subtitle))
+        alt.Chart(shown, title=chart_title("Most cited authors", subtitle))
         .mark_bar()
         .encode(
             x=alt.X("citations:Q", title="Citations", axis=alt.Axis(tickMinStep=1)),
@@ -174,14 +131,14 @@ def documents(cits: pl.DataFrame | Source, *, top: int = 15) -> alt.Chart:
     """
     import altair as alt
 
-    frame = _citations(cits, "documents", ("document_title", "document_author", "document_year"))
-    answer = _answer_key(frame)
+    frame = citations_of(cits, "documents", ("document_title", "document_author", "document_year"))
+    answer = answer_key(frame)
     table = (
-        frame.group_by(document=_label("document_title", UNTITLED))
+        frame.group_by(document=labelled("document_title", UNTITLED))
         .agg(
             citations=pl.len(),
             answers=answer.n_unique(),
-            author=_label("document_author", UNKNOWN_AUTHOR).mode().sort().first(),
+            author=labelled("document_author", UNKNOWN_AUTHOR).mode().sort().first(),
             year=pl.col("document_year")
             .filter(pl.col("document_year").str.strip_chars() != "")
             .first(),
@@ -190,9 +147,9 @@ def documents(cits: pl.DataFrame | Source, *, top: int = 15) -> alt.Chart:
         .sort(["citations", "document"], descending=[True, False])
     )
     shown = table.head(max(top, 0))
-    subtitle = f"citations per document; {_top_subtitle(shown.height, table.height, 'document')}"
+    subtitle = f"citations per document; {top_subtitle(shown.height, table.height, 'document')}"
     chart: alt.Chart = (
-        alt.Chart(shown, title=_title("Most cited documents", subtitle))
+        alt.Chart(shown, title=chart_title("Most cited documents", subtitle))
         .mark_bar()
         .encode(
             x=alt.X("citations:Q", title="Citations", axis=alt.Axis(tickMinStep=1)),
@@ -208,36 +165,6 @@ def documents(cits: pl.DataFrame | Source, *, top: int = 15) -> alt.Chart:
         .properties(width=WIDTH, height=alt.Step(STEP))
     )
     return chart
-
-
-def _answer_key(frame: pl.DataFrame) -> pl.Expr:
-    # answer_id alone may be null (hand-built answers); the question tells those apart.
-    names = [c for c in ("provider", "answer_id", "question") if c in frame.columns]
-    return pl.struct(names) if names else pl.lit(0)
-
-
-def _period(span: int, by: Period) -> Literal["year", "decade", "century"]:
-    if by != "auto":
-        return by
-    if span <= _YEARS_UP_TO:
-        return "year"
-    return "decade" if span <= _DECADES_UP_TO else "century"
-
-
-def _ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
-
-
-def _period_label(start: int, period: str) -> str:
-    if period == "year":
-        return str(start) if start >= 0 else f"{-start} BC"
-    if period == "decade":
-        return f"{start}s" if start >= 0 else f"{-start}s BC"
-    century = start // 100 + 1
-    if century <= 0:
-        return f"{_ordinal(1 - century)} century BC"
-    return f"{_ordinal(century)} century"
 
 
 def years(cits: pl.DataFrame | Source, *, by: Period = "auto") -> alt.Chart:
@@ -260,15 +187,15 @@ def years(cits: pl.DataFrame | Source, *, by: Period = "auto") -> alt.Chart:
     """
     import altair as alt
 
-    frame = _citations(cits, "years", ("year", "document_title", "source_url"))
+    frame = citations_of(cits, "years", ("year", "document_title", "source_url"))
     dated = frame.filter(pl.col("year").is_not_null())
     undated = frame.height - dated.height
     span = int(dated.select(pl.col("year").max() - pl.col("year").min()).item() or 0)
-    period = _period(span, by)
+    period = period_of(span, by)
     width = {"year": 1, "decade": 10, "century": 100}[period]
     table = (
         dated.group_by(start=(pl.col("year").cast(pl.Int64) // width) * width)
-        .agg(citations=pl.len(), documents=_document_key().n_unique())
+        .agg(citations=pl.len(), documents=document_key().n_unique())
         .sort("start")
         .with_columns(end=pl.col("start") + width)
     )
@@ -277,9 +204,9 @@ def years(cits: pl.DataFrame | Source, *, by: Period = "auto") -> alt.Chart:
     )
     subtitle = f"citations per {period} of the cited document"
     if undated:
-        subtitle += f"; {_plural(undated, 'citation')} without a year not shown"
+        subtitle += f"; {plural(undated, 'citation')} without a year not shown"
     chart: alt.Chart = (
-        alt.Chart(table, title=_title("When the cited documents were written", subtitle))
+        alt.Chart(table, title=chart_title("When the cited documents were written", subtitle))
         .mark_bar(stroke="white", strokeWidth=1)
         .encode(
             x=alt.X(
@@ -322,15 +249,15 @@ def citations_per_answer(cits: pl.DataFrame | Source) -> alt.Chart:
 
     if isinstance(cits, pl.DataFrame) and "n_citations" in cits.columns:
         per_answer = cits.select(
-            provider=_label("provider", "unknown provider")
+            provider=labelled("provider", "unknown provider")
             if "provider" in cits.columns
             else pl.lit("unknown provider"),
             citations=pl.col("n_citations").fill_null(0).cast(pl.Int64),
         )
     else:
-        frame = _citations(cits, "citations_per_answer", ("provider", "answer_id"))
-        per_answer = frame.group_by(_answer_key(frame).alias("answer")).agg(
-            provider=_label("provider", "unknown provider").first(),
+        frame = citations_of(cits, "citations_per_answer", ("provider", "answer_id"))
+        per_answer = frame.group_by(answer_key(frame).alias("answer")).agg(
+            provider=labelled("provider", "unknown provider").first(),
             citations=pl.len().cast(pl.Int64),
         )
     table = (
@@ -340,7 +267,7 @@ def citations_per_answer(cits: pl.DataFrame | Source) -> alt.Chart:
     )
     n_answers = per_answer.height
     median = per_answer.select(pl.col("citations").median()).item()
-    subtitle = _plural(n_answers, "answer")
+    subtitle = plural(n_answers, "answer")
     if median is not None:
         subtitle += f"; median {float(median):g} citations"
     several = table["provider"].n_unique() > 1
@@ -356,7 +283,7 @@ def citations_per_answer(cits: pl.DataFrame | Source) -> alt.Chart:
     if several:
         encoding["color"] = alt.Color("provider:N", title="Provider")
     chart: alt.Chart = (
-        alt.Chart(table, title=_title("Citations per answer", subtitle))
+        alt.Chart(table, title=chart_title("Citations per answer", subtitle))
         .mark_bar()
         .encode(**encoding)
         .properties(width=WIDTH, height=220)
@@ -395,14 +322,14 @@ def scores(
     """
     import altair as alt
 
-    frame = _references(refs, "scores", ("score", "data_name"))
+    frame = references_of(refs, "scores", ("score", "data_name"))
     scored = frame.filter(pl.col("score").is_not_null() & pl.col("score").is_finite())
     unscored = frame.height - scored.height
     lowest, highest = scored.select(lo=pl.col("score").min(), hi=pl.col("score").max()).row(0)
     low = min(0.0, float(lowest)) if lowest is not None else 0.0
     high = max(1.0, float(highest)) if highest is not None else 1.0
     step = (high - low) / max(bins, 1)
-    named = scored.with_columns(source=_label("data_name", UNKNOWN_SOURCE))
+    named = scored.with_columns(source=labelled("data_name", UNKNOWN_SOURCE))
     ranked = (
         named.group_by("source")
         .agg(chunks=pl.len(), best=pl.col("score").max())
@@ -427,7 +354,7 @@ def scores(
         .drop("bin")
     )
     reaching = int((scored["score"] >= threshold).sum())
-    subtitle = f"{reaching:,} of {_plural(scored.height, 'scored chunk')} at or above {threshold:g}"
+    subtitle = f"{reaching:,} of {plural(scored.height, 'scored chunk')} at or above {threshold:g}"
     if unscored:
         subtitle += f"; {unscored:,} without a score not shown"
     order = [s for s in ranked["source"].to_list() if s in set(keep.to_list())]
@@ -465,7 +392,7 @@ def scores(
     )
     return alt.LayerChart(
         layer=[strip, rule],
-        title=_title("Relevance of the retrieved knowledge", subtitle),
+        title=chart_title("Relevance of the retrieved knowledge", subtitle),
         width=WIDTH,
         height=alt.Step(STEP),
     )

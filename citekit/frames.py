@@ -28,18 +28,14 @@ year parsing and the repeated per-answer columns are computed in polars over who
 
 from __future__ import annotations
 
-import json
-import os
 import re
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import replace
-from pathlib import Path
 from typing import Any, Final
 
 import polars as pl
 
 from ._markers import marker_numbers
-from ._models import SAMPLE_FIELD, Answer, Citation, Reference, References
+from ._models import Answer, Citation, Reference, References
+from ._sources import Source, iter_items, load_answers
 
 __all__ = [
     "ANSWERS_SCHEMA",
@@ -52,16 +48,6 @@ __all__ = [
     "parse_year",
     "references_frame",
 ]
-
-#: What the loaders accept; see the module docstring.
-Source = (
-    Answer
-    | References
-    | Mapping[str, Any]
-    | str
-    | os.PathLike[str]
-    | Iterable["Answer | References | Mapping[str, Any] | str | os.PathLike[str]"]
-)
 
 #: One row per citation, in the provider's order within each answer.
 CITATIONS_SCHEMA: Final = pl.Schema(
@@ -121,11 +107,6 @@ ANSWERS_SCHEMA: Final = pl.Schema(
     }
 )
 
-_ACCEPTED = (
-    "an Answer, an iterable of Answers, a References, a provider response or sample record "
-    "(dict), or the path of a .json file or of a directory of them"
-)
-
 # A year is the first standalone 3-4 digit number ("c. 1270", "1891-1893", "1960s"), else the
 # first standalone 1-2 digit one ("33 AD"); "19th century" holds none. "BC"/"BCE" negates it.
 # ``(?-u:\b)`` is an ASCII word boundary, which keeps the regex on polars' fast path.
@@ -150,157 +131,6 @@ def parse_year(expr: pl.Expr | str) -> pl.Expr:
     digits = pl.coalesce(text.str.extract(_YEAR_LONG, 1), text.str.extract(_YEAR_SHORT, 1))
     year = digits.cast(pl.Int32)
     return pl.when(text.str.contains(_BEFORE_CHRIST)).then(-year).otherwise(year)
-
-
-# -- reading sources ------------------------------------------------------------------------
-
-
-def load_answers(source: Source, *, provider: str | None = None) -> list[Answer | References]:
-    """Read a source (see the module docstring) into ``Answer`` and ``References`` values.
-
-    Parameters
-    ----------
-    source
-        What to read.
-    provider
-        The provider of saved responses that do not say it themselves ("magisterium",
-        "maritaca" or "gptbots"); recorded samples and most responses say it.
-
-    Returns
-    -------
-    The answers and bare ``References`` in source order.
-
-    Raises
-    ------
-    TypeError
-        When ``source`` is none of the accepted kinds.
-    FileNotFoundError
-        When a path names nothing.
-    ValueError
-        When a saved response does not say its provider and ``provider`` is not given.
-    """
-    return list(_iter_items(source, provider=provider, caller="load_answers"))
-
-
-def _iter_items(source: Any, *, provider: str | None, caller: str) -> Iterator[Answer | References]:
-    if isinstance(source, Answer | References):
-        yield source
-    elif isinstance(source, Mapping):
-        yield from _from_json(source, provider=provider, caller=caller, origin=None)
-    elif isinstance(source, str | os.PathLike):
-        yield from _from_path(Path(source), provider=provider, caller=caller)
-    elif isinstance(source, Iterable) and not isinstance(source, bytes | bytearray):
-        for item in source:
-            if isinstance(item, Answer):  # the common case, kept cheap
-                yield item
-            elif isinstance(item, References | Mapping | str | os.PathLike):
-                yield from _iter_items(item, provider=provider, caller=caller)
-            else:
-                raise _type_error(caller, item, inside=True)
-    else:
-        raise _type_error(caller, source)
-
-
-def _type_error(caller: str, value: Any, *, inside: bool = False) -> TypeError:
-    where = "an item of the iterable" if inside else "the source"
-    return TypeError(f"{caller}() takes {_ACCEPTED}; {where} is a {type(value).__name__}")
-
-
-def _from_path(path: Path, *, provider: str | None, caller: str) -> Iterator[Answer | References]:
-    if path.is_dir():
-        for file in sorted(path.rglob("*.json")):
-            if any(part.startswith(("_", ".")) for part in file.relative_to(path).parts):
-                continue  # build inputs and hidden folders, not answers
-            data = json.loads(file.read_text(encoding="utf-8"))
-            if _kind(data) is not None or (
-                isinstance(data, list) and data and all(_kind(item) for item in data)
-            ):
-                yield from _from_json(data, provider=provider, caller=caller, origin=file)
-        return
-    if not path.is_file():
-        raise FileNotFoundError(f"{caller}(): no file or directory at {path}")
-    data = json.loads(path.read_text(encoding="utf-8"))
-    yield from _from_json(data, provider=provider, caller=caller, origin=path)
-
-
-def _kind(data: Any) -> str | None:
-    if not isinstance(data, Mapping):
-        return None
-    if "response" in data and isinstance(data["response"], Mapping):
-        return "record"
-    if "message" in data and isinstance(data["message"], Mapping):
-        return "gptbots_record"
-    if isinstance(data.get("choices"), list):
-        return "completion"
-    if "correlate_dataset" in data:
-        return "correlate"
-    if data.get("message_id") and "output" in data:
-        return "gptbots_message"
-    return None
-
-
-def _from_json(
-    data: Any, *, provider: str | None, caller: str, origin: Path | None
-) -> Iterator[Answer | References]:
-    if isinstance(data, list):
-        for item in data:
-            yield from _from_json(item, provider=provider, caller=caller, origin=origin)
-        return
-    kind = _kind(data)
-    where = f" in {origin}" if origin is not None else ""
-    if kind is None:
-        keys = ", ".join(sorted(map(str, data))[:8]) if isinstance(data, Mapping) else ""
-        raise TypeError(
-            f"{caller}() takes {_ACCEPTED}; the JSON{where} is none of these"
-            + (f" (keys: {keys})" if keys else f" (a {type(data).__name__})")
-        )
-    question = data.get("question")
-    question = question if isinstance(question, str) else None
-    if kind == "record":
-        response = data["response"]
-        name = provider or _provider_of(response) or _provider_of(data)
-        yield Answer.from_response(
-            response, provider=_known(name, caller, where), question=question
-        )
-    elif kind == "completion":
-        name = provider or _provider_of(data)
-        yield Answer.from_response(data, provider=_known(name, caller, where), question=None)
-    elif kind == "gptbots_message":
-        yield Answer.from_response(data, provider="gptbots", question=None)
-    elif kind == "correlate":
-        yield References.from_response(data)
-    else:  # a GPTBots sample record: the reply and its knowledge chunks
-        message = data["message"]
-        answer = Answer.from_response(message, provider="gptbots", question=question)
-        correlate = data.get("correlate")
-        if isinstance(correlate, Mapping):
-            refs = References.from_response(correlate, message_id=answer.id)
-            answer = replace(answer, references=refs)
-        yield answer
-
-
-def _known(provider: str | None, caller: str, where: str) -> str:
-    if provider is None:
-        raise ValueError(
-            f"{caller}(): cannot tell the provider of the response{where}; "
-            "pass provider='magisterium' or 'maritaca'"
-        )
-    return provider
-
-
-def _provider_of(data: Mapping[str, Any]) -> str | None:
-    label = data.get(SAMPLE_FIELD)
-    if isinstance(label, str) and "/" in label:
-        return label.split("/", 1)[0]
-    model = data.get("model")
-    if isinstance(model, str):
-        if model.startswith("magisterium"):
-            return "magisterium"
-        if model.startswith("sabi"):
-            return "maritaca"
-    if isinstance(data.get("citations"), list):
-        return "magisterium"
-    return None
 
 
 # -- frames ----------------------------------------------------------------------------------
@@ -342,7 +172,7 @@ def citations_frame(source: Source, *, provider: str | None = None) -> pl.DataFr
     """
     answers = [
         a
-        for a in _iter_items(source, provider=provider, caller="citations_frame")
+        for a in iter_items(source, provider=provider, caller="citations_frame")
         if isinstance(a, Answer)
     ]
     return _citations(answers)
@@ -462,7 +292,7 @@ def references_frame(source: Source, *, provider: str | None = None) -> pl.DataF
         When ``source`` is not one of the accepted kinds (see ``load_answers`` for the rest).
     """
     columns: dict[str, list[Any]] = {name: [] for name in REFERENCES_SCHEMA.names()}
-    for item in _iter_items(source, provider=provider, caller="references_frame"):
+    for item in iter_items(source, provider=provider, caller="references_frame"):
         if isinstance(item, Answer):
             refs = item.references
             if refs is None or not refs.items:
@@ -523,7 +353,7 @@ def answers_frame(source: Source, *, provider: str | None = None) -> pl.DataFram
     """
     answers = [
         a
-        for a in _iter_items(source, provider=provider, caller="answers_frame")
+        for a in iter_items(source, provider=provider, caller="answers_frame")
         if isinstance(a, Answer)
     ]
     usage = [a.usage for a in answers]

@@ -19,8 +19,9 @@ from typing import Any, Final, Literal
 import polars as pl
 
 from . import charts
+from ._chart_parts import labelled
+from ._explorer_html import answer_html, row_html, svg_html, table_html
 from ._models import Answer, References
-from .charts import _label
 from .frames import Source, citations_frame, load_answers, references_frame
 
 __all__ = ["ALL", "Explorer", "explore"]
@@ -30,7 +31,6 @@ ALL: Final = "(all)"
 _ANSWER: Final = "__answer"
 _GROUP: Final = "__group"
 _HIDDEN: Final = (_ANSWER, _GROUP)
-_CELL_CHARS: Final = 180
 
 Kind = Literal["citations", "references"]
 
@@ -44,22 +44,6 @@ _SEARCHED: Final[dict[str, tuple[str, ...]]] = {
         "question",
     ),
     "references": ("content", "data_name", "source_url"),
-}
-_COLUMNS: Final[dict[str, tuple[tuple[str, str], ...]]] = {
-    "citations": (
-        ("marker", "Note"),
-        ("document_author", "Author"),
-        ("document_year", "Year"),
-        ("document_title", "Document"),
-        ("document_reference", "Ref."),
-        ("cited_text", "Cited passage"),
-    ),
-    "references": (
-        ("rank", "Rank"),
-        ("score", "Score"),
-        ("data_name", "Source"),
-        ("content", "Chunk"),
-    ),
 }
 _CHARTS: Final[dict[str, tuple[str, ...]]] = {
     "citations": ("authors", "years", "documents"),
@@ -184,7 +168,7 @@ class Explorer:
         self._draw_chart = chart
         unknown = charts.UNKNOWN_AUTHOR if kind == "citations" else charts.UNKNOWN_SOURCE
         group_column = "document_author" if kind == "citations" else "data_name"
-        self._rows = frame.with_columns(_label(group_column, unknown).alias(_GROUP))
+        self._rows = frame.with_columns(labelled(group_column, unknown).alias(_GROUP))
         self.frame = self._rows.drop(_HIDDEN, strict=False)
         self._kept = self._rows
         self._busy = False
@@ -342,24 +326,24 @@ class Explorer:
         if total != self._rows.height:
             shown += f" (filtered from {self._rows.height:,})"
         self.status.value = f"<span style='padding-right:1em'>{html.escape(shown)}</span>"
-        self.table.value = _table_html(page, self.kind, first=start, selected=self.selected.value)
+        self.table.value = table_html(page, self.kind, first=start, selected=self.selected.value)
 
     def _render_chart(self) -> None:
         if not self._draw_chart:
             self.chart.value = ""
             return
         make: Callable[[pl.DataFrame], Any] = getattr(charts, self.chart_kind.value)
-        self.chart.value = _svg_html(make(self.filtered))
+        self.chart.value = svg_html(make(self.filtered))
 
     def _render_detail(self) -> None:
         if self._kept.height == 0:
             self.detail.value = ""
             return
         row = self._kept.row(self.selected.value, named=True)
-        parts = [_row_html(row, self.kind)]
+        parts = [row_html(row, self.kind)]
         answer = self.selected_answer()
         if answer is not None:
-            parts.append(_answer_html(answer))
+            parts.append(answer_html(answer))
         self.detail.value = "".join(parts)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
@@ -368,96 +352,3 @@ class Explorer:
     def __repr__(self) -> str:
         shown = self._kept.height
         return f"<Explorer of {self.frame.height} {self.kind}, {shown} shown after filters>"
-
-
-def _cell(value: Any, column: str) -> str:
-    if value is None:
-        return "<span style='color:#888'>—</span>"
-    if column == "score":
-        return f"{float(value):.3f}"
-    text = str(value)
-    if len(text) > _CELL_CHARS:
-        text = text[: _CELL_CHARS - 1].rstrip() + "…"
-    return html.escape(text)
-
-
-def _table_html(page: pl.DataFrame, kind: str, *, first: int, selected: int) -> str:
-    columns = [(c, title) for c, title in _COLUMNS[kind] if c in page.columns]
-    head = "".join(
-        f"<th style='text-align:left;padding:3px 6px;border-bottom:1px solid #999'>{t}</th>"
-        for t in ["#", *(title for _, title in columns)]
-    )
-    body = []
-    for offset, row in enumerate(page.iter_rows(named=True)):
-        index = first + offset
-        shade = "background:#fff3c4;" if index == selected else ""
-        cells = [str(index), *(_cell(row.get(c), c) for c, _ in columns)]
-        tds = "".join(
-            f"<td style='padding:3px 6px;vertical-align:top;{shade}'>{cell}</td>" for cell in cells
-        )
-        body.append(f"<tr style='border-bottom:1px solid #eee'>{tds}</tr>")
-    return (
-        "<div style='max-height:420px;overflow:auto'>"
-        "<table style='border-collapse:collapse;font-size:12px;width:100%'>"
-        f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
-    )
-
-
-def _row_html(row: dict[str, Any], kind: str) -> str:
-    from .render import safe_url
-
-    if kind == "citations":
-        title = row.get("document_title") or charts.UNTITLED
-        facts = [row.get("document_author") or charts.UNKNOWN_AUTHOR]
-        facts += [x for x in (row.get("document_year"), row.get("document_reference")) if x]
-        heading = row.get("cited_text_heading")
-        text = row.get("cited_text") or ""
-        label = f"[{row.get('marker')}] {title}"
-    else:
-        facts = [f"rank {row.get('rank')}"]
-        if row.get("score") is not None:
-            facts.append(f"score {float(row['score']):.3f}")
-        heading = None
-        text = row.get("content") or ""
-        label = row.get("data_name") or charts.UNKNOWN_SOURCE
-    url = safe_url(row.get("source_url"))
-    name = html.escape(str(label))
-    link = (
-        f"<a href='{html.escape(url, quote=True)}' target='_blank' rel='noopener'>{name}</a>"
-        if url
-        else name
-    )
-    parts = [f"<div><b>{link}</b> <span style='color:#666'>"]
-    parts.append(html.escape(" · ".join(str(f) for f in facts)) + "</span></div>")
-    if heading:
-        parts.append(f"<div style='color:#666;font-style:italic'>{html.escape(heading)}</div>")
-    parts.append(
-        "<blockquote style='margin:4px 0 8px 0;padding-left:8px;border-left:3px solid #ccc;"
-        f"white-space:pre-wrap'>{html.escape(text)}</blockquote>"
-    )
-    return "<div style='font-size:13px'>" + "".join(parts) + "</div>"
-
-
-def _answer_html(answer: Answer) -> str:
-    try:
-        body = answer.to_html()  # shows the question, the footnotes and the sources
-    except Exception:  # a display must not break: show the text as it is
-        question = answer.question
-        asked = f"<div><b>Question:</b> {html.escape(question)}</div>" if question else ""
-        body = f"{asked}<pre style='white-space:pre-wrap'>{html.escape(answer.text)}</pre>"
-    return f"<hr style='margin:6px 0'><div>{body}</div>"
-
-
-def _svg_html(chart: Any) -> str:
-    try:
-        import vl_convert
-    except ImportError:
-        return (
-            "<div style='color:#666'>Install vl-convert-python to see the chart here, or "
-            "display the chart from citekit.charts directly.</div>"
-        )
-    try:
-        svg: str = vl_convert.vegalite_to_svg(chart.to_dict())
-    except Exception as exc:  # a chart failure must not break the explorer
-        return f"<div style='color:#a00'>Chart unavailable: {html.escape(str(exc))}</div>"
-    return f"<div style='overflow:auto'>{svg}</div>"
