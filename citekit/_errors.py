@@ -24,7 +24,7 @@ status codes only, and ``redact`` scrubs any known secret out of text before it 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._models import Answer
@@ -76,6 +76,8 @@ class ProviderError(CitekitError):
         The provider's own message.
     request_id
         The ``x-request-id`` header, to quote to the provider's support.
+    retry_after
+        Seconds the server asked to wait (``Retry-After``), if it said.
     """
 
     def __init__(
@@ -87,8 +89,10 @@ class ProviderError(CitekitError):
         code: int | str | None = None,
         request_id: str | None = None,
         hint: str | None = None,
+        retry_after: float | None = None,
     ) -> None:
         self.provider = provider
+        self.retry_after = retry_after
         self.status = status
         self.code = code
         self.message = message
@@ -117,32 +121,21 @@ class ProviderError(CitekitError):
         )
 
     def __reduce__(self) -> tuple[object, ...]:
-        return (
-            _rebuild_provider_error,
-            (
-                type(self),
-                self.message,
-                self.provider,
-                self.status,
-                self.code,
-                self.request_id,
-                self.hint,
-            ),
-        )
+        fields = {
+            "provider": self.provider,
+            "status": self.status,
+            "code": self.code,
+            "request_id": self.request_id,
+            "hint": self.hint,
+            "retry_after": self.retry_after,
+        }
+        return (_rebuild_provider_error, (type(self), self.message, fields))
 
 
 def _rebuild_provider_error(
-    cls: type[ProviderError],
-    message: str,
-    provider: str,
-    status: int | None,
-    code: int | str | None,
-    request_id: str | None,
-    hint: str | None,
+    cls: type[ProviderError], message: str, fields: dict[str, Any]
 ) -> ProviderError:
-    return cls(
-        message, provider=provider, status=status, code=code, request_id=request_id, hint=hint
-    )
+    return cls(message, **fields)
 
 
 class BadRequestError(ProviderError):
@@ -171,10 +164,6 @@ class UnsupportedFeatureError(ProviderError):
 
 class RateLimitError(ProviderError):
     """Too many requests; ``retry_after`` is the server's advice in seconds, if any."""
-
-    def __init__(self, message: str, *, retry_after: float | None = None, **kw: object) -> None:
-        self.retry_after = retry_after
-        super().__init__(message, **kw)  # type: ignore[arg-type]
 
 
 class ServerError(ProviderError):

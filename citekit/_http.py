@@ -75,7 +75,7 @@ class HttpConfig:
     provider: str
     base_url: str
     api_key: str = field(repr=False)
-    timeout: httpx.Timeout = field(default_factory=lambda: make_timeout(None))
+    timeout: httpx.Timeout | None = field(default_factory=lambda: make_timeout(None))
     max_retries: int = 2
     backoff: float = 0.5
     max_backoff: float = 20.0
@@ -103,7 +103,8 @@ class HttpConfig:
             json=spec.json,
             params=spec.params,
             headers=self.request_headers(stream=spec.stream),
-            timeout=self.timeout,
+            # None: the caller's own http_client keeps the timeout it was configured with.
+            timeout=self.timeout if self.timeout is not None else httpx.USE_CLIENT_DEFAULT,
         )
 
     # -- retry policy ------------------------------------------------------------------
@@ -134,6 +135,13 @@ class HttpConfig:
     def transport_error(self, exc: httpx.HTTPError) -> TransportError:
         text = redact(f"{type(exc).__name__}: {exc}".rstrip(": "), (self.api_key,))
         where = f"{self.provider} at {self.base_url}"
+        if isinstance(exc, httpx.PoolTimeout):
+            return TimeoutError(
+                f"Every connection to {where} stayed busy past the pool timeout ({text}): "
+                "lower the concurrency, or close streams you stopped reading"
+            )
+        if isinstance(exc, httpx.ConnectTimeout):
+            return TimeoutError(f"Could not connect to {where} within the timeout ({text})")
         if isinstance(exc, httpx.TimeoutException):
             return TimeoutError(
                 f"No answer from {where} within the timeout ({text}). "
@@ -151,16 +159,21 @@ class HttpConfig:
                 f"{len(body)} bytes, starts {snippet!r})"
             ) from exc
 
+    def not_a_stream(self, response: httpx.Response, body: bytes) -> None:
+        """A 2xx reply to a stream request that is JSON or HTML: raise what it says."""
+        data = self.decode_json(response, body)
+        self.checked(response, data)  # an in-band error envelope raises its typed error
+        raise ResponseFormatError(
+            f"{self.provider} answered a streaming request with "
+            f"{response.headers.get('content-type', 'no content type')}, not an event stream"
+        )
+
     def checked(self, response: httpx.Response, data: Any) -> Any:
         if self.check_body is not None:
             err = self.check_body(data, request_id(response.headers))
             if err is not None:
                 raise err
         return data
-
-
-def _retry_after_of(err: ProviderError) -> float | None:
-    return err.retry_after if isinstance(err, RateLimitError) else None
 
 
 def _retryable(exc: BaseException) -> bool:
@@ -183,16 +196,17 @@ class SyncSender:
     ) -> None:
         self.config = config
         self._owned = http_client is None
-        self._client = http_client or httpx.Client(transport=transport, timeout=config.timeout)
+        self._client = http_client or httpx.Client(
+            transport=transport, timeout=config.timeout or make_timeout(None)
+        )
 
     def close(self) -> None:
         if self._owned:
             self._client.close()
 
-    def _open(self, spec: RequestSpec) -> httpx.Response:
-        """A response with a 2xx status (body not read for streams), after retries."""
+    def _open(self, spec: RequestSpec, attempt: int = 0) -> tuple[httpx.Response, int]:
+        """A 2xx response (body not read yet) and the attempt number it took."""
         cfg = self.config
-        attempt = 0
         while True:
             request = cfg.build(self._client, spec)
             try:
@@ -204,7 +218,7 @@ class SyncSender:
                     continue
                 raise cfg.transport_error(exc) from exc
             if response.is_success:
-                return response
+                return response, attempt
             try:
                 body = response.read()
             except httpx.HTTPError as exc:
@@ -213,17 +227,20 @@ class SyncSender:
                 response.close()
             err = cfg.error_for(response, body)
             if attempt < cfg.max_retries and _retryable(err):
-                time.sleep(cfg.retry_delay(attempt, _retry_after_of(err)))
+                time.sleep(cfg.retry_delay(attempt, err.retry_after))
                 attempt += 1
                 continue
             raise err
 
     def request_json(self, spec: RequestSpec) -> Any:
-        """Send and return the decoded JSON body, retrying in-band retryable errors too."""
+        """Send and return the decoded JSON body, retrying in-band retryable errors too.
+
+        One attempt counter covers both kinds of retry: at most ``max_retries + 1`` requests.
+        """
         cfg = self.config
         attempt = 0
         while True:
-            response = self._open(spec)
+            response, attempt = self._open(spec, attempt)
             try:
                 body = response.read()
             except httpx.HTTPError as exc:
@@ -234,7 +251,7 @@ class SyncSender:
                 return cfg.checked(response, cfg.decode_json(response, body))
             except ProviderError as err:
                 if attempt < cfg.max_retries and _retryable(err):
-                    time.sleep(cfg.retry_delay(attempt, _retry_after_of(err)))
+                    time.sleep(cfg.retry_delay(attempt, err.retry_after))
                     attempt += 1
                     continue
                 raise
@@ -247,9 +264,11 @@ class SyncSender:
         partial answer.
         """
         cfg = self.config
-        response = self._open(spec)
+        response, _ = self._open(spec)
         decoder = SSEDecoder()
         try:
+            if not _is_event_stream(response):
+                cfg.not_a_stream(response, response.read())
             for chunk in response.iter_bytes():
                 for data in decoder.feed(chunk):
                     if data == b"[DONE]":
@@ -281,15 +300,16 @@ class AsyncSender:
     ) -> None:
         self.config = config
         self._owned = http_client is None
-        self._client = http_client or httpx.AsyncClient(transport=transport, timeout=config.timeout)
+        self._client = http_client or httpx.AsyncClient(
+            transport=transport, timeout=config.timeout or make_timeout(None)
+        )
 
     async def aclose(self) -> None:
         if self._owned:
             await self._client.aclose()
 
-    async def _open(self, spec: RequestSpec) -> httpx.Response:
+    async def _open(self, spec: RequestSpec, attempt: int = 0) -> tuple[httpx.Response, int]:
         cfg = self.config
-        attempt = 0
         while True:
             request = cfg.build(self._client, spec)
             try:
@@ -301,7 +321,7 @@ class AsyncSender:
                     continue
                 raise cfg.transport_error(exc) from exc
             if response.is_success:
-                return response
+                return response, attempt
             try:
                 body = await response.aread()
             except httpx.HTTPError as exc:
@@ -310,7 +330,7 @@ class AsyncSender:
                 await response.aclose()
             err = cfg.error_for(response, body)
             if attempt < cfg.max_retries and _retryable(err):
-                await asyncio.sleep(cfg.retry_delay(attempt, _retry_after_of(err)))
+                await asyncio.sleep(cfg.retry_delay(attempt, err.retry_after))
                 attempt += 1
                 continue
             raise err
@@ -319,7 +339,7 @@ class AsyncSender:
         cfg = self.config
         attempt = 0
         while True:
-            response = await self._open(spec)
+            response, attempt = await self._open(spec, attempt)
             try:
                 body = await response.aread()
             except httpx.HTTPError as exc:
@@ -330,16 +350,18 @@ class AsyncSender:
                 return cfg.checked(response, cfg.decode_json(response, body))
             except ProviderError as err:
                 if attempt < cfg.max_retries and _retryable(err):
-                    await asyncio.sleep(cfg.retry_delay(attempt, _retry_after_of(err)))
+                    await asyncio.sleep(cfg.retry_delay(attempt, err.retry_after))
                     attempt += 1
                     continue
                 raise
 
     async def stream_json(self, spec: RequestSpec) -> AsyncIterator[Any]:
         cfg = self.config
-        response = await self._open(spec)
+        response, _ = await self._open(spec)
         decoder = SSEDecoder()
         try:
+            if not _is_event_stream(response):
+                cfg.not_a_stream(response, await response.aread())
             async for chunk in response.aiter_bytes():
                 for data in decoder.feed(chunk):
                     if data == b"[DONE]":
@@ -353,6 +375,12 @@ class AsyncSender:
             raise cfg.transport_error(exc) from exc
         finally:
             await response.aclose()
+
+
+def _is_event_stream(response: httpx.Response) -> bool:
+    ctype = response.headers.get("content-type", "")
+    # A server that omits the type still gets the benefit of the doubt; JSON or HTML does not.
+    return not ctype or "event-stream" in ctype or ("json" not in ctype and "html" not in ctype)
 
 
 _scan: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]

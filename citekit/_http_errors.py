@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import email.utils
 import json
+import math
 import re
 from datetime import UTC, datetime
 from typing import Any
@@ -81,9 +82,11 @@ def parse_retry_after(value: str | None) -> float | None:
     if not value:
         return None
     try:
-        return max(float(value), 0.0)
+        seconds = float(value)
     except ValueError:
         pass
+    else:
+        return max(seconds, 0.0) if math.isfinite(seconds) else None
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):
@@ -109,6 +112,7 @@ def generic_error(
         "status": status,
         "code": code,
         "request_id": request_id,
+        "retry_after": retry_after,
     }
     env = {"magisterium": "MAGISTERIUM_API_KEY", "maritaca": "MARITACA_API_KEY"}.get(
         provider, "GPTBOTS_API_KEY"
@@ -116,7 +120,6 @@ def generic_error(
     if status == 429:
         return RateLimitError(
             message,
-            retry_after=retry_after,
             hint="Wait and retry, lower the request rate, or raise max_retries=",
             **kw,
         )

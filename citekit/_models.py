@@ -163,7 +163,13 @@ class References(Sequence[Reference]):
     @classmethod
     def from_response(cls, data: Mapping[str, Any], *, message_id: str | None = None) -> References:
         """Build from a ``GET /v1/correlate/dataset`` body."""
+        from ._errors import ResponseFormatError
+
+        if not isinstance(data, Mapping):
+            raise ResponseFormatError(f"gptbots sent references that are {type(data).__name__}")
         items = data.get("correlate_dataset") or []
+        if not isinstance(items, list):
+            raise ResponseFormatError("gptbots sent a correlate_dataset that is not a list")
         return cls(
             items=tuple(
                 Reference.from_dict(item, rank=i + 1)

@@ -13,13 +13,16 @@ from collections.abc import Iterator
 
 __all__ = ["SSEDecoder"]
 
+_BOM = b"\xef\xbb\xbf"
+
 
 class SSEDecoder:
     """Feed bytes, get the ``data`` payloads of complete events (as ``bytes``)."""
 
-    __slots__ = ("_buffer", "_data", "_pending_cr", "event", "last_event_id")
+    __slots__ = ("_buffer", "_data", "_head", "_pending_cr", "event", "last_event_id")
 
     def __init__(self) -> None:
+        self._head: bytes | None = b""  # bytes seen before the BOM check; None once done
         self._buffer = b""
         self._pending_cr = False
         self._data: list[bytes] = []
@@ -28,6 +31,14 @@ class SSEDecoder:
 
     def feed(self, chunk: bytes) -> list[bytes]:
         """Decode ``chunk``; return the data of every event it completes, in order."""
+        if self._head is not None:
+            # One UTF-8 byte order mark at the very start is dropped, even split across reads.
+            head = self._head + chunk
+            if len(head) < 3 and _BOM.startswith(head):
+                self._head = head
+                return []
+            self._head = None
+            chunk = head[3:] if head.startswith(_BOM) else head
         if self._pending_cr:
             chunk = b"\r" + chunk
             self._pending_cr = False
@@ -51,8 +62,10 @@ class SSEDecoder:
         self._buffer = b""
         out = self._lines(tail.split(b"\n")) if tail else []
         if self._data:
-            out.append(b"\n".join(self._data))
+            data = b"\n".join(self._data)
             self._data = []
+            if data:
+                out.append(data)
         return out
 
     def _lines(self, lines: list[bytes]) -> list[bytes]:
@@ -61,7 +74,9 @@ class SSEDecoder:
         for line in lines:
             if not line:
                 if data:
-                    out.append(data[0] if len(data) == 1 else b"\n".join(data))
+                    joined = data[0] if len(data) == 1 else b"\n".join(data)
+                    if joined:  # an event with empty data is not dispatched
+                        out.append(joined)
                     data = self._data = []
                 continue
             if line.startswith(b"data:"):

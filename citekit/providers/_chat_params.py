@@ -125,6 +125,26 @@ def _check_tool_choice(tool_choice: Any, tools: list[dict[str, Any]] | None) -> 
     return dict(tool_choice)
 
 
+#: Body fields built from checked arguments; extra_body= is for provider extras only.
+_CHECKED_FIELDS = frozenset(
+    {
+        "model",
+        "messages",
+        "stream",
+        "temperature",
+        "top_p",
+        "max_tokens",
+        "n",
+        "stop",
+        "frequency_penalty",
+        "presence_penalty",
+        "tools",
+        "tool_choice",
+        "stream_options",
+    }
+)
+
+
 def build_chat_body(
     messages: Any,
     *,
@@ -186,6 +206,12 @@ def build_chat_body(
     if extra_body is not None:
         if not isinstance(extra_body, Mapping):
             raise ValueError(f"extra_body={extra_body!r} must be a dict of extra body fields")
+        clash = sorted(set(extra_body) & _CHECKED_FIELDS)
+        if clash:
+            raise ValueError(
+                f"extra_body= may not set {', '.join(clash)}: pass "
+                f"{', '.join(f'{c}=' for c in clash)} directly, where it is checked"
+            )
         body.update(extra_body)
     if stream:
         body["stream"] = True

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+import weakref
 from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
@@ -94,7 +95,10 @@ class ProviderClient:
             provider=self.name,
             base_url=url.rstrip("/"),
             api_key=key.strip(),
-            timeout=make_timeout(timeout),
+            # Your own http_client keeps its configured timeout unless you pass timeout=.
+            timeout=None
+            if timeout is None and (http_client or async_http_client)
+            else make_timeout(timeout),
             max_retries=max_retries,
             auth_scheme=self.auth_scheme,
             headers=dict(headers or {}),
@@ -105,7 +109,11 @@ class ProviderClient:
         self._async_http_client = async_http_client
         self._transport = transport
         self._sync: SyncSender | None = None
-        self._async: tuple[asyncio.AbstractEventLoop, AsyncSender] | None = None
+        # An httpx.AsyncClient belongs to one event loop: one sender (and pool) per loop, dropped
+        # with the loop (a notebook's kernel loop and citekit's background loop both stay).
+        self._async: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncSender] = (
+            weakref.WeakKeyDictionary()
+        )
 
     # hooks for provider-specific error bodies ------------------------------------------
     _classify_error: Any = None
@@ -139,15 +147,16 @@ class ProviderClient:
     @property
     def _asender(self) -> AsyncSender:
         loop = asyncio.get_running_loop()
-        if self._async is None or self._async[0] is not loop:
-            transport = (
-                self._transport if isinstance(self._transport, httpx.AsyncBaseTransport) else None
-            )
+        sender = self._async.get(loop)
+        if sender is None:
+            transport = self._transport
+            if not isinstance(transport, httpx.AsyncBaseTransport):
+                transport = None
             sender = AsyncSender(
                 self._config, http_client=self._async_http_client, transport=transport
             )
-            self._async = (loop, sender)
-        return self._async[1]
+            self._async[loop] = sender
+        return sender
 
     def _log_call(
         self,
@@ -224,11 +233,16 @@ class ProviderClient:
             self._sync = None
 
     async def aclose(self) -> None:
-        if self._async is not None:
-            loop, sender = self._async
-            self._async = None
-            if loop is asyncio.get_running_loop():
+        """Close the connections citekit opened, on every event loop it used."""
+        current = asyncio.get_running_loop()
+        senders = list(self._async.items())
+        self._async.clear()
+        for loop, sender in senders:
+            if loop is current:
                 await sender.aclose()
+            elif loop.is_running():  # another thread's loop (e.g. citekit's background loop)
+                asyncio.run_coroutine_threadsafe(sender.aclose(), loop)
+            # a closed loop's connections cannot be closed any more; they go with it
         self.close()
 
     def __enter__(self) -> Self:

@@ -144,8 +144,8 @@ class ChatAccumulator:
 
     @property
     def finished(self) -> bool:
-        """True once a choice has reported its ``finish_reason``."""
-        return any(v is not None for v in self._finish.values())
+        """True once every choice seen has reported its ``finish_reason``."""
+        return bool(self._finish) and None not in self._finish.values()
 
     def feed(self, chunk: Any) -> list[StreamEvent]:
         # The hot path of every stream: one call per chunk, so plain dict operations only.
@@ -160,10 +160,16 @@ class ChatAccumulator:
         if choices:
             finish = self._finish
             for item in choices:
+                if type(item) is not dict:
+                    raise ResponseFormatError(f"{self.provider} sent a choice that is {item!r}")
                 index = item.get("index", 0)
                 delta = item.get("delta")
                 if delta:
+                    if type(delta) is not dict:
+                        raise ResponseFormatError(f"{self.provider} sent a delta that is {delta!r}")
                     text = delta.get("content")
+                    if text and type(text) is not str:
+                        text = _content_text(text)  # a list of content parts
                     if text:
                         parts = self._parts.get(index)
                         if parts is None:
@@ -182,6 +188,10 @@ class ChatAccumulator:
                     finish[index] = reason
                 elif index not in finish:
                     finish[index] = None
+        error = chunk.get("error")
+        if error:
+            message = error.get("message") if isinstance(error, Mapping) else error
+            raise ResponseFormatError(f"{self.provider} reported an error mid-stream: {message}")
         # Every other top-level field is kept, the last non-null value winning: citations and
         # related_questions arrive on the last chunk only, usage on a usage-only chunk.
         extra = self._extra

@@ -83,7 +83,9 @@ def _conversation_id(data: Any) -> str:
 
 
 def _with_references(
-    answer: Answer, refs: References | None, problem: ProviderError | TransportError | None
+    answer: Answer,
+    refs: References | None,
+    problem: ProviderError | TransportError | ResponseFormatError | None,
 ) -> Answer:
     if problem is None:
         return replace(answer, references=refs)
@@ -120,7 +122,7 @@ class GPTBots(ProviderClient):
         base_url: str | None = None,
         **kwargs: Any,
     ) -> None:
-        region = endpoint or os.environ.get("GPTBOTS_ENDPOINT") or "sg"
+        region = endpoint or (None if base_url else os.environ.get("GPTBOTS_ENDPOINT")) or "sg"
         if region not in REGIONS:
             raise ConfigurationError(
                 f"endpoint={region!r} is not a GPTBots region; use one of {', '.join(REGIONS)}"
@@ -218,7 +220,7 @@ class GPTBots(ProviderClient):
                 for event in self._sender.stream_json(_message_spec(cid, question, stream=True)):
                     received = True
                     yield from acc.feed(event)
-            except (TransportError, ResponseFormatError) as exc:
+            except (TransportError, ResponseFormatError, ProviderError) as exc:
                 if not received:
                     raise
                 raise _interrupted(acc, cid, exc) from exc
@@ -230,7 +232,7 @@ class GPTBots(ProviderClient):
             return answer
         try:
             refs = self.references(answer.id)
-        except (ProviderError, TransportError) as exc:
+        except (ProviderError, TransportError, ResponseFormatError) as exc:
             return _with_references(answer, None, exc)
         return _with_references(answer, refs, None)
 
@@ -318,7 +320,7 @@ class GPTBots(ProviderClient):
                     received = True
                     for item in acc.feed(event):
                         yield item
-            except (TransportError, ResponseFormatError) as exc:
+            except (TransportError, ResponseFormatError, ProviderError) as exc:
                 if not received:
                     raise
                 raise _interrupted(acc, cid, exc) from exc
@@ -330,7 +332,7 @@ class GPTBots(ProviderClient):
             return answer
         try:
             refs = await self.areferences(answer.id)
-        except (ProviderError, TransportError) as exc:
+        except (ProviderError, TransportError, ResponseFormatError) as exc:
             return _with_references(answer, None, exc)
         return _with_references(answer, refs, None)
 
@@ -344,6 +346,10 @@ def _with_conversation(answer: Answer, conversation_id: str) -> Answer:
 
 
 def _finished(acc: GPTBotsAccumulator, conversation_id: str) -> Answer:
+    if not acc.finished:
+        raise _interrupted(
+            acc, conversation_id, ResponseFormatError("the stream ended before its End event")
+        )
     return _with_conversation(acc.answer(), conversation_id)
 
 

@@ -59,6 +59,8 @@ class Magisterium(ChatClient):
     model_env: ClassVar[str | None] = "MAGISTERIUM_MODEL"
 
     def _provider_body(self, body: dict[str, Any], options: dict[str, Any]) -> None:
+        if "tools" in body or "tool_choice" in body:
+            raise ValueError("Magisterium has no tool calling: drop tools= and tool_choice=")
         related = options.pop("return_related_questions", True)
         if not isinstance(related, bool):
             raise ValueError(f"return_related_questions={related!r} must be True or False")
