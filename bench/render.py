@@ -28,9 +28,11 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import random
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -250,6 +252,8 @@ def bench_live_display(chunks: int, repeat: int) -> None:
 
 
 def main() -> None:
+    # Benchmark answers go to a throwaway answer log, not the user's.
+    os.environ["CITEKIT_HOME"] = tempfile.mkdtemp(prefix="citekit-bench-")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chunks", type=int, default=20_000)
     parser.add_argument("--repeat", type=int, default=15)

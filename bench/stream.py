@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 
@@ -68,6 +70,8 @@ def heavy_modules_after_import() -> list[str]:
 
 
 def main() -> None:
+    # Benchmark answers go to a throwaway answer log, not the user's.
+    os.environ["CITEKIT_HOME"] = tempfile.mkdtemp(prefix="citekit-bench-")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chunks", type=int, default=20_000)
     parser.add_argument("--repeat", type=int, default=5)
