@@ -38,6 +38,8 @@ def test_sample_blocking_and_streaming(gb: ck.GPTBots, stem: str, rec: dict[str,
     streamed = gb.ask(rec["question"], stream=True, display=False)
     expected = ck.Answer.from_response(rec["message"], provider="gptbots", question=rec["question"])
     assert view(blocking) == view(streamed) == view(expected)
+    rebuilt = ck.Answer.from_response(streamed.raw, provider="gptbots", question=rec["question"])
+    assert view(rebuilt) == view(streamed)
     assert blocking.sample == f"gptbots/{stem}"
     assert blocking.conversation_id and streamed.conversation_id
     assert blocking.conversation_id != streamed.conversation_id  # a new conversation each

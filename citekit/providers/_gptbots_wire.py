@@ -185,7 +185,11 @@ class GPTBotsAccumulator:
             (text,) if text else ()
         )
         raw: dict[str, Any] = {**self._info, **(self._end or {})}
-        raw["output"] = [dict(o) for o in self._outputs]
+        # Shaped like a blocking reply, so Answer.from_response(answer.raw) gives this answer.
+        if "\n\n".join(outputs) == text:
+            raw["output"] = [dict(o) for o in self._outputs] or [{"content": {"text": text}}]
+        else:  # flow outputs missing or cut short: the text as received is the reply
+            raw["output"] = [{"content": {"text": text}}]
         raw["usage"] = self._usage
         if self._unknown:
             raw["unknown_events"] = self._unknown
