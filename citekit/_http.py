@@ -257,31 +257,43 @@ class SyncSender:
                 raise
 
     def stream_json(self, spec: RequestSpec) -> Iterator[Any]:
-        """Open a stream (retrying failures before the first byte) and yield decoded events.
+        """Open a stream (retrying failures before the first event) and yield decoded events.
 
-        Stops at ``data: [DONE]``. A failure after the stream began is raised as
-        ``TransportError`` / ``ResponseFormatError`` for the caller to wrap with the
-        partial answer.
+        Stops at ``data: [DONE]``. A retryable in-band error as the first event (GPTBots
+        ``50000``) is retried like an HTTP 500. A failure after the stream began is raised as
+        ``TransportError`` / ``ResponseFormatError`` / ``ProviderError`` for the caller to
+        wrap with the partial answer.
         """
         cfg = self.config
-        response, _ = self._open(spec)
-        decoder = SSEDecoder()
-        try:
-            if not _is_event_stream(response):
-                cfg.not_a_stream(response, response.read())
-            for chunk in response.iter_bytes():
-                for data in decoder.feed(chunk):
+        attempt = 0
+        while True:
+            response, attempt = self._open(spec, attempt)
+            decoder = SSEDecoder()
+            received = False
+            try:
+                if not _is_event_stream(response):
+                    cfg.not_a_stream(response, response.read())
+                for chunk in response.iter_bytes():
+                    for data in decoder.feed(chunk):
+                        if data == b"[DONE]":
+                            return
+                        yield cfg.checked(response, _loads_event(cfg, data))
+                        received = True
+                for data in decoder.flush():
                     if data == b"[DONE]":
                         return
                     yield cfg.checked(response, _loads_event(cfg, data))
-            for data in decoder.flush():
-                if data == b"[DONE]":
-                    return
-                yield cfg.checked(response, _loads_event(cfg, data))
-        except httpx.HTTPError as exc:
-            raise cfg.transport_error(exc) from exc
-        finally:
-            response.close()
+                return
+            except ProviderError as err:
+                if received or attempt >= cfg.max_retries or not _retryable(err):
+                    raise
+                delay = cfg.retry_delay(attempt, err.retry_after)
+            except httpx.HTTPError as exc:
+                raise cfg.transport_error(exc) from exc
+            finally:
+                response.close()
+            time.sleep(delay)
+            attempt += 1
 
 
 class AsyncSender:
@@ -357,24 +369,35 @@ class AsyncSender:
 
     async def stream_json(self, spec: RequestSpec) -> AsyncIterator[Any]:
         cfg = self.config
-        response, _ = await self._open(spec)
-        decoder = SSEDecoder()
-        try:
-            if not _is_event_stream(response):
-                cfg.not_a_stream(response, await response.aread())
-            async for chunk in response.aiter_bytes():
-                for data in decoder.feed(chunk):
+        attempt = 0
+        while True:
+            response, attempt = await self._open(spec, attempt)
+            decoder = SSEDecoder()
+            received = False
+            try:
+                if not _is_event_stream(response):
+                    cfg.not_a_stream(response, await response.aread())
+                async for chunk in response.aiter_bytes():
+                    for data in decoder.feed(chunk):
+                        if data == b"[DONE]":
+                            return
+                        yield cfg.checked(response, _loads_event(cfg, data))
+                        received = True
+                for data in decoder.flush():
                     if data == b"[DONE]":
                         return
                     yield cfg.checked(response, _loads_event(cfg, data))
-            for data in decoder.flush():
-                if data == b"[DONE]":
-                    return
-                yield cfg.checked(response, _loads_event(cfg, data))
-        except httpx.HTTPError as exc:
-            raise cfg.transport_error(exc) from exc
-        finally:
-            await response.aclose()
+                return
+            except ProviderError as err:
+                if received or attempt >= cfg.max_retries or not _retryable(err):
+                    raise
+                delay = cfg.retry_delay(attempt, err.retry_after)
+            except httpx.HTTPError as exc:
+                raise cfg.transport_error(exc) from exc
+            finally:
+                await response.aclose()
+            await asyncio.sleep(delay)
+            attempt += 1
 
 
 def _is_event_stream(response: httpx.Response) -> bool:

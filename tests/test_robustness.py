@@ -195,3 +195,14 @@ def test_region_variable_is_ignored_with_a_base_url(monkeypatch: pytest.MonkeyPa
     assert ck.GPTBots(api_key="k", base_url="http://127.0.0.1:9").base_url == "http://127.0.0.1:9"
     with pytest.raises(ck.ConfigurationError, match="endpoint='us'"):
         ck.GPTBots(api_key="k")
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_retryable_error_event_before_any_text_is_retried(
+    server: ProviderServer, stream: bool
+) -> None:
+    scenario = server.add_scenario(fault="gptbots_code", code=50000, endpoint="message", times=1)
+    gb = ck.GPTBots(api_key="k", base_url=server.scenario_url(scenario, "gptbots"))
+    answer = gb.ask(GB_Q, stream=stream, display=False, references=False)
+    assert answer.text and not answer.partial
+    assert scenario.faults_served == 1
