@@ -14,7 +14,7 @@ from typing import Any, TypedDict, Unpack
 from .._errors import CitekitWarning, ResponseFormatError, StreamInterrupted, TransportError
 from .._http import RequestSpec
 from .._models import Answer, StreamEvent, TextDelta
-from ._chat_params import build_chat_body, last_user_message
+from ._chat_params import CHAT_PARAMETERS, build_chat_body, last_user_message
 from ._client import ProviderClient
 from ._openai_compat import ChatAccumulator, parse_chat_completion
 
@@ -267,18 +267,5 @@ class ChatClient(ProviderClient):
         return acc.answer()
 
 
-_COMMON = frozenset(
-    {
-        "temperature",
-        "top_p",
-        "max_tokens",
-        "n",
-        "stop",
-        "frequency_penalty",
-        "presence_penalty",
-        "tools",
-        "tool_choice",
-        "stream_options",
-        "extra_body",
-    }
-)
+#: What _prepare hands to build_chat_body; the rest are provider options.
+_COMMON = CHAT_PARAMETERS | {"extra_body"}

@@ -12,7 +12,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["build_chat_body", "check_messages", "last_user_message"]
+__all__ = ["CHAT_PARAMETERS", "build_chat_body", "check_messages", "last_user_message"]
 
 ROLES = ("system", "user", "assistant", "tool")
 TOOL_CHOICES = ("none", "auto", "required")
@@ -125,12 +125,9 @@ def _check_tool_choice(tool_choice: Any, tools: list[dict[str, Any]] | None) -> 
     return dict(tool_choice)
 
 
-#: Body fields built from checked arguments; extra_body= is for provider extras only.
-_CHECKED_FIELDS = frozenset(
+#: The checked parameters ``build_chat_body`` takes besides messages, model and stream.
+CHAT_PARAMETERS = frozenset(
     {
-        "model",
-        "messages",
-        "stream",
         "temperature",
         "top_p",
         "max_tokens",
@@ -143,6 +140,8 @@ _CHECKED_FIELDS = frozenset(
         "stream_options",
     }
 )
+#: Body fields built from checked arguments; extra_body= is for provider extras only.
+_CHECKED_FIELDS = CHAT_PARAMETERS | {"model", "messages", "stream"}
 
 
 def build_chat_body(
