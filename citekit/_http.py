@@ -159,6 +159,20 @@ class HttpConfig:
                 f"{len(body)} bytes, starts {snippet!r})"
             ) from exc
 
+    def _scrubbed(self, err: ProviderError) -> ProviderError:
+        """``err`` again without the key, should the provider have echoed it in its message."""
+        if not self.api_key or self.api_key not in err.message:
+            return err
+        return type(err)(
+            redact(err.message, (self.api_key,)),
+            provider=err.provider,
+            status=err.status,
+            code=err.code,
+            request_id=err.request_id,
+            hint=err.hint,
+            retry_after=err.retry_after,
+        )
+
     def not_a_stream(self, response: httpx.Response, body: bytes) -> None:
         """A 2xx reply to a stream request that is JSON or HTML: raise what it says."""
         data = self.decode_json(response, body)
@@ -172,7 +186,7 @@ class HttpConfig:
         if self.check_body is not None:
             err = self.check_body(data, request_id(response.headers))
             if err is not None:
-                raise err
+                raise self._scrubbed(err)
         return data
 
 

@@ -44,8 +44,11 @@ class LoggedCall:
     def __enter__(self) -> LoggedCall:
         return self
 
-    def done(self, answer: Answer) -> Answer:
-        """Record ``answer`` (unless it came from the cache) and return it."""
+    def done(self, answer: Answer, *, cacheable: bool = True) -> Answer:
+        """Record ``answer`` (unless it came from the cache) and return it.
+
+        ``cacheable=False`` logs it without ever serving it from the cache.
+        """
         self._finished = True
         if answer.cached:
             return answer
@@ -57,6 +60,7 @@ class LoggedCall:
             stream=self.stream,
             secrets=self.secrets,
             log=self.enabled,
+            cacheable=cacheable,
         )
         return answer
 

@@ -261,13 +261,10 @@ def documents(answers: Iterable[Answer]) -> list[Document]:
     found: dict[tuple[Any, ...], Document] = {}
     keys: set[str] = set()
     for row in source_rows(answers):
-        ident = (
-            row["kind"],
-            _norm(row["title"]),
-            _norm(row["author"]),
-            _norm(row["year"]),
-            (row["url"] or "").strip(),
-        )
+        # A titled document is one entry whatever page of it a passage links to (Magisterium
+        # gives each cited paragraph its own URL); an untitled one is known by its URL.
+        url = "" if _norm(row["title"]) else (row["url"] or "").strip()
+        ident = (row["kind"], _norm(row["title"]), _norm(row["author"]), _norm(row["year"]), url)
         doc = found.get(ident)
         if doc is None:
             key = _unique(_bib_key(row["author"], row["year"], row["title"]), keys)

@@ -31,7 +31,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._errors import CitekitWarning, StreamInterrupted
+from ._errors import CitekitError, CitekitWarning, StreamInterrupted
 from ._models import Answer
 from ._store_call import LoggedCall
 from ._store_memo import MEMO_SIZE as MEMO_SIZE
@@ -145,6 +145,7 @@ class Log:
         stream: bool = False,
         secrets: Iterable[str] = (),
         log: bool | None = None,
+        cacheable: bool = True,
     ) -> int | None:
         """Write one call to the log and return its row id (None when logging is off).
 
@@ -167,6 +168,9 @@ class Log:
             environment variables are always added.
         log
             False skips this call; None follows ``enabled``.
+        cacheable
+            False keeps the answer out of the cache (it is logged but never served again):
+            for an answer that is complete but lacks something worth fetching anew.
 
         Never raises: a log that cannot be written gives a ``LogWarning``.
         """
@@ -179,15 +183,24 @@ class Log:
             raise ValueError("record(None, ...) needs provider=")
         hidden = [*secrets, *(os.environ.get(k, "") for k in KEY_ENVS)]
         try:
-            row_id = self._insert(answer, name, request, base_url, elapsed, error, stream, hidden)
-        except sqlite3.Error as exc:
+            row_id = self._insert(
+                answer, name, request, base_url, elapsed, error, stream, hidden, cacheable
+            )
+        except (sqlite3.Error, OSError) as exc:
+            # The answer is already paid for: a log that cannot be written never costs it.
             warnings.warn(
                 f"citekit could not write the answer log {self.path}: {exc}",
                 LogWarning,
                 stacklevel=2,
             )
             return None
-        if answer is not None and error is None and request is not None and not answer.partial:
+        if (
+            cacheable
+            and answer is not None
+            and error is None
+            and request is not None
+            and not answer.partial
+        ):
             key = (str(self.path), row_id[1] or request_key(name, request, base_url))
             self._memo.remember(key, replace(answer, cached=True))
         return row_id[0]
@@ -202,6 +215,7 @@ class Log:
         error: BaseException | None,
         stream: bool,
         secrets: Sequence[str],
+        cacheable: bool = True,
     ) -> tuple[int, str | None]:
         if answer is None and isinstance(error, StreamInterrupted):
             answer = error.answer
@@ -217,6 +231,8 @@ class Log:
             ts=time.time(),
             pid=os.getpid(),
         )
+        if not cacheable:
+            row["request_key"] = None  # never matched by a cache look-up
         row_id = insert(self.connect(), row, answer)
         return row_id, row["request_key"]
 
@@ -280,12 +296,18 @@ class Log:
                 )
                 .fetchone()
             )
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, OSError) as exc:
             warnings.warn(f"citekit could not read {path}: {exc}", LogWarning, stacklevel=2)
             return None
         if row is None:
             return None
-        found = answer_from_row(row, cached=True)
+        try:
+            found = answer_from_row(row, cached=True)
+        except (ValueError, CitekitError) as exc:  # a damaged or foreign row: ask anew
+            warnings.warn(
+                f"citekit skipped an unreadable row of {path}: {exc}", LogWarning, stacklevel=2
+            )
+            return None
         self._memo.remember(memo_key, found)
         return found
 

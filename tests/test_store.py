@@ -16,10 +16,10 @@ from typing import Any
 import polars as pl
 import pytest
 
-from citekit import Answer, Magisterium, ServerError
+from citekit import Answer, CitekitWarning, Magisterium, ServerError
 from citekit.batch import ask_many
 from citekit.providers.gptbots import GPTBots
-from citekit.store import LOG_SCHEMA, Log, default_path, log, request_key
+from citekit.store import LOG_SCHEMA, Log, LogWarning, default_path, log, request_key
 from citekit.testing import ProviderServer
 
 # Some recorded samples are withheld by Magisterium's content filter, which warns.
@@ -314,3 +314,40 @@ def test_a_writer_killed_mid_write_leaves_a_usable_file(tmp_path: Path) -> None:
     answers = store.answers()
     assert len(answers) == count and answers[-1].text == "Yes [^1]."
     assert store.record(chat_answer("after"), request=body("after")) is not None
+
+
+# -- a log that cannot be written never costs an answer --------------------------------------------
+def test_unwritable_log_home_still_answers(
+    server: ProviderServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("CITEKIT_HOME", str(blocker))
+    client = Magisterium(api_key=KEY, base_url=server.base_url("magisterium"))
+    question = server.samples("magisterium")[0].question
+    with pytest.warns(LogWarning, match="could not write the answer log"):
+        answer = client.ask(question)
+    assert answer.text and answer.citations
+    with pytest.warns(LogWarning):
+        assert client.ask(question, stream=True, display=False, cache=True).text == answer.text
+
+
+def test_gptbots_cache_is_per_agent(server: ProviderServer) -> None:
+    url = server.base_url("gptbots")
+    question = server.samples("gptbots")[0].question
+    first = GPTBots(api_key="agent-A-key-000", base_url=url).ask(question, cache=True)
+    again = GPTBots(api_key="agent-A-key-000", base_url=url).ask(question, cache=True)
+    other = GPTBots(api_key="agent-B-key-111", base_url=url).ask(question, cache=True)
+    assert not first.cached and again.cached and not other.cached
+
+
+def test_answer_without_its_references_is_not_cached(server: ProviderServer) -> None:
+    scenario = server.add_scenario(fault="status", status=503, endpoint="correlate", times=3)
+    client = GPTBots(api_key=KEY, base_url=server.scenario_url(scenario, "gptbots"))
+    question = server.samples("gptbots")[0].question
+    with pytest.warns(CitekitWarning, match="could not be fetched"):
+        missing = client.ask(question, cache=True)
+    assert missing.references is None and log.count() == 1
+    complete = client.ask(question, cache=True)  # asked anew: the references come this time
+    assert not complete.cached and complete.references
+    assert client.ask(question, cache=True).cached

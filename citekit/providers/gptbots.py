@@ -8,6 +8,7 @@ Errors come as ``{code, message}`` (sometimes ``msg``), with HTTP 200 or an erro
 
 from __future__ import annotations
 
+import hashlib
 import os
 import uuid
 import warnings
@@ -131,6 +132,11 @@ class GPTBots(ProviderClient):
         self.user_id = _check_user_id(user_id)
         super().__init__(base_url=base_url or f"https://api-{region}.gptbots.ai", **kwargs)
 
+    @property
+    def _agent(self) -> str:
+        """A short digest of the key: which agent answered, without the key itself."""
+        return hashlib.sha256(self._config.api_key.encode()).hexdigest()[:16]
+
     _classify_error = staticmethod(classify)
     _check_body = staticmethod(check_body)
 
@@ -174,14 +180,15 @@ class GPTBots(ProviderClient):
                 log=log,
             )
             return self._consume(events, display)
-        request = _log_request(question, conversation_id, references)
+        request = _log_request(question, conversation_id, references, self._agent)
         with self._log_call(request, cache=cache, log=log) as call:
             if call.cached is not None:
                 return call.cached
             cid = conversation_id or self.new_conversation(user_id=user_id)
             data = self._sender.request_json(_message_spec(cid, question, stream=False))
             answer = _with_conversation(parse_message(data, question=question), cid)
-            return call.done(self._attach(answer) if references else answer)
+            answer = self._attach(answer) if references else answer
+            return call.done(answer, cacheable=_complete(answer, references))
 
     def stream(
         self,
@@ -207,7 +214,7 @@ class GPTBots(ProviderClient):
         references: bool,
         logging: dict[str, bool | None],
     ) -> Iterator[StreamEvent]:
-        request = _log_request(question, conversation_id, references)
+        request = _log_request(question, conversation_id, references, self._agent)
         with self._log_call(request, stream=True, **logging) as call:
             if call.cached is not None:
                 yield TextDelta(call.cached.text, 0)
@@ -225,7 +232,8 @@ class GPTBots(ProviderClient):
                     raise
                 raise _interrupted(acc, cid, exc) from exc
             answer = _finished(acc, cid)
-            yield call.done(self._attach(answer) if references else answer)
+            answer = self._attach(answer) if references else answer
+            yield call.done(answer, cacheable=_complete(answer, references))
 
     def _attach(self, answer: Answer) -> Answer:
         if not answer.id:
@@ -272,14 +280,15 @@ class GPTBots(ProviderClient):
                 log=log,
             )
             return await self._aconsume(events, display)
-        request = _log_request(question, conversation_id, references)
+        request = _log_request(question, conversation_id, references, self._agent)
         with self._log_call(request, cache=cache, log=log) as call:
             if call.cached is not None:
                 return call.cached
             cid = conversation_id or await self.anew_conversation(user_id=user_id)
             data = await self._asender.request_json(_message_spec(cid, question, stream=False))
             answer = _with_conversation(parse_message(data, question=question), cid)
-            return call.done(await self._aattach(answer) if references else answer)
+            answer = await self._aattach(answer) if references else answer
+            return call.done(answer, cacheable=_complete(answer, references))
 
     def astream(
         self,
@@ -305,7 +314,7 @@ class GPTBots(ProviderClient):
         references: bool,
         logging: dict[str, bool | None],
     ) -> AsyncIterator[StreamEvent]:
-        request = _log_request(question, conversation_id, references)
+        request = _log_request(question, conversation_id, references, self._agent)
         with self._log_call(request, stream=True, **logging) as call:
             if call.cached is not None:
                 yield TextDelta(call.cached.text, 0)
@@ -325,7 +334,8 @@ class GPTBots(ProviderClient):
                     raise
                 raise _interrupted(acc, cid, exc) from exc
             answer = _finished(acc, cid)
-            yield call.done(await self._aattach(answer) if references else answer)
+            answer = await self._aattach(answer) if references else answer
+            yield call.done(answer, cacheable=_complete(answer, references))
 
     async def _aattach(self, answer: Answer) -> Answer:
         if not answer.id:
@@ -353,9 +363,22 @@ def _finished(acc: GPTBotsAccumulator, conversation_id: str) -> Answer:
     return _with_conversation(acc.answer(), conversation_id)
 
 
-def _log_request(question: str, conversation_id: str | None, references: bool) -> dict[str, Any]:
-    """What identifies an ask in the answer log (no user id: fresh asks can be cached)."""
-    return {"question": question, "conversation_id": conversation_id, "references": references}
+def _log_request(
+    question: str, conversation_id: str | None, references: bool, agent: str
+) -> dict[str, Any]:
+    """What identifies an ask in the answer log: no user id (fresh asks can be cached), but
+    the agent (a GPTBots key belongs to one agent; a digest of it, never the key)."""
+    return {
+        "question": question,
+        "conversation_id": conversation_id,
+        "references": references,
+        "agent": agent,
+    }
+
+
+def _complete(answer: Answer, references: bool) -> bool:
+    """False when references were asked for and could not be fetched: not worth caching."""
+    return not references or answer.references is not None
 
 
 def _interrupted(
