@@ -157,15 +157,23 @@ class RateLimiter:
         )
 
     async def wait(self) -> None:
+        """Wait for the next free slot; a wait that is cancelled gives its slot back."""
         loop = asyncio.get_running_loop()
-        now = loop.time()
-        slot = max(now, self._next)
-        self._next = slot + self.interval
-        if slot > now:
-            await asyncio.sleep(slot - now)
+        while True:
+            now = loop.time()
+            if now >= self._next:
+                self._next = now + self.interval
+                return
+            await asyncio.sleep(self._next - now)
 
 
 _partial: list[Answer | Failed | None] | None = None
+
+
+def _question_list(questions: Iterable[str]) -> list[str]:
+    if isinstance(questions, str):
+        raise TypeError("questions must be a list of strings; wrap one question in [...]")
+    return list(questions)
 
 
 def partial_results() -> list[Answer | Failed | None] | None:
@@ -301,7 +309,7 @@ async def aask_many(
     _check_errors(errors)
     batch = _Batch(
         client,
-        list(questions),
+        _question_list(questions),
         concurrency=concurrency,
         rate_limit=rate_limit,
         cache=cache,
@@ -391,7 +399,7 @@ def ask_many(
     _check_errors(errors)
     batch = _Batch(
         client,
-        list(questions),
+        _question_list(questions),
         concurrency=concurrency,
         rate_limit=rate_limit,
         cache=cache,

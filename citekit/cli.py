@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -97,6 +98,13 @@ def print_sources(answer: Answer, out: TextIO) -> None:
 
 
 def _ask(args: argparse.Namespace, out: TextIO) -> int:
+    if args.html:
+        from .exports import ANSWER_SUFFIXES
+
+        if Path(args.html).suffix.lower() not in ANSWER_SUFFIXES:  # before paying for an answer
+            raise UsageError(
+                f"--html {args.html}: the file name must end in one of {', '.join(ANSWER_SUFFIXES)}"
+            )
     client = make_client(args.provider, base_url=args.base_url, model=args.model)
     stream = args.stream if args.stream is not None else not args.json
     answer: Answer | None = None
@@ -166,10 +174,12 @@ def _log(args: argparse.Namespace, out: TextIO) -> int:
                 frame.write_csv(path)
             elif suffix == ".parquet":
                 frame.write_parquet(path)
-            elif suffix in (".json", ".jsonl", ".ndjson"):
+            elif suffix == ".json":
+                frame.write_json(path)
+            elif suffix in (".jsonl", ".ndjson"):
                 frame.write_ndjson(path)
             else:
-                raise UsageError("log export --rows writes .csv, .parquet or .jsonl files")
+                raise UsageError("log export --rows writes .csv, .parquet, .json or .jsonl files")
             out.write(f"Wrote {frame.height} log rows to {path}\n")
             return 0
         from .exports import export_citations
@@ -267,6 +277,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except CitekitError as exc:
         print(f"citekit: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    except sqlite3.Error as exc:
+        print(f"citekit: error: cannot read the answer log: {exc}", file=sys.stderr)
         return 1
     except OSError as exc:
         print(f"citekit: error: {exc}", file=sys.stderr)

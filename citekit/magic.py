@@ -124,7 +124,13 @@ def ask_cell(shell: Any, line: str, cell: str) -> Answer | None:
 
     namespace: dict[str, Any] = shell.user_ns
     try:
-        args = _parser().parse_args(shlex.split(line))
+        try:
+            words = shlex.split(line)
+        except ValueError as exc:  # an unbalanced quote
+            raise _MagicUsage(f"%%ask: cannot read the options {line!r}: {exc}") from None
+        args = _parser().parse_args(words)
+        if args.out is not None and not args.out.isidentifier():
+            raise _MagicUsage(f"%%ask: --out {args.out!r} is not a valid variable name")
         question = interpolate(cell, namespace).strip()
         if not question:
             raise _MagicUsage("%%ask: the cell is empty; write the question below %%ask")

@@ -323,3 +323,28 @@ def test_allow_nested_asyncio_in_a_fresh_process() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "42"
+
+
+def test_one_string_is_not_a_list_of_questions(server: ProviderServer) -> None:
+    client = Magisterium(api_key=KEY, base_url=server.base_url("magisterium"))
+    before = len(server.requests)
+    with pytest.raises(TypeError, match=r"wrap one question in \[...\]"):
+        ask_many(client, "What is grace?")
+    assert len(server.requests) == before
+
+
+def test_cancelled_waiters_give_their_rate_slots_back() -> None:
+    limiter = RateLimiter.parse("60/min")  # one slot a second
+
+    async def scenario() -> float:
+        await limiter.wait()  # takes the first slot at once
+        waiters = [asyncio.create_task(limiter.wait()) for _ in range(5)]
+        await asyncio.sleep(0.05)
+        for task in waiters:
+            task.cancel()
+        await asyncio.gather(*waiters, return_exceptions=True)
+        start = asyncio.get_running_loop().time()
+        await limiter.wait()  # the next slot, not the sixth
+        return asyncio.get_running_loop().time() - start
+
+    assert asyncio.run(scenario()) < 3  # the old reservations made it 6 s

@@ -163,3 +163,26 @@ def test_python_dash_m(tmp_path: Path) -> None:
                          text=True, env=env, timeout=60)  # fmt: skip
     assert bad.returncode == 2
     assert "No API key for Magisterium" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_bad_html_suffix_is_refused_before_asking(
+    server: ProviderServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = len(server.requests)
+    url = server.base_url("magisterium")
+    code = main(["ask", "What is grace?", "--base-url", url, "--html", str(tmp_path / "a.txt")])
+    assert code == 2
+    assert "must end in one of .md" in capsys.readouterr().err
+    assert len(server.requests) == before
+
+
+def test_corrupt_log_is_reported_without_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "log.sqlite3").write_bytes(b"this is not a database" * 100)
+    log.close()
+    assert main(["log", "list"]) == 1
+    err = capsys.readouterr().err
+    assert "cannot read the answer log" in err and "Traceback" not in err

@@ -81,6 +81,8 @@ def test_gptbots(shell: InteractiveShell, server: ProviderServer) -> None:
         ("%%ask nosuch\nq", "neither a provider"),
         ("%%ask --bogus\nq", "unrecognized arguments"),
         ("%%ask gptbots --model m\nq", "--model does not apply"),
+        ("%%ask magisterium --model 'sabia\nq", "cannot read the options"),
+        ("%%ask magisterium --out 'not valid'\nq", "is not a valid variable name"),
     ],
 )
 def test_usage_errors(
