@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-__all__ = ["Marker", "find_markers", "marker_numbers", "split_definitions"]
+__all__ = ["Marker", "find_markers", "inline_numbers", "marker_numbers", "split_definitions"]
 
 # A marker not followed by ``(`` (a link ``[1](url)``) nor by ``[`` unless that bracket opens
 # another marker (``[1][2]`` are two markers, ``[1][ref]`` is a reference link). The pattern
@@ -61,6 +61,24 @@ def _at_definition(text: str, start: int, end: int) -> bool:
 def marker_numbers(text: str) -> set[int]:
     """The set of footnote numbers used inline in ``text``."""
     return {m.number for m in find_markers(text)}
+
+
+def inline_numbers(text: str) -> set[int]:
+    """Footnote numbers used inline in ``text``, leaving out markers inside code.
+
+    Fenced code blocks and backtick spans hold literal text: a ``[1]`` there is no footnote
+    (the HTML renderer, which parses the Markdown, agrees).
+    """
+    if "`" not in text and "~~~" not in text:
+        return marker_numbers(text)
+    from .render._sources import code_regions
+
+    regions = code_regions(text)
+    return {
+        m.number
+        for m in find_markers(text)
+        if not any(start <= m.start < end for start, end in regions)
+    }
 
 
 def split_definitions(text: str) -> tuple[str, dict[int, str]]:

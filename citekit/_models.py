@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, overload
 
-from ._markers import marker_numbers
+from ._markers import inline_numbers
 
 __all__ = [
     "Answer",
@@ -34,6 +34,9 @@ __all__ = [
 ]
 
 ProviderName = Literal["magisterium", "maritaca", "gptbots"]
+
+#: Document indexes at or past this are wire nonsense (the frames keep markers in Int32).
+_MAX_INDEX = 2**31 - 2
 
 #: Field an answer carries when it was built from the recorded-format files in ``sample_data/``.
 SAMPLE_FIELD = "citekit_sample"
@@ -79,6 +82,8 @@ class Citation:
         try:
             document_index = int(index) if index is not None else position
         except (TypeError, ValueError):
+            document_index = position
+        if not 0 <= document_index < _MAX_INDEX:  # nonsense from the wire: use the position
             document_index = position
         text = data.get("cited_text")
         return cls(
@@ -228,9 +233,10 @@ def _opt_int(value: Any) -> int | None:
     if value is None or isinstance(value, bool):
         return None
     try:
-        return int(value)
-    except (TypeError, ValueError):
+        number = int(value)
+    except (TypeError, ValueError, OverflowError):
         return None
+    return number if abs(number) < 2**63 else None  # beyond any real count: not a count
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,8 +310,8 @@ class Answer:
 
     @property
     def cited_markers(self) -> set[int]:
-        """Footnote numbers that appear inline in ``text``."""
-        return marker_numbers(self.text)
+        """Footnote numbers that appear inline in ``text`` (outside code)."""
+        return inline_numbers(self.text)
 
     def citation_groups(self) -> dict[int, list[Citation]]:
         """Citations grouped by footnote number (several passages may share one document)."""

@@ -38,6 +38,9 @@ from .frames import Source
 if TYPE_CHECKING:
     import altair as alt
 
+#: Altair refuses data with more rows than this: ``top=`` is capped at it.
+MAX_ROWS = 5000
+
 __all__ = [
     "UNKNOWN_AUTHOR",
     "UNKNOWN_SOURCE",
@@ -92,7 +95,7 @@ def authors(cits: pl.DataFrame | Source, *, top: int = 15) -> alt.Chart:
         )
         .sort(["citations", "author"], descending=[True, False])
     )
-    shown = table.head(max(top, 0))
+    shown = table.head(min(max(top, 0), MAX_ROWS))
     subtitle = f"citations per author; {top_subtitle(shown.height, table.height, 'author')}"
     chart: alt.Chart = (
         alt.Chart(shown, title=chart_title("Most cited authors", subtitle))
@@ -140,13 +143,14 @@ def documents(cits: pl.DataFrame | Source, *, top: int = 15) -> alt.Chart:
             answers=answer.n_unique(),
             author=labelled("document_author", UNKNOWN_AUTHOR).mode().sort().first(),
             year=pl.col("document_year")
-            .filter(pl.col("document_year").str.strip_chars() != "")
+            .cast(pl.String)
+            .filter(pl.col("document_year").cast(pl.String).str.strip_chars() != "")
             .first(),
         )
         .with_columns(pl.col("year").fill_null("unknown"))
         .sort(["citations", "document"], descending=[True, False])
     )
-    shown = table.head(max(top, 0))
+    shown = table.head(min(max(top, 0), MAX_ROWS))
     subtitle = f"citations per document; {top_subtitle(shown.height, table.height, 'document')}"
     chart: alt.Chart = (
         alt.Chart(shown, title=chart_title("Most cited documents", subtitle))
@@ -335,7 +339,7 @@ def scores(
         .agg(chunks=pl.len(), best=pl.col("score").max())
         .sort(["chunks", "best", "source"], descending=[True, True, False])
     )
-    keep = ranked.head(max(top, 1))["source"]
+    keep = ranked.head(min(max(top, 1), max(MAX_ROWS // max(bins, 1), 1)))["source"]
     if ranked.height > keep.len():
         named = named.with_columns(
             source=pl.when(pl.col("source").is_in(keep.implode()))

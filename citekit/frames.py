@@ -33,7 +33,7 @@ from typing import Any, Final
 
 import polars as pl
 
-from ._markers import marker_numbers
+from ._markers import inline_numbers, marker_numbers
 from ._models import Answer, Citation, Reference, References
 from ._sources import Source, iter_items, load_answers
 
@@ -260,6 +260,8 @@ _PLAIN_MARKER = re.compile(r"\[\^?([1-9][0-9]{0,3})\](\s*[(:]|\[(?!\^?[1-9][0-9]
 def _inline_numbers(text: str) -> set[int]:
     if "[" not in text:
         return set()
+    if "`" in text or "~~~" in text:  # markers inside code are not footnotes
+        return inline_numbers(text)
     found = _PLAIN_MARKER.findall(text)
     if "\\[" in text or any(tail for _, tail in found):
         return marker_numbers(text)

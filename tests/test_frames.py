@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 from citekit import Answer, References
-from citekit._markers import marker_numbers
+from citekit._markers import inline_numbers
 from citekit.frames import (
     ANSWERS_SCHEMA,
     CITATIONS_SCHEMA,
@@ -307,11 +307,20 @@ def test_year_column_maps_repeated_strings() -> None:
 
 _PIECES = ["[1]", "[^2]", "[12]", "\\[4]", "(", ":", " ", "\n", "[", "]", "a", "[x]", "[^1]:"]
 _PIECES += ["](u)", "[0]", "\t", "^", "[5] (", "[^6][^7]", "[3][ref]", "   [^2]: d"]
+_PIECES += ["`", "```\n", "~~~\n"]
 
 
 @given(st.lists(st.sampled_from(_PIECES), max_size=14).map("".join))
-def test_fast_marker_path_agrees_with_marker_numbers(text: str) -> None:
-    assert _inline_numbers(text) == marker_numbers(text)
+def test_fast_marker_path_agrees_with_inline_numbers(text: str) -> None:
+    assert _inline_numbers(text) == inline_numbers(text)
+
+
+def test_markers_inside_code_are_not_cited_inline() -> None:
+    body = magisterium_response()
+    body["choices"][0]["message"]["content"] = "See `[1]` and [^2].\n\n```\nx = a[3]\n```\n"
+    body["citations"] = [{"cited_text": str(i), "document_index": i} for i in range(3)]
+    frame = citations_frame(Answer.from_response(body, provider="magisterium"))
+    assert frame["cited_inline"].to_list() == [False, True, False]
 
 
 # -- references_frame -----------------------------------------------------------------------

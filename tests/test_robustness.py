@@ -206,3 +206,66 @@ def test_retryable_error_event_before_any_text_is_retried(
     answer = gb.ask(GB_Q, stream=stream, display=False, references=False)
     assert answer.text and not answer.partial
     assert scenario.faults_served == 1
+
+
+def test_markdown_closes_a_code_fence_a_cut_stream_left_open() -> None:
+    from markdown_it import MarkdownIt
+
+    answer = ck.Answer(
+        provider="magisterium",
+        text="Here is the code [^1]:\n\n```python\nprint('hi')  # see [^2]",
+        citations=(ck.Citation("p1", 0, document_title="T0"), ck.Citation("p2", 1)),
+        partial=True,
+    )
+    tokens = MarkdownIt().parse(answer.to_markdown())
+    fences = [t for t in tokens if t.type == "fence"]
+    assert len(fences) == 1 and "[^1]:" not in fences[0].content
+    assert "Sources not cited inline" not in fences[0].content
+
+
+def test_markdown_reference_quotes_stay_in_their_item_past_rank_nine() -> None:
+    from markdown_it import MarkdownIt
+
+    refs = ck.References(
+        items=tuple(ck.Reference(f"chunk {i}", rank=i, data_name=f"d{i}") for i in range(1, 13))
+    )
+    top = [t.type for t in MarkdownIt().parse(refs.to_markdown()) if t.level == 0]
+    assert top.count("ordered_list_open") == 1
+
+
+def test_charts_stay_under_altairs_row_limit() -> None:
+    import polars as pl
+
+    from citekit import charts
+    from citekit.frames import CITATIONS_SCHEMA
+
+    n = 6000
+    rows = {name: [None] * n for name in CITATIONS_SCHEMA.names()}
+    rows.update(
+        provider=["magisterium"] * n,
+        answer_id=[f"a{i}" for i in range(n)],
+        marker=[1] * n,
+        document_index=[0] * n,
+        cited_text=["x"] * n,
+        document_author=[f"author {i}" for i in range(n)],
+        document_title=[f"title {i}" for i in range(n)],
+        cited_inline=[True] * n,
+    )
+    frame = pl.DataFrame(rows, schema=CITATIONS_SCHEMA)
+    for chart in (charts.authors(frame, top=10_000), charts.documents(frame, top=10_000)):
+        assert len(chart.to_dict()["datasets"].popitem()[1]) <= 5000
+
+
+def test_wire_nonsense_numbers_do_not_break_frames() -> None:
+    body = {
+        "id": "c",
+        "model": "magisterium-1",
+        "choices": [{"index": 0, "message": {"content": "x [^1]"}, "finish_reason": "stop"}],
+        "citations": [{"cited_text": "a", "document_index": 2**31}],
+        "usage": {"prompt_tokens": 2**70, "completion_tokens": 3},
+    }
+    answer = ck.Answer.from_response(body, provider="magisterium")
+    assert answer.citations[0].document_index == 0
+    assert answer.usage is not None and answer.usage.prompt_tokens is None
+    assert ck.citations_frame(answer)["marker"].to_list() == [1]
+    assert ck.answers_frame(answer).height == 1

@@ -164,9 +164,11 @@ def _references_md(refs: References) -> list[str]:
     for ref in refs.items:
         score = format_score(ref.score)
         suffix = f" — score {score}" if score is not None else ""
-        lines.append(f"{ref.rank}. {md_link(ref.source_url, reference_title(ref))}{suffix}")
+        item = f"{ref.rank}. "
+        lines.append(f"{item}{md_link(ref.source_url, reference_title(ref))}{suffix}")
         lines.append("")
-        lines.extend(_quote(ref.content, "   ") if ref.content.strip() else [])
+        # The quote is indented as deep as the item's text ("10. " needs four spaces).
+        lines.extend(_quote(ref.content, " " * len(item)) if ref.content.strip() else [])
         lines.append("")
     return lines
 
@@ -174,6 +176,30 @@ def _references_md(refs: References) -> list[str]:
 def _related_md(questions: Iterable[str]) -> list[str]:
     items = [f"- {md_escape(q)}" for q in questions if isinstance(q, str) and q.strip()]
     return ["", "**Related questions**", "", *items] if items else []
+
+
+_OPEN_FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})", re.MULTILINE)
+
+
+def _close_open_fence(text: str) -> str:
+    """``text`` with a code fence it leaves open closed (a stream cut inside a code block),
+    so the footnote definitions after it are not swallowed by the code block."""
+    if "```" not in text and "~~~" not in text:
+        return text
+    spans = code_block_spans(text)
+    if not spans or spans[-1][1] < len(text):
+        return text
+    opening = _OPEN_FENCE.match(text, spans[-1][0])
+    if opening is None:  # an indented code block: a blank line ends it
+        return text
+    mark = opening.group(1)
+    last_line = text.rsplit("\n", 1)[-1].strip()
+    closed = (
+        text.count("\n", spans[-1][0]) > 0
+        and set(last_line) == {mark[0]}
+        and len(last_line) >= len(mark)
+    )
+    return text if closed else f"{text}\n{mark}"
 
 
 def answer_markdown(answer: Answer) -> str:
@@ -192,7 +218,7 @@ def answer_markdown(answer: Answer) -> str:
     lines = _notes_md(answer_notes(answer))
     if lines:
         lines.append("")
-    text = neutralize(body, rewrite).strip("\n")
+    text = _close_open_fence(neutralize(body, rewrite).strip("\n"))
     lines.append(text)
     for n, definition in sorted(definitions.items()):
         if n not in notes and definition:
