@@ -84,8 +84,15 @@ def inline_numbers(text: str) -> set[int]:
 def split_definitions(text: str) -> tuple[str, dict[int, str]]:
     """Remove ``[^N]: ...`` definition lines; return the body and the definitions by number."""
     defs: dict[int, str] = {}
+    regions: list[tuple[int, int]] = []
+    if "```" in text or "~~~" in text:  # a definition-like line inside code is code
+        from .render._sources import code_regions
+
+        regions = code_regions(text)
 
     def take(m: re.Match[str]) -> str:
+        if any(start <= m.start() < end for start, end in regions):
+            return m.group(0)
         defs.setdefault(int(m.group(1)), m.group(2).strip())
         return ""
 

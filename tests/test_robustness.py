@@ -269,3 +269,30 @@ def test_wire_nonsense_numbers_do_not_break_frames() -> None:
     assert answer.usage is not None and answer.usage.prompt_tokens is None
     assert ck.citations_frame(answer)["marker"].to_list() == [1]
     assert ck.answers_frame(answer).height == 1
+
+
+def test_definition_lines_inside_code_are_kept() -> None:
+    answer = ck.Answer(
+        provider="magisterium",
+        text="```markdown\nText[^1]\n[^1]: a footnote\n```\nAnd [^2].",
+        citations=(ck.Citation("p1", 0), ck.Citation("p2", 1)),
+    )
+    assert "[^1]: a footnote" in answer.to_markdown()
+    assert "[^1]: a footnote" in answer.to_html()
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "See [click][r] [^1].\n\n> [r]: javascript:alert(1)",
+        "- [r]: javascript:alert(1)\n\n[click][r]",
+        "[r\ns]: javascript:alert(1)\n\n[click][r s]",
+    ],
+)
+def test_markdown_output_has_no_script_links_for_permissive_renderers(body: str) -> None:
+    from markdown_it import MarkdownIt
+
+    permissive = MarkdownIt("commonmark")
+    permissive.validateLink = lambda url: True  # as a renderer without a URL filter would
+    answer = ck.Answer(provider="magisterium", text=body, citations=(ck.Citation("p", 0),))
+    assert 'href="javascript' not in permissive.render(answer.to_markdown())

@@ -50,7 +50,12 @@ def md_link(url: str | None, text: str) -> str:
 
 
 _LINK_OPEN = re.compile(r"\]\(\s*(<[^>\n]*>|[^\s)]*)")
-_REFERENCE = re.compile(r"^[ ]{0,3}\[[^\]\n]+\]:[ \t]*(<[^>\n]*>|\S*)", re.MULTILINE)
+# A link reference definition, also inside block quotes and list items (CommonMark applies it
+# to the whole document), with a label that may span lines and a destination on the next line.
+_REFERENCE = re.compile(
+    r"^(?:[ \t]*(?:>|[-+*]|\d{1,9}[.)]))*[ \t]*\[[^\]]+\]:[ \t]*\n?[ \t]*(<[^>\n]*>|\S*)",
+    re.MULTILINE,
+)
 _IMAGE = re.compile(r"(?<!\\)!\[")
 _HTTP = re.compile(r"<?https?://", re.IGNORECASE)
 
