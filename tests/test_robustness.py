@@ -296,3 +296,18 @@ def test_markdown_output_has_no_script_links_for_permissive_renderers(body: str)
     permissive.validateLink = lambda url: True  # as a renderer without a URL filter would
     answer = ck.Answer(provider="magisterium", text=body, citations=(ck.Citation("p", 0),))
     assert 'href="javascript' not in permissive.render(answer.to_markdown())
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("Intro [1].\n\n    x = a[2]\n\nEnd.", "    x = a[2]"),
+        ("<https://x.com/[1]> and [2]", "<https://x.com/[1]>"),
+        ("[x](https://x.com/a[1]b) [2]", "(https://x.com/a[1]b)"),
+    ],
+)
+def test_markdown_leaves_markers_in_code_and_urls_alone(text: str, kept: str) -> None:
+    answer = ck.Answer(
+        provider="magisterium", text=text, citations=(ck.Citation("p", 0), ck.Citation("q", 1))
+    )
+    assert kept in answer.to_markdown()

@@ -57,6 +57,7 @@ _REFERENCE = re.compile(
     re.MULTILINE,
 )
 _IMAGE = re.compile(r"(?<!\\)!\[")
+_DESTINATION = re.compile(r"\]\([^)\s]*\)")
 _HTTP = re.compile(r"<?https?://", re.IGNORECASE)
 
 
@@ -70,19 +71,24 @@ def neutralize(text: str, marker: Callable[[Marker], str | None]) -> str:
     """
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     edits: list[tuple[int, int, str]] = []
+    spans = code_block_spans(text)
+    starts = [a for a, _ in spans]
+
+    def in_code(pos: int) -> bool:
+        i = bisect_right(starts, pos) - 1
+        return i >= 0 and pos < spans[i][1]
+
+    # Where a marker is literal: code blocks, autolinks and link destinations.
+    autolink_spans = [(a.start(), a.end()) for a in _AUTOLINK.finditer(text)]
+    literal = autolink_spans + [(d.start(), d.end()) for d in _DESTINATION.finditer(text)]
     for m in inline_markers(text):
+        if in_code(m.start) or any(a <= m.start < b for a, b in literal):
+            continue
         replacement = marker(m)
         if replacement is not None:
             edits.append((m.start, m.end, replacement))
     if "<" in text or "](" in text or "]:" in text or "![" in text:
-        spans = code_block_spans(text)
-        starts = [a for a, _ in spans]
-
-        def in_code(pos: int) -> bool:
-            i = bisect_right(starts, pos) - 1
-            return i >= 0 and pos < spans[i][1]
-
-        autolinks = {a.start() for a in _AUTOLINK.finditer(text)}
+        autolinks = {a for a, _ in autolink_spans}
         for lt in _TAG_START.finditer(text):
             pos = lt.start()
             if pos not in autolinks and not in_code(pos):
