@@ -137,10 +137,18 @@ class Connections:
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("BEGIN IMMEDIATE")
             try:
+                version = conn.execute("PRAGMA user_version").fetchone()[0]
+                if version > SCHEMA_VERSION:
+                    # Never write into, nor downgrade, a log a newer citekit laid out.
+                    raise sqlite3.DatabaseError(
+                        f"the log was written by a newer citekit (schema {version}, this one "
+                        f"knows {SCHEMA_VERSION}); set CITEKIT_HOME to use another log"
+                    )
                 for statement in _SCHEMA.split(";"):
                     if statement.strip():
                         conn.execute(statement)
-                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                if version < SCHEMA_VERSION:
+                    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                 conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")

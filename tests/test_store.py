@@ -351,3 +351,17 @@ def test_answer_without_its_references_is_not_cached(server: ProviderServer) -> 
     complete = client.ask(question, cache=True)  # asked anew: the references come this time
     assert not complete.cached and complete.references
     assert client.ask(question, cache=True).cached
+
+
+def test_a_newer_log_is_neither_written_nor_downgraded(
+    server: ProviderServer, tmp_path: Path
+) -> None:
+    path = tmp_path / "log.sqlite3"
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA user_version = 99")
+    client = Magisterium(api_key=KEY, base_url=server.base_url("magisterium"))
+    with pytest.warns(LogWarning, match="newer citekit"):
+        assert client.ask(server.samples("magisterium")[0].question).text
+    log.close()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 99
