@@ -311,3 +311,14 @@ def test_markdown_leaves_markers_in_code_and_urls_alone(text: str, kept: str) ->
         provider="magisterium", text=text, citations=(ck.Citation("p", 0), ck.Citation("q", 1))
     )
     assert kept in answer.to_markdown()
+
+
+def test_a_marker_inside_link_text_keeps_the_link() -> None:
+    answer = ck.Answer(
+        provider="magisterium",
+        text="[see [1]](https://x.com) and [2].",
+        citations=(ck.Citation("p", 0), ck.Citation("q", 1)),
+    )
+    html = answer.to_html()
+    assert '<a href="https://x.com" target="_blank" rel="noopener noreferrer">see [1]</a>' in html
+    assert "](https://x.com)" not in html

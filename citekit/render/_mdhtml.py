@@ -34,7 +34,14 @@ _ENV_CACHE = "citekit_marker_cache"
 
 
 def _marker_rule(state: StateInline, silent: bool) -> bool:
-    if state.src[state.pos] != "[" or _ENV_MARKERS not in state.env or state.linkLevel > 0:
+    # Silent calls come from a link label scan: there ``[1]`` is brackets inside the label,
+    # so ``[see [1]](url)`` stays a link (whose text keeps ``[1]`` as it is).
+    if (
+        silent
+        or state.src[state.pos] != "["
+        or _ENV_MARKERS not in state.env
+        or state.linkLevel > 0
+    ):
         return False
     cache: dict[str, dict[int, Marker]] = state.env.setdefault(_ENV_CACHE, {})
     by_start = cache.get(state.src)
