@@ -49,13 +49,18 @@ def find_markers(text: str) -> list[Marker]:
     return markers
 
 
+# What may stand before a definition on its line: indentation, then block quote, list item
+# and heading prefixes (a renderer sees the definition at the start of that block's text).
+_BLOCK_PREFIX = re.compile(r"[ ]{0,3}(?:(?:>|[-+*]|\d{1,9}[.)]|#{1,6})[ \t]+|>)*")
+
+
 def _at_definition(text: str, start: int, end: int) -> bool:
-    """True for ``[^N]:`` or ``[N]:`` indented at most three spaces at the start of a line."""
+    """True for ``[^N]:`` or ``[N]:`` at the start of a line or of a block on it."""
     if not text.startswith(":", end):
         return False
     line_start = text.rfind("\n", 0, start) + 1
-    head = text[line_start:start]
-    return len(head) <= 3 and not head.strip(" ")
+    prefix = _BLOCK_PREFIX.match(text, line_start)
+    return prefix is not None and prefix.end() == start
 
 
 def marker_numbers(text: str) -> set[int]:

@@ -124,3 +124,11 @@ def test_answers_are_hashable_values() -> None:
     a = ck.Answer(provider="maritaca", text="x", raw={"big": [1, 2]})
     b = ck.Answer(provider="maritaca", text="x", raw={"other": 1})
     assert a == b and hash(a) == hash(b)
+
+
+@pytest.mark.parametrize(
+    "text", ["Intro.\n\n> [^1]: a quote", "- [2]: an item", "1. [2]: an item", "## [^3]: a head"]
+)
+def test_definition_after_a_block_prefix_is_not_a_marker(text: str) -> None:
+    # What the HTML renderer sees too: the block's text starts with "[^N]:".
+    assert find_markers(text) == []
