@@ -10,6 +10,8 @@ import sys
 import time
 from typing import Any, Protocol, TextIO
 
+from ._kernel import in_kernel
+
 __all__ = ["NullProgress", "Progress", "TextProgress", "WidgetProgress", "make_progress"]
 
 _MIN_REDRAW = 0.1
@@ -101,19 +103,11 @@ class WidgetProgress:
             self.bar.bar_style = "success"
 
 
-def _in_kernel() -> bool:
-    ipython_mod = sys.modules.get("IPython")
-    if ipython_mod is None:
-        return False
-    shell = ipython_mod.get_ipython()
-    return shell is not None and getattr(shell, "kernel", None) is not None
-
-
 def make_progress(total: int, progress: bool | None, *, description: str = "") -> Progress:
     """The reporter for where we run; ``progress=False`` draws nothing, ``None`` picks."""
     if progress is False or total == 0:
         return NullProgress()
-    if _in_kernel():
+    if in_kernel():
         try:
             return WidgetProgress(total, description=description)
         except Exception:  # no ipywidgets, no frontend: a batch must not fail over a bar

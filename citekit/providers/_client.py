@@ -13,6 +13,7 @@ import httpx
 
 from .._errors import ConfigurationError, redact
 from .._http import AsyncSender, HttpConfig, SyncSender, make_timeout
+from .._kernel import in_kernel
 from .._models import Answer, StreamEvent, TextDelta
 
 if TYPE_CHECKING:
@@ -21,19 +22,11 @@ if TYPE_CHECKING:
 __all__ = ["ProviderClient"]
 
 
-def _in_kernel() -> bool:
-    ipython_mod = sys.modules.get("IPython")
-    if ipython_mod is None:
-        return False
-    shell = ipython_mod.get_ipython()
-    return shell is not None and getattr(shell, "kernel", None) is not None
-
-
 def wants_display(display: bool | None) -> bool:
     """``display=None`` means: live output in a notebook or a terminal, silence in a pipe."""
     if display is not None:
         return display
-    if _in_kernel():
+    if in_kernel():
         return True
     isatty = getattr(sys.stdout, "isatty", None)
     return bool(isatty and isatty())

@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from typing import Any, TextIO
 
+from .._kernel import in_kernel
 from .._markers import split_definitions
 from .._models import Answer
 from ._incremental import IncrementalMarkdown, fill_markers
@@ -47,18 +48,6 @@ DEFAULT_INTERVAL = 0.1
 _COST_FACTOR = 10.0
 # At most this many deltas between two looks at the clock.
 _MAX_STRIDE = 16
-
-
-def _in_kernel() -> bool:
-    """True inside a Jupyter kernel (IPython imported lazily, and only if already loaded)."""
-    if "IPython" not in sys.modules:
-        return False
-    try:
-        from IPython import get_ipython
-    except Exception:
-        return False
-    shell = get_ipython()
-    return shell is not None and getattr(shell, "kernel", None) is not None
 
 
 def _ipython_display() -> Callable[..., Any]:
@@ -90,7 +79,7 @@ class LiveAnswer:
         no-op when ``enabled`` is false."""
         if not enabled:
             return LiveAnswer(provider, question)
-        if _in_kernel():
+        if in_kernel():
             return NotebookLiveAnswer(provider, question, interval=interval)
         return TerminalLiveAnswer(provider, question, interval=interval)
 
