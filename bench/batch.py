@@ -30,8 +30,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from citekit import ContentFilteredWarning, Magisterium  # noqa: E402
-from citekit.batch import ask_many  # noqa: E402
-from citekit.store import log  # noqa: E402
+from citekit.providers.batch import ask_many  # noqa: E402
+from citekit.store.answer_log import log  # noqa: E402
 
 KEY = "sk-bench-0123456789"
 

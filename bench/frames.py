@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import polars as pl
 
 from citekit import Answer
-from citekit.frames import citations_frame, parse_year
+from citekit.data.frames import citations_frame, parse_year
 
 AUTHORS = [
     "Pope Leo XIII",

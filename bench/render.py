@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from markdown_it import MarkdownIt
 
 import citekit as ck
-from citekit._models import Answer, Citation
+from citekit.core.models import Answer, Citation
 from citekit.render import (
     LiveAnswer,
     NotebookLiveAnswer,

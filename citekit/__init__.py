@@ -9,7 +9,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from ._errors import (
+from .core.errors import (
+    APITimeoutError,
     AuthenticationError,
     BadRequestError,
     CitekitError,
@@ -22,12 +23,14 @@ from ._errors import (
     ResponseFormatError,
     ServerError,
     StreamInterrupted,
-    TimeoutError,
     TokenLimitError,
     TransportError,
     UnsupportedFeatureError,
 )
-from ._models import (
+from .core.errors import (
+    TimeoutError as TimeoutError,  # the name before 0.2, kept out of __all__
+)
+from .core.models import (
     Answer,
     Choice,
     Citation,
@@ -41,36 +44,45 @@ from ._models import (
 from .providers._chat import ContentFilteredWarning
 from .providers.gptbots import GPTBots
 from .providers.magisterium import Magisterium
-from .providers.maritaca import Maritaca, Model
+from .providers.maritaca import Maritaca, MaritacaModel
+from .providers.maritaca import Model as Model  # the name before 0.2
+from .providers.registry import client
 
 if TYPE_CHECKING:
-    from . import charts
-    from ._loop import allow_nested_asyncio
-    from .batch import BatchError, BatchInterrupted, Failed, RateLimiter, aask_many, ask_many
-    from .exports import export_answer, export_citations
-    from .frames import answers_frame, citations_frame, references_frame
-    from .magic import load_ipython_extension
+    from .data import charts
+    from .data.exports import export_answer, export_citations
+    from .data.frames import answers_frame, citations_frame, references_frame
+    from .notebook.explorer import explore
+    from .notebook.magic import load_ipython_extension
+    from .providers.batch import (
+        BatchError,
+        BatchInterrupted,
+        Failed,
+        RateLimiter,
+        aask_many,
+        ask_many,
+    )
     from .store import log
-    from .widgets import explore
+    from .transport.loop import allow_nested_asyncio
 
 #: Names loaded on first use, so that ``import citekit`` stays fast.
 _LAZY = {
-    "allow_nested_asyncio": "._loop",
-    "BatchError": ".batch",
-    "BatchInterrupted": ".batch",
-    "Failed": ".batch",
-    "RateLimiter": ".batch",
-    "aask_many": ".batch",
-    "ask_many": ".batch",
-    "export_answer": ".exports",
-    "export_citations": ".exports",
-    "load_ipython_extension": ".magic",
+    "allow_nested_asyncio": ".transport.loop",
+    "BatchError": ".providers.batch",
+    "BatchInterrupted": ".providers.batch",
+    "Failed": ".providers.batch",
+    "RateLimiter": ".providers.batch",
+    "aask_many": ".providers.batch",
+    "ask_many": ".providers.batch",
+    "export_answer": ".data.exports",
+    "export_citations": ".data.exports",
+    "load_ipython_extension": ".notebook.magic",
     "log": ".store",
-    "answers_frame": ".frames",
-    "citations_frame": ".frames",
-    "references_frame": ".frames",
-    "explore": ".widgets",
-    "charts": ".charts",
+    "answers_frame": ".data.frames",
+    "citations_frame": ".data.frames",
+    "references_frame": ".data.frames",
+    "explore": ".notebook.explorer",
+    "charts": ".data.charts",
 }
 
 
@@ -79,7 +91,7 @@ def __getattr__(name: str) -> Any:
     if module is None:
         raise AttributeError(f"module 'citekit' has no attribute {name!r}")
     imported = importlib.import_module(module, __name__)
-    value = imported if module == f".{name}" else getattr(imported, name)
+    value = imported if module.endswith(f".{name}") else getattr(imported, name)
     globals()[name] = value
     return value
 
@@ -91,6 +103,7 @@ def __dir__() -> list[str]:
 __version__ = "0.1.0"
 
 __all__ = [
+    "APITimeoutError",
     "Answer",
     "AuthenticationError",
     "BadRequestError",
@@ -107,7 +120,7 @@ __all__ = [
     "InsufficientCreditsError",
     "Magisterium",
     "Maritaca",
-    "Model",
+    "MaritacaModel",
     "NotFoundError",
     "ProviderError",
     "RateLimitError",
@@ -118,7 +131,6 @@ __all__ = [
     "ServerError",
     "StreamInterrupted",
     "TextDelta",
-    "TimeoutError",
     "TokenLimitError",
     "ToolCall",
     "ToolCallDelta",
@@ -132,6 +144,7 @@ __all__ = [
     "ask_many",
     "charts",
     "citations_frame",
+    "client",
     "explore",
     "export_answer",
     "export_citations",

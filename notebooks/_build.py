@@ -51,10 +51,8 @@ import altair as alt
 import polars as pl
 
 import citekit as ck
-from citekit import charts
-from citekit.frames import answers_frame, citations_frame, references_frame
+from citekit import answers_frame, charts, citations_frame, explore, references_frame
 from citekit.testing import ProviderServer, SampleSet, default_data_dir
-from citekit.widgets import explore
 
 try:  # static SVG charts: they show offline, in exported HTML and on GitHub
     import vl_convert  # noqa: F401

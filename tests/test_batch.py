@@ -18,9 +18,7 @@ from typing import Any
 import pytest
 
 from citekit import Answer, Magisterium, Maritaca, ServerError
-from citekit._loop import background_loop, run_sync
-from citekit._progress import NullProgress, TextProgress, make_progress
-from citekit.batch import (
+from citekit.providers.batch import (
     BatchError,
     BatchInterrupted,
     Failed,
@@ -30,8 +28,10 @@ from citekit.batch import (
     partial_results,
 )
 from citekit.providers.gptbots import GPTBots
-from citekit.store import log
+from citekit.render.progress import NullProgress, TextProgress, make_progress
+from citekit.store.answer_log import log
 from citekit.testing import ProviderServer
+from citekit.transport.loop import background_loop, run_sync
 
 # Some recorded samples are withheld by Magisterium's content filter, which warns.
 pytestmark = pytest.mark.filterwarnings("ignore::citekit.ContentFilteredWarning")
@@ -301,7 +301,7 @@ def test_progress_off_when_not_a_terminal() -> None:
 
 
 def test_widget_progress_updates() -> None:
-    from citekit._progress import WidgetProgress
+    from citekit.render.progress import WidgetProgress
 
     bar = WidgetProgress(5, description="Magisterium")
     bar.update(2, 0)
@@ -314,7 +314,7 @@ def test_widget_progress_updates() -> None:
 def test_allow_nested_asyncio_in_a_fresh_process() -> None:
     # Patches asyncio for the whole process: checked in a child, not in the test process.
     code = (
-        "import asyncio, citekit._loop as L\n"
+        "import asyncio, citekit.transport.loop as L\n"
         "L.allow_nested_asyncio()\n"
         "async def inner():\n    return 42\n"
         "async def cell():\n    return asyncio.run(inner())\n"

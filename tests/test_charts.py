@@ -1,4 +1,4 @@
-"""citekit.charts: aggregated tables, labels for missing values, valid specs, PNG rendering."""
+"""citekit.data.charts: aggregated tables, labels for missing values, valid specs, PNG rendering."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from citekit import Answer, charts
-from citekit.frames import (
+from citekit.data.frames import (
     ANSWERS_SCHEMA,
     CITATIONS_SCHEMA,
     REFERENCES_SCHEMA,

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from citekit import Answer
-from citekit.cli import main
-from citekit.store import log
+from citekit.cli.main import main
+from citekit.store.answer_log import log
 from citekit.testing import ProviderServer
 
 # Some recorded samples are withheld by Magisterium's content filter, which warns.

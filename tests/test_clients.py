@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 import citekit as ck
-from citekit._sse import SSEDecoder
 from citekit.testing import ProviderServer
+from citekit.wire.sse import SSEDecoder
 
 from .conftest import SECRET, sample_records, sample_stream
 

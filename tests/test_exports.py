@@ -13,8 +13,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from citekit import Answer, Magisterium, References
-from citekit.batch import Failed
-from citekit.exports import (
+from citekit.data.exports import (
     SOURCE_COLUMNS,
     bibtex,
     export_answer,
@@ -22,6 +21,7 @@ from citekit.exports import (
     latex_escape,
     sources_frame,
 )
+from citekit.providers.batch import Failed
 from citekit.testing import ProviderServer
 
 # Some recorded samples are withheld by Magisterium's content filter, which warns.

@@ -1,4 +1,4 @@
-"""citekit.frames: schemas, hand-computed frames, the sources it reads, year and marker parsing."""
+"""citekit.data.frames: schemas, hand-computed frames, the sources it reads, years and markers."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 from citekit import Answer, References
-from citekit._markers import inline_numbers
-from citekit.frames import (
+from citekit.core.markers import inline_numbers
+from citekit.data.frames import (
     ANSWERS_SCHEMA,
     CITATIONS_SCHEMA,
     REFERENCES_SCHEMA,

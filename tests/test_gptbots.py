@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 import citekit as ck
-from citekit._sse import SSEDecoder
-from citekit.providers._gptbots_wire import error_from_code
 from citekit.testing import ProviderServer
+from citekit.wire.gptbots import error_from_code
+from citekit.wire.sse import SSEDecoder
 
 from .conftest import SECRET, sample_records, sample_stream
 

@@ -11,7 +11,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from traitlets.config import Config
 
 from citekit import Answer, Magisterium
-from citekit.magic import interpolate
+from citekit.notebook.magic import interpolate
 from citekit.testing import ProviderServer
 
 # Some recorded samples are withheld by Magisterium's content filter, which warns.
@@ -29,7 +29,7 @@ def shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Interacti
     config = Config()
     config.HistoryManager.hist_file = ":memory:"
     ip = InteractiveShell.instance(config=config)
-    result = ip.run_cell("%load_ext citekit.magic")
+    result = ip.run_cell("%load_ext citekit.notebook.magic")
     assert result.success
     yield ip
     InteractiveShell.clear_instance()

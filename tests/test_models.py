@@ -7,7 +7,7 @@ import pickle
 import pytest
 
 import citekit as ck
-from citekit._markers import find_markers, marker_numbers, split_definitions
+from citekit.core.markers import find_markers, marker_numbers, split_definitions
 
 
 @pytest.mark.parametrize(

@@ -17,8 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from citekit._markers import find_markers
-from citekit._models import Answer, Choice, Citation, Reference, References, ToolCall, Usage
+from citekit.core.markers import find_markers
+from citekit.core.models import Answer, Choice, Citation, Reference, References, ToolCall, Usage
 from citekit.render import (
     LiveAnswer,
     NotebookLiveAnswer,

@@ -12,10 +12,10 @@ import httpx
 import pytest
 
 import citekit as ck
-from citekit._http_errors import parse_retry_after
-from citekit._sse import SSEDecoder
-from citekit.providers._openai_compat import ChatAccumulator
 from citekit.testing import ProviderServer
+from citekit.wire.errors import parse_retry_after
+from citekit.wire.openai_compat import ChatAccumulator
+from citekit.wire.sse import SSEDecoder
 
 from .conftest import sample_records
 
@@ -237,7 +237,7 @@ def test_charts_stay_under_altairs_row_limit() -> None:
     import polars as pl
 
     from citekit import charts
-    from citekit.frames import CITATIONS_SCHEMA
+    from citekit.data.frames import CITATIONS_SCHEMA
 
     n = 6000
     rows = {name: [None] * n for name in CITATIONS_SCHEMA.names()}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citekit._sse import SSEDecoder
+from citekit.wire.sse import SSEDecoder
 
 from .conftest import SAMPLES
 

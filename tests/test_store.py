@@ -17,9 +17,9 @@ import polars as pl
 import pytest
 
 from citekit import Answer, CitekitWarning, Magisterium, ServerError
-from citekit.batch import ask_many
+from citekit.providers.batch import ask_many
 from citekit.providers.gptbots import GPTBots
-from citekit.store import LOG_SCHEMA, Log, LogWarning, default_path, log, request_key
+from citekit.store.answer_log import LOG_SCHEMA, Log, LogWarning, default_path, log, request_key
 from citekit.testing import ProviderServer
 
 # Some recorded samples are withheld by Magisterium's content filter, which warns.
@@ -98,7 +98,7 @@ def test_gptbots_references_round_trip(server: ProviderServer) -> None:
 
 @pytest.mark.parametrize("provider", ["magisterium", "maritaca", "gptbots"])
 def test_streamed_answers_round_trip(server: ProviderServer, provider: str) -> None:
-    from citekit.cli import make_client
+    from citekit.cli.main import make_client
 
     client = make_client(provider, base_url=server.base_url(provider), api_key=KEY)  # type: ignore[arg-type]
     answer = client.ask(server.samples(provider)[0].question, stream=True, display=False)
@@ -108,7 +108,7 @@ def test_streamed_answers_round_trip(server: ProviderServer, provider: str) -> N
 
 def test_filters(monkeypatch: pytest.MonkeyPatch) -> None:
     clock = iter([1_000_000.0, 2_000_000.0, 3_000_000.0])
-    monkeypatch.setattr("citekit.store.time.time", lambda: next(clock))
+    monkeypatch.setattr("citekit.store.answer_log.time.time", lambda: next(clock))
     log.record(chat_answer("What is subsidiarity?"), request=body("a"))
     log.record(replace(chat_answer("Qual é a capital?"), provider="maritaca"), request=body("b"))
     log.record(chat_answer("What is solidarity?"), request=body("c"))
@@ -277,7 +277,7 @@ def test_four_processes_write_without_losing_anything(tmp_path: Path) -> None:
 _KILLED_WRITER = """
 import sys
 from citekit import Answer
-from citekit.store import Log
+from citekit.store.answer_log import Log
 sys.path.insert(0, {tests!r})
 from test_store import CHAT, body
 store = Log({path!r})

@@ -1,4 +1,4 @@
-"""citekit.widgets.explore: filters, paging, selection, chart and detail, without a kernel."""
+"""The explorer (citekit.notebook.explorer): filters, paging, selection, chart, detail."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from citekit import Answer, References
-from citekit.frames import citations_frame, references_frame
-from citekit.widgets import ALL, Explorer, explore
+from citekit.data.frames import citations_frame, references_frame
+from citekit.notebook.explorer import ALL, Explorer, explore
 
 from .test_frames import correlate_body, magisterium_response
 

@@ -1,57 +1,13 @@
-"""Provider clients and the pure parsers behind them.
+"""Provider clients: Magisterium, Maritaca and GPTBots over one shared shell, and
+``client(name)``, the one place that knows them by name.
 
-Each provider module declares ``name``, ``default_base_url``, ``api_key_env`` and its default
-model on the client class, builds requests and parses responses without I/O, and sends through
-``citekit._http``.
+Each client declares ``name``, ``default_base_url``, ``api_key_env`` and its default model as
+class attributes; building requests and parsing answers is pure code in ``citekit.wire``, and
+sending is ``citekit.transport``'s.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Protocol
+from .registry import PROVIDERS, client, client_class
 
-from .._models import Answer, StreamEvent
-
-__all__ = ["Accumulator", "ProviderSpec", "get_spec"]
-
-PROVIDERS = ("magisterium", "maritaca", "gptbots")
-
-
-class Accumulator(Protocol):
-    @property
-    def finished(self) -> bool: ...
-    def feed(self, chunk: Any) -> list[StreamEvent]: ...
-    def answer(self, *, partial: bool = False) -> Answer: ...
-
-
-class ProviderSpec(Protocol):
-    name: str
-
-    def parse_response(self, data: Mapping[str, Any], *, question: str | None = None) -> Answer: ...
-    def new_accumulator(self, *, question: str | None = None) -> Accumulator: ...
-
-
-class _ChatSpec:
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def parse_response(self, data: Mapping[str, Any], *, question: str | None = None) -> Answer:
-        from ._openai_compat import parse_chat_completion
-
-        return parse_chat_completion(data, provider=self.name, question=question)
-
-    def new_accumulator(self, *, question: str | None = None) -> Accumulator:
-        from ._openai_compat import ChatAccumulator
-
-        return ChatAccumulator(provider=self.name, question=question)
-
-
-def get_spec(provider: str) -> ProviderSpec:
-    """The parsers of ``provider`` ("magisterium", "maritaca" or "gptbots")."""
-    if provider in ("magisterium", "maritaca"):
-        return _ChatSpec(provider)
-    if provider == "gptbots":
-        from ._gptbots_wire import SPEC
-
-        return SPEC
-    raise ValueError(f"unknown provider {provider!r}; use one of {', '.join(PROVIDERS)}")
+__all__ = ["PROVIDERS", "client", "client_class"]

@@ -11,12 +11,12 @@ import warnings
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import Any, TypedDict, Unpack
 
-from .._errors import CitekitWarning, ResponseFormatError, StreamInterrupted, TransportError
-from .._http import RequestSpec
-from .._models import Answer, StreamEvent, TextDelta
-from ._chat_params import CHAT_PARAMETERS, build_chat_body, last_user_message
+from ..core.errors import CitekitWarning, ResponseFormatError, StreamInterrupted, TransportError
+from ..core.models import Answer, StreamEvent, TextDelta
+from ..transport.http import RequestSpec
+from ..wire.chat_params import CHAT_PARAMETERS, build_chat_body, last_user_message
+from ..wire.openai_compat import ChatAccumulator, parse_chat_completion
 from ._client import ProviderClient
-from ._openai_compat import ChatAccumulator, parse_chat_completion
 
 __all__ = ["ChatClient", "ChatParams", "ContentFilteredWarning"]
 

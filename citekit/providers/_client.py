@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import httpx
 
-from .._errors import ConfigurationError, redact
-from .._http import AsyncSender, HttpConfig, SyncSender, make_timeout
-from .._kernel import in_kernel
-from .._models import Answer, StreamEvent, TextDelta
+from ..core.errors import ConfigurationError, redact
+from ..core.kernel import in_kernel
+from ..core.models import Answer, StreamEvent, TextDelta
+from ..core.names import display_name
+from ..transport.http import AsyncSender, HttpConfig, SyncSender, make_timeout
 
 if TYPE_CHECKING:
     from ..store import LoggedCall
@@ -52,12 +53,18 @@ class ProviderClient:
     """
 
     name: ClassVar[str]
+    #: How messages name the provider; derived from ``name`` (see ``citekit.core.names``).
     display_name: ClassVar[str]
     default_base_url: ClassVar[str]
     api_key_env: ClassVar[str]
     default_model: ClassVar[str | None] = None
     model_env: ClassVar[str | None] = None
     auth_scheme: ClassVar[str] = "Bearer"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "name" in cls.__dict__:
+            cls.display_name = display_name(cls.name)
 
     def __init__(
         self,

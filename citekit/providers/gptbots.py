@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import replace
 from typing import Any, ClassVar
 
-from .._errors import (
+from ..core.errors import (
     CitekitWarning,
     ConfigurationError,
     ProviderError,
@@ -24,16 +24,16 @@ from .._errors import (
     StreamInterrupted,
     TransportError,
 )
-from .._http import RequestSpec
-from .._models import Answer, References, StreamEvent, TextDelta
-from ._client import ProviderClient
-from ._gptbots_wire import (
+from ..core.models import Answer, References, StreamEvent, TextDelta
+from ..transport.http import RequestSpec
+from ..wire.gptbots import (
     NO_REFERENCES_CODE,
     GPTBotsAccumulator,
     check_body,
     classify,
     parse_message,
 )
+from ._client import ProviderClient
 
 __all__ = ["GPTBots"]
 
@@ -111,7 +111,6 @@ class GPTBots(ProviderClient):
     """
 
     name: ClassVar[str] = "gptbots"
-    display_name: ClassVar[str] = "GPTBots"
     default_base_url: ClassVar[str] = "https://api-sg.gptbots.ai"
     api_key_env: ClassVar[str] = "GPTBOTS_API_KEY"
 

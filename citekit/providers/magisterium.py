@@ -52,7 +52,6 @@ class Magisterium(ChatClient):
     """
 
     name: ClassVar[str] = "magisterium"
-    display_name: ClassVar[str] = "Magisterium"
     default_base_url: ClassVar[str] = "https://www.magisterium.com/api/v1"
     api_key_env: ClassVar[str] = "MAGISTERIUM_API_KEY"
     default_model: ClassVar[str | None] = "magisterium-1"

@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, ClassVar
 
-from .._errors import ResponseFormatError
-from .._http import RequestSpec
-from .._models import parse_created
+from ..core.errors import ResponseFormatError
+from ..core.models import parse_created
+from ..transport.http import RequestSpec
 from ._chat import ChatClient
 
-__all__ = ["Maritaca", "Model"]
+__all__ = ["Maritaca", "MaritacaModel", "Model"]
 
 #: Provider tools that run server side and need a non-streaming request.
 _NON_STREAMING_EXTRAS = ("web_search", "code_execution", "data_ocean")
@@ -20,7 +20,7 @@ _SERVICE_TIERS = ("flex", "default", "auto")
 
 
 @dataclass(frozen=True, slots=True)
-class Model:
+class MaritacaModel:
     """One entry of ``GET /models``."""
 
     id: str
@@ -30,7 +30,11 @@ class Model:
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
-def parse_models(data: Any) -> list[Model]:
+#: The name before 0.2.
+Model = MaritacaModel
+
+
+def parse_models(data: Any) -> list[MaritacaModel]:
     items = data.get("data") if isinstance(data, Mapping) else None
     if not isinstance(items, list):
         raise ResponseFormatError("maritaca sent a model list without a 'data' array")
@@ -40,7 +44,7 @@ def parse_models(data: Any) -> list[Model]:
             continue
         ctx = item.get("context_length")
         models.append(
-            Model(
+            MaritacaModel(
                 id=item["id"],
                 created=parse_created(item.get("created")),
                 owned_by=item.get("owned_by"),
@@ -60,7 +64,6 @@ class Maritaca(ChatClient):
     """
 
     name: ClassVar[str] = "maritaca"
-    display_name: ClassVar[str] = "Maritaca"
     default_base_url: ClassVar[str] = "https://chat.maritaca.ai/api"
     api_key_env: ClassVar[str] = "MARITACA_API_KEY"
     default_model: ClassVar[str | None] = "sabia-4"
@@ -84,10 +87,10 @@ class Maritaca(ChatClient):
                     f"{name}=True needs stream=False (Maritaca refuses it in a stream)"
                 )
 
-    def models(self) -> list[Model]:
+    def models(self) -> list[MaritacaModel]:
         """The models this key can use (``GET /models``)."""
         return parse_models(self._sender.request_json(RequestSpec("GET", "/models")))
 
-    async def amodels(self) -> list[Model]:
+    async def amodels(self) -> list[MaritacaModel]:
         """Async twin of ``models``."""
         return parse_models(await self._asender.request_json(RequestSpec("GET", "/models")))

@@ -7,7 +7,7 @@ one made only of tags that nbconvert's ``sanitize_html=True`` keeps (``div``, ``
 ``table``/``tr``/``td``), so a sanitized export shows no literal tags.
 
 Inline markers (``[^2]``, ``[2]``) become a token of their own through an inline rule that
-asks :func:`citekit._markers.find_markers` where the markers of the paragraph are; code spans
+asks :func:`citekit.core.markers.find_markers` where the markers of the paragraph are; code spans
 and code blocks never reach the rule, so markers there stay literal.
 """
 
@@ -21,7 +21,7 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
-from .._markers import Marker, find_markers
+from ..core.markers import Marker, find_markers
 from ._safe import STYLE, esc, safe_url
 
 __all__ = ["MarkerRenderer", "code_block_spans", "plain_paragraph", "render_markdown"]

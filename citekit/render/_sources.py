@@ -13,8 +13,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from .._markers import Marker, find_markers
-from .._models import Answer, Citation, Reference, References
+from ..core.markers import Marker, find_markers
+from ..core.models import Answer, Citation, Reference, References
 
 __all__ = [
     "Footnote",

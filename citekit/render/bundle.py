@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Container
 from typing import Any
 
-from .._models import Answer, References
+from ..core.models import Answer, References
 from ._safe import report_render_error
 from .html import answer_html, references_html, render_answer_html
 from .markdown import answer_markdown, references_markdown

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .._markers import split_definitions
-from .._models import Answer, Citation, References
+from ..core.markers import split_definitions
+from ..core.models import Answer, Citation, References
 from ._incremental import fill_markers
 from ._mdhtml import render_markdown
 from ._safe import STYLE, esc, new_token, safe_url

@@ -29,9 +29,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from typing import Any, TextIO
 
-from .._kernel import in_kernel
-from .._markers import split_definitions
-from .._models import Answer
+from ..core.kernel import in_kernel
+from ..core.markers import split_definitions
+from ..core.models import Answer
 from ._incremental import IncrementalMarkdown, fill_markers
 from ._mdhtml import render_markdown
 from ._safe import STYLE, esc, report_render_error

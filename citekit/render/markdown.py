@@ -12,8 +12,8 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping
 
-from .._markers import Marker, split_definitions
-from .._models import Answer, References
+from ..core.markers import Marker, split_definitions
+from ..core.models import Answer, References
 from ._mdhtml import code_block_spans
 from ._safe import safe_url
 from ._sources import (

@@ -6,8 +6,8 @@ The answer text is kept as written (Markdown reads well as text), with markers n
 
 from __future__ import annotations
 
-from .._markers import split_definitions
-from .._models import Answer, References
+from ..core.markers import split_definitions
+from ..core.models import Answer, References
 from ._sources import (
     Footnote,
     answer_notes,

@@ -12,8 +12,8 @@ from typing import Any, Final
 
 import polars as pl
 
-from ._models import Answer
-from .charts import UNKNOWN_AUTHOR, UNKNOWN_SOURCE, UNTITLED
+from ..core.models import Answer
+from ..data.charts import UNKNOWN_AUTHOR, UNKNOWN_SOURCE, UNTITLED
 
 __all__ = ["answer_html", "row_html", "svg_html", "table_html"]
 
@@ -71,7 +71,7 @@ def table_html(page: pl.DataFrame, kind: str, *, first: int, selected: int) -> s
 
 
 def row_html(row: dict[str, Any], kind: str) -> str:
-    from .render import safe_url
+    from ..render import safe_url
 
     if kind == "citations":
         title = row.get("document_title") or UNTITLED
@@ -121,7 +121,7 @@ def svg_html(chart: Any) -> str:
     except ImportError:
         return (
             "<div style='color:#666'>Install vl-convert-python to see the chart here, or "
-            "display the chart from citekit.charts directly.</div>"
+            "display the chart from citekit.data.charts directly.</div>"
         )
     try:
         svg: str = vl_convert.vegalite_to_svg(chart.to_dict())

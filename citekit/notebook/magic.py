@@ -18,8 +18,8 @@ import string
 from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
-from ._errors import ConfigurationError
-from ._models import Answer
+from ..core.errors import ConfigurationError
+from ..core.models import Answer
 
 __all__ = ["interpolate", "load_ipython_extension"]
 
@@ -80,7 +80,8 @@ def _client_for(args: argparse.Namespace, namespace: Mapping[str, Any]) -> Any:
         if args.model or args.base_url:
             raise _MagicUsage(f"%%ask: {name} is a client; set its model and base_url on it")
         return found
-    from .cli import PROVIDERS, UsageError, make_client
+    from ..core.names import PROVIDERS
+    from ..providers.registry import client
 
     if name not in PROVIDERS:
         raise _MagicUsage(
@@ -90,8 +91,13 @@ def _client_for(args: argparse.Namespace, namespace: Mapping[str, Any]) -> Any:
     key = (name, args.base_url, args.model)
     if key not in _clients:
         try:
-            _clients[key] = make_client(name, base_url=args.base_url, model=args.model)
-        except (UsageError, ConfigurationError) as exc:
+            if args.model and name == "gptbots":
+                raise ValueError("--model does not apply to GPTBots (the agent picks its model)")
+            options = {"base_url": args.base_url}
+            if args.model:
+                options["model"] = args.model
+            _clients[key] = client(name, **options)
+        except (ValueError, ConfigurationError) as exc:
             raise _MagicUsage(f"%%ask: {exc}") from None
     return _clients[key]
 

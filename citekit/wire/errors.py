@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 
-from ._errors import (
+from ..core.errors import (
     AuthenticationError,
     BadRequestError,
     InsufficientCreditsError,

@@ -18,17 +18,17 @@ from typing import Any
 
 import httpx
 
-from ._errors import (
+from ..core.errors import (
+    APITimeoutError,
     ProviderError,
     RateLimitError,
     ResponseFormatError,
     ServerError,
-    TimeoutError,
     TransportError,
     redact,
 )
-from ._http_errors import error_message, generic_error, parse_retry_after, request_id
-from ._sse import SSEDecoder
+from ..wire.errors import error_message, generic_error, parse_retry_after, request_id
+from ..wire.sse import SSEDecoder
 
 __all__ = [
     "AsyncSender",
@@ -136,14 +136,14 @@ class HttpConfig:
         text = redact(f"{type(exc).__name__}: {exc}".rstrip(": "), (self.api_key,))
         where = f"{self.provider} at {self.base_url}"
         if isinstance(exc, httpx.PoolTimeout):
-            return TimeoutError(
+            return APITimeoutError(
                 f"Every connection to {where} stayed busy past the pool timeout ({text}): "
                 "lower the concurrency, or close streams you stopped reading"
             )
         if isinstance(exc, httpx.ConnectTimeout):
-            return TimeoutError(f"Could not connect to {where} within the timeout ({text})")
+            return APITimeoutError(f"Could not connect to {where} within the timeout ({text})")
         if isinstance(exc, httpx.TimeoutException):
-            return TimeoutError(
+            return APITimeoutError(
                 f"No answer from {where} within the timeout ({text}). "
                 "Answers can take 25-40 s: raise timeout= if this repeats."
             )

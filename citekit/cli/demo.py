@@ -12,8 +12,9 @@ import warnings
 from pathlib import Path
 from typing import Any, TextIO
 
-from ._models import Answer
-from .cli import _DISPLAY_NAMES, PROVIDERS, make_client, source_lines
+from ..core.models import Answer
+from ..core.names import PROVIDERS, long_name
+from .main import make_client, source_lines
 
 __all__ = ["run_demo"]
 
@@ -46,9 +47,9 @@ def _table_html(frame: Any, *, limit: int = 15) -> str:
 
 
 def _answers_section(provider: str, answers: list[Answer]) -> str:
-    from .exports import _answer_html
+    from ..data.exports import _answer_html
 
-    parts = [f"<h2>{_esc(_DISPLAY_NAMES.get(provider, provider))}</h2>"]
+    parts = [f"<h2>{_esc(long_name(provider))}</h2>"]
     for answer in answers:
         parts.append(f"<h3>{_esc(answer.question)}</h3>")
         try:
@@ -66,7 +67,7 @@ def _frames_section(answers: list[Answer]) -> tuple[str, dict[str, Any]]:
     try:
         import polars as pl
 
-        from .frames import answers_frame, citations_frame, references_frame
+        from ..data.frames import answers_frame, citations_frame, references_frame
     except ImportError as exc:
         return f"<h2>Frames</h2><p><em>Frames are not available: {_esc(exc)}</em></p>", {}
     cites = citations_frame(answers)
@@ -102,7 +103,7 @@ def _charts_section(frames: dict[str, Any]) -> str:
 
         import vl_convert
 
-        charts = importlib.import_module("citekit.charts")
+        charts = importlib.import_module("citekit.data.charts")
     except ImportError as exc:
         return f"<h2>Charts</h2><p><em>Charts are not available: {_esc(exc)}</em></p>"
     parts = ["<h2>Charts</h2>"]
@@ -123,11 +124,11 @@ def _charts_section(frames: dict[str, Any]) -> str:
 
 def run_demo(path: Path, *, open_browser: bool = False, out: TextIO | None = None) -> int:
     """Ask every recorded sample question of each provider offline and write one HTML page."""
-    from .batch import ask_many
-    from .exports import html_document
-    from .providers._chat import ContentFilteredWarning
-    from .store import log
-    from .testing import ProviderServer
+    from ..data.exports import html_document
+    from ..providers._chat import ContentFilteredWarning
+    from ..providers.batch import ask_many
+    from ..store import log
+    from ..testing import ProviderServer
 
     out = out if out is not None else sys.stdout
     out.write(_TERMINAL_NOTE + "\n")

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import polars as pl
 
-from ._chart_parts import (
+from .chart_parts import (
     Period,
     answer_key,
     chart_title,
@@ -32,7 +32,7 @@ from ._chart_parts import (
     references_of,
     top_subtitle,
 )
-from ._chart_parts import period_label as _period_label  # also reached as charts._period_label
+from .chart_parts import period_label as _period_label  # also reached as charts._period_label
 from .frames import Source
 
 if TYPE_CHECKING:

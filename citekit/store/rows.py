@@ -10,10 +10,9 @@ from dataclasses import replace
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
 
-from ._errors import ProviderError
-from ._models import Answer, References
-from ._store_requests import question_of, request_key
-from ._store_secrets import dumps, redacted
+from ..core.errors import ProviderError
+from ..core.models import Answer, References
+from .keys import dumps, question_of, redacted, request_key
 
 if TYPE_CHECKING:
     import polars as pl

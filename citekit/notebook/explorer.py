@@ -18,11 +18,11 @@ from typing import Any, Final, Literal
 
 import polars as pl
 
-from . import charts
-from ._chart_parts import labelled
-from ._explorer_html import answer_html, row_html, svg_html, table_html
-from ._models import Answer, References
-from .frames import Source, citations_frame, load_answers, references_frame
+from ..core.models import Answer, References
+from ..data import charts
+from ..data.chart_parts import labelled
+from ..data.frames import Source, citations_frame, load_answers, references_frame
+from .explorer_html import answer_html, row_html, svg_html, table_html
 
 __all__ = ["ALL", "Explorer", "explore"]
 

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._markers import find_markers
-from ._models import Answer
+from ..core.markers import find_markers
+from ..core.models import Answer
 
 if TYPE_CHECKING:
     import polars as pl

@@ -12,9 +12,9 @@ mid-write leaves a file that still opens. With caching on (``cache=True`` per ca
 log.options(cache=True)``, or ``CITEKIT_CACHE=1``) a request identical to a logged one (same
 provider, base URL and body) is answered from the log, with ``Answer.cached == True``.
 
-``Log`` is the front; the parts live in private modules: ``_store_schema`` (file, tables,
-connections), ``_store_rows`` (answers to rows and back), ``_store_secrets`` (what is never
-written), ``_store_requests`` (the cache key), ``_store_memo`` and ``_store_call``.
+``Log`` is the front; the package's other modules hold the parts: ``schema`` (file, tables,
+connections), ``rows`` (answers to rows and back), ``keys`` (the cache key and what is never
+written) and ``call`` (one call as the log sees it, and the in-memory cache).
 """
 
 from __future__ import annotations
@@ -31,14 +31,14 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._errors import CitekitError, CitekitWarning, StreamInterrupted
-from ._models import Answer
-from ._store_call import LoggedCall
-from ._store_memo import MEMO_SIZE as MEMO_SIZE
-from ._store_memo import Memo
-from ._store_requests import canonical_json as canonical_json
-from ._store_requests import request_key
-from ._store_rows import (
+from ..core.errors import CitekitError, CitekitWarning, StreamInterrupted
+from ..core.models import Answer
+from .call import MEMO_SIZE as MEMO_SIZE
+from .call import LoggedCall, Memo
+from .keys import KEY_ENVS as KEY_ENVS
+from .keys import canonical_json as canonical_json
+from .keys import request_key
+from .rows import (
     ANSWER_COLUMNS,
     LOG_COLUMNS,
     answer_from_row,
@@ -48,13 +48,12 @@ from ._store_rows import (
     log_row,
     select_sql,
 )
-from ._store_rows import LOG_SCHEMA as LOG_SCHEMA
-from ._store_schema import CACHE_ENV, LOG_ENV, Connections, env_flag
-from ._store_schema import FILE_NAME as FILE_NAME
-from ._store_schema import HOME_ENV as HOME_ENV
-from ._store_schema import SCHEMA_VERSION as SCHEMA_VERSION
-from ._store_schema import default_path as default_path
-from ._store_secrets import KEY_ENVS as KEY_ENVS
+from .rows import LOG_SCHEMA as LOG_SCHEMA
+from .schema import CACHE_ENV, LOG_ENV, Connections, env_flag
+from .schema import FILE_NAME as FILE_NAME
+from .schema import HOME_ENV as HOME_ENV
+from .schema import SCHEMA_VERSION as SCHEMA_VERSION
+from .schema import default_path as default_path
 
 if TYPE_CHECKING:
     import polars as pl

@@ -12,7 +12,7 @@
     │   ├── RateLimitError          429 (retry_after)
     │   └── ServerError             5xx, GPTBots 50000
     ├── TransportError              connect / read failures, timeouts (after retries)
-    │   └── TimeoutError
+    │   └── APITimeoutError (also reachable as TimeoutError)
     ├── ResponseFormatError         a body that is not what the protocol promises
     └── StreamInterrupted           a stream that broke mid-way; ``.answer`` is the partial Answer
 
@@ -26,10 +26,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .names import display_name
+
 if TYPE_CHECKING:
-    from ._models import Answer
+    from .models import Answer
 
 __all__ = [
+    "APITimeoutError",
     "AuthenticationError",
     "BadRequestError",
     "CitekitError",
@@ -101,7 +104,7 @@ class ProviderError(CitekitError):
         super().__init__(self._describe())
 
     def _describe(self) -> str:
-        head = f"{_display_name(self.provider)} returned"
+        head = f"{display_name(self.provider)} returned"
         parts = []
         if self.status is not None:
             parts.append(f"HTTP {self.status}")
@@ -174,7 +177,7 @@ class TransportError(CitekitError):
     """The request could not be completed: connection refused or reset, DNS, timeout."""
 
 
-class TimeoutError(TransportError):
+class APITimeoutError(TransportError):
     """No answer within the configured timeout."""
 
 
@@ -197,15 +200,13 @@ def _rebuild_stream_interrupted(message: str, answer: Answer) -> StreamInterrupt
     return StreamInterrupted(message, answer=answer)
 
 
-def _display_name(provider: str) -> str:
-    return {"magisterium": "Magisterium", "maritaca": "Maritaca", "gptbots": "GPTBots"}.get(
-        provider, provider
-    )
-
-
 def redact(text: str, secrets: list[str] | tuple[str, ...]) -> str:
     """``text`` with every secret (of 4+ characters) replaced by ``***``."""
     for secret in secrets:
         if secret and len(secret) >= 4:
             text = text.replace(secret, "***")
     return text
+
+
+#: The name before 0.2; it shadows the built-in ``TimeoutError`` on ``from citekit import *``.
+TimeoutError = APITimeoutError

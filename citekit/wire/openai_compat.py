@@ -12,8 +12,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from .._errors import ResponseFormatError
-from .._models import (
+from ..core.errors import ResponseFormatError
+from ..core.models import (
     Answer,
     Choice,
     Citation,

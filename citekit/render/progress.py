@@ -10,7 +10,7 @@ import sys
 import time
 from typing import Any, Protocol, TextIO
 
-from ._kernel import in_kernel
+from ..core.kernel import in_kernel
 
 __all__ = ["NullProgress", "Progress", "TextProgress", "WidgetProgress", "make_progress"]
 

@@ -76,7 +76,7 @@ def inline_numbers(text: str) -> set[int]:
     """
     if "`" not in text and "~~~" not in text:
         return marker_numbers(text)
-    from .render._sources import code_regions
+    from ..render._sources import code_regions
 
     regions = code_regions(text)
     return {
@@ -91,7 +91,7 @@ def split_definitions(text: str) -> tuple[str, dict[int, str]]:
     defs: dict[int, str] = {}
     regions: list[tuple[int, int]] = []
     if "```" in text or "~~~" in text:  # a definition-like line inside code is code
-        from .render._sources import code_regions
+        from ..render._sources import code_regions
 
         regions = code_regions(text)
 

@@ -25,11 +25,11 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, overload
 
-from ._errors import CitekitError
-from ._loop import run_sync
-from ._models import Answer
-from ._progress import make_progress
-from .store import log as _log
+from ..core.errors import CitekitError
+from ..core.models import Answer
+from ..render.progress import make_progress
+from ..store import log as _log
+from ..transport.loop import run_sync
 
 __all__ = [
     "AsyncAsker",
@@ -387,7 +387,7 @@ def ask_many(
         where it can be seen, False never.
     cache, log
         Answer repeated requests from the local log / record the answers there (default:
-        the log's settings, see ``citekit.store``).
+        the log's settings, see ``citekit.store.answer_log``).
     **options
         Passed to every ``client.aask`` call (``system=``, ``model=``, ...).
 

@@ -15,9 +15,10 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal, NamedTuple, overload
+from typing import Any, NamedTuple, overload
 
-from ._markers import inline_numbers
+from .markers import inline_numbers
+from .names import ProviderName
 
 __all__ = [
     "Answer",
@@ -33,7 +34,6 @@ __all__ = [
     "Usage",
 ]
 
-ProviderName = Literal["magisterium", "maritaca", "gptbots"]
 
 #: Document indexes at or past this are wire nonsense (the frames keep markers in Int32).
 _MAX_INDEX = 2**31 - 2
@@ -168,7 +168,7 @@ class References(Sequence[Reference]):
     @classmethod
     def from_response(cls, data: Mapping[str, Any], *, message_id: str | None = None) -> References:
         """Build from a ``GET /v1/correlate/dataset`` body."""
-        from ._errors import ResponseFormatError
+        from .errors import ResponseFormatError
 
         if not isinstance(data, Mapping):
             raise ResponseFormatError(f"gptbots sent references that are {type(data).__name__}")
@@ -189,17 +189,17 @@ class References(Sequence[Reference]):
         )
 
     def to_html(self, *, strict: bool = False) -> str:
-        from .render import references_html
+        from ..render import references_html
 
         return references_html(self, strict=strict)
 
     def to_markdown(self) -> str:
-        from .render import references_markdown
+        from ..render import references_markdown
 
         return references_markdown(self)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        from .render import mimebundle
+        from ..render import mimebundle
 
         return mimebundle(self, include=include, exclude=exclude)
 
@@ -333,7 +333,7 @@ class Answer:
         question: str | None = None,
     ) -> Answer:
         """Build from a provider's (saved) non-streaming JSON response."""
-        from .providers import get_spec
+        from ..wire.parsers import get_spec
 
         answer: Answer = get_spec(provider).parse_response(data, question=question)
         return answer
@@ -347,7 +347,7 @@ class Answer:
         question: str | None = None,
     ) -> Answer:
         """Build from a (saved) list of decoded stream events, in arrival order."""
-        from .providers import get_spec
+        from ..wire.parsers import get_spec
 
         acc = get_spec(provider).new_accumulator(question=question)
         for chunk in chunks:
@@ -357,24 +357,24 @@ class Answer:
     # -- display -------------------------------------------------------------------------
     def to_html(self, *, strict: bool = False) -> str:
         """The answer as HTML with clickable footnotes (``strict`` survives sanitizers)."""
-        from .render import answer_html
+        from ..render import answer_html
 
         return answer_html(self, strict=strict)
 
     def to_markdown(self) -> str:
         """The answer as Markdown with ``[^n]`` footnotes and their definitions."""
-        from .render import answer_markdown
+        from ..render import answer_markdown
 
         return answer_markdown(self)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        from .render import mimebundle
+        from ..render import mimebundle
 
         return mimebundle(self, include=include, exclude=exclude)
 
     def export(self, path: str | os.PathLike[str]) -> Path:
         """Write the answer to ``path`` as Markdown (.md), HTML (.html) or JSON (.json)."""
-        from .exports import export_answer
+        from ..data.exports import export_answer
 
         return export_answer(self, path)
 

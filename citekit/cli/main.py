@@ -22,13 +22,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from ._errors import CitekitError, ConfigurationError
-from ._models import Answer, ProviderName, TextDelta
+from ..core.errors import CitekitError, ConfigurationError
+from ..core.models import Answer, TextDelta
+from ..core.names import PROVIDERS
 
 __all__ = ["build_parser", "main"]
-
-PROVIDERS: tuple[ProviderName, ...] = ("magisterium", "maritaca", "gptbots")
-_DISPLAY_NAMES = {"magisterium": "Magisterium AI", "maritaca": "Maritaca AI", "gptbots": "GPTBots"}
 
 
 class UsageError(Exception):
@@ -43,22 +41,17 @@ def make_client(
     api_key: str | None = None,
 ) -> Any:
     """A client of ``provider`` configured from the environment."""
+    from ..providers.registry import client
+
+    if provider == "gptbots" and model:
+        raise UsageError("--model does not apply to GPTBots (the agent picks its model)")
     options: dict[str, Any] = {"base_url": base_url, "api_key": api_key}
-    if provider == "gptbots":
-        if model:
-            raise UsageError("--model does not apply to GPTBots (the agent picks its model)")
-        from .providers.gptbots import GPTBots
-
-        return GPTBots(**options)
-    if provider == "magisterium":
-        from .providers.magisterium import Magisterium
-
-        return Magisterium(model=model, **options)
-    if provider == "maritaca":
-        from .providers.maritaca import Maritaca
-
-        return Maritaca(model=model, **options)
-    raise UsageError(f"unknown provider {provider!r}; use one of {', '.join(PROVIDERS)}")
+    if model:
+        options["model"] = model
+    try:
+        return client(provider, **options)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 # -- printing an answer -----------------------------------------------------------------------
@@ -99,7 +92,7 @@ def print_sources(answer: Answer, out: TextIO) -> None:
 
 def _ask(args: argparse.Namespace, out: TextIO) -> int:
     if args.html:
-        from .exports import ANSWER_SUFFIXES
+        from ..data.exports import ANSWER_SUFFIXES
 
         if Path(args.html).suffix.lower() not in ANSWER_SUFFIXES:  # before paying for an answer
             raise UsageError(
@@ -122,13 +115,13 @@ def _ask(args: argparse.Namespace, out: TextIO) -> int:
             out.write(answer.text.rstrip() + "\n")
     assert answer is not None
     if args.json:
-        from .exports import answer_json
+        from ..data.exports import answer_json
 
         out.write(json.dumps(answer_json(answer), ensure_ascii=False, indent=2) + "\n")
     else:
         print_sources(answer, out)
     if args.html:
-        from .exports import export_answer
+        from ..data.exports import export_answer
 
         path = export_answer(answer, args.html)
         print(f"Wrote {path}", file=sys.stderr)
@@ -147,7 +140,7 @@ def _filters(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _log(args: argparse.Namespace, out: TextIO) -> int:
-    from .store import log
+    from ..store import log
 
     if args.log_command == "path":
         out.write(f"{log.path}\n")
@@ -158,7 +151,7 @@ def _log(args: argparse.Namespace, out: TextIO) -> int:
         except KeyError as exc:
             raise UsageError(str(exc.args[0])) from None
         if args.json:
-            from .exports import answer_json
+            from ..data.exports import answer_json
 
             out.write(json.dumps(answer_json(answer), ensure_ascii=False, indent=2) + "\n")
             return 0
@@ -182,7 +175,7 @@ def _log(args: argparse.Namespace, out: TextIO) -> int:
                 raise UsageError("log export --rows writes .csv, .parquet, .json or .jsonl files")
             out.write(f"Wrote {frame.height} log rows to {path}\n")
             return 0
-        from .exports import export_citations
+        from ..data.exports import export_citations
 
         answers = log.answers(**_filters(args))
         export_citations(answers, path)
@@ -265,7 +258,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "ask":
             return _ask(args, out)
         if args.command == "demo":
-            from ._demo import run_demo
+            from .demo import run_demo
 
             return run_demo(Path(args.out), open_browser=args.open, out=out)
         return _log(args, out)

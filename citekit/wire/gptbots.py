@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .._errors import (
+from ..core.errors import (
     AuthenticationError,
     BadRequestError,
     InsufficientCreditsError,
@@ -22,7 +22,7 @@ from .._errors import (
     TokenLimitError,
     UnsupportedFeatureError,
 )
-from .._models import Answer, StreamEvent, TextDelta, Usage, parse_created
+from ..core.models import Answer, StreamEvent, TextDelta, Usage, parse_created
 
 __all__ = ["SPEC", "GPTBotsAccumulator", "error_from_code", "parse_message"]
 

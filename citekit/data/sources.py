@@ -2,10 +2,10 @@
 
 ``iter_items`` walks a source (an ``Answer``, a ``References``, a saved provider response or
 sample record as a dict, the path of a ``.json`` file or of a directory of them, or an iterable
-of any of these; ``citekit.frames`` lists them) and yields its answers and bare references in
+of any of these; ``citekit.data.frames`` lists them) and yields its answers and bare references in
 source order. It tells the kind of each JSON body apart and, when a saved response does not say
 its provider, reads it from the sample label, the model name or the body's shape. Nothing here
-needs polars; ``citekit.frames`` re-exports ``Source`` and ``load_answers``.
+needs polars; ``citekit.data.frames`` re-exports ``Source`` and ``load_answers``.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ._models import SAMPLE_FIELD, Answer, References
+from ..core.models import SAMPLE_FIELD, Answer, References
 
 __all__ = ["Source", "iter_items", "load_answers"]
 
-#: What the loaders accept; see ``citekit.frames``.
+#: What the loaders accept; see ``citekit.data.frames``.
 Source = (
     Answer
     | References
@@ -38,7 +38,7 @@ _ACCEPTED = (
 
 
 def load_answers(source: Source, *, provider: str | None = None) -> list[Answer | References]:
-    """Read a source (see ``citekit.frames``) into ``Answer`` and ``References`` values.
+    """Read a source (see ``citekit.data.frames``) into ``Answer`` and ``References`` values.
 
     Parameters
     ----------

@@ -33,9 +33,9 @@ from typing import Any, Final
 
 import polars as pl
 
-from ._markers import inline_numbers, marker_numbers
-from ._models import Answer, Citation, Reference, References
-from ._sources import Source, iter_items, load_answers
+from ..core.markers import inline_numbers, marker_numbers
+from ..core.models import Answer, Citation, Reference, References
+from .sources import Source, iter_items, load_answers
 
 __all__ = [
     "ANSWERS_SCHEMA",
@@ -150,7 +150,7 @@ def citations_frame(source: Source, *, provider: str | None = None) -> pl.DataFr
     Parameters
     ----------
     source
-        Answers, saved responses or sample files; see ``citekit.frames``. A bare
+        Answers, saved responses or sample files; see ``citekit.data.frames``. A bare
         ``References`` has no citations and adds no rows.
     provider
         The provider of saved responses that do not name it.
@@ -280,7 +280,7 @@ def references_frame(source: Source, *, provider: str | None = None) -> pl.DataF
     ----------
     source
         Answers (their ``.references``), ``References``, saved GPTBots bodies or sample files;
-        see ``citekit.frames``. Answers without references add no rows.
+        see ``citekit.data.frames``. Answers without references add no rows.
     provider
         The provider of saved responses that do not name it.
 
@@ -339,7 +339,7 @@ def answers_frame(source: Source, *, provider: str | None = None) -> pl.DataFram
     Parameters
     ----------
     source
-        Answers, saved responses or sample files; see ``citekit.frames``. A bare
+        Answers, saved responses or sample files; see ``citekit.data.frames``. A bare
         ``References`` is not an answer and adds no row.
     provider
         The provider of saved responses that do not name it.
