@@ -41,7 +41,9 @@ class ProviderClient:
     api_key
         The key; by default read from the environment variable ``api_key_env``.
     base_url
-        Where to send requests (e.g. a ``citekit.testing`` server's ``base_url(...)``).
+        Where to send requests (e.g. a ``citekit.testing`` server's ``base_url(...)``); by
+        default the environment variable ``base_url_env`` (``MAGISTERIUM_BASE_URL``, ...), else
+        the provider's own address.
     timeout
         Seconds, or an ``httpx.Timeout``; by default 10 s to connect and 120 s to read.
     max_retries
@@ -55,6 +57,8 @@ class ProviderClient:
     name: ClassVar[str]
     #: How messages name the provider; derived from ``name`` (see ``citekit.core.names``).
     display_name: ClassVar[str]
+    #: Environment variable read when ``base_url`` is not passed (``MARITACA_BASE_URL``, ...).
+    base_url_env: ClassVar[str]
     default_base_url: ClassVar[str]
     api_key_env: ClassVar[str]
     default_model: ClassVar[str | None] = None
@@ -65,6 +69,7 @@ class ProviderClient:
         super().__init_subclass__(**kwargs)
         if "name" in cls.__dict__:
             cls.display_name = display_name(cls.name)
+            cls.base_url_env = f"{cls.name.upper()}_BASE_URL"
 
     def __init__(
         self,
@@ -86,7 +91,7 @@ class ProviderClient:
             )
         if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
             raise ConfigurationError(f"max_retries={max_retries!r} must be a whole number >= 0")
-        url = base_url or self.default_base_url
+        url = base_url or os.environ.get(self.base_url_env) or self.default_base_url
         if not url.startswith(("http://", "https://")):
             raise ConfigurationError(f"base_url={url!r} must start with http:// or https://")
         env_model = os.environ.get(self.model_env) if self.model_env else None

@@ -122,6 +122,7 @@ class GPTBots(ProviderClient):
         base_url: str | None = None,
         **kwargs: Any,
     ) -> None:
+        base_url = base_url or os.environ.get(self.base_url_env) or None
         region = endpoint or (None if base_url else os.environ.get("GPTBOTS_ENDPOINT")) or "sg"
         if region not in REGIONS:
             raise ConfigurationError(
