@@ -76,8 +76,6 @@ def inline_numbers(text: str) -> set[int]:
     """
     if "`" not in text and "~~~" not in text:
         return marker_numbers(text)
-    from ..render._sources import code_regions
-
     regions = code_regions(text)
     return {
         m.number
@@ -91,8 +89,6 @@ def split_definitions(text: str) -> tuple[str, dict[int, str]]:
     defs: dict[int, str] = {}
     regions: list[tuple[int, int]] = []
     if "```" in text or "~~~" in text:  # a definition-like line inside code is code
-        from ..render._sources import code_regions
-
         regions = code_regions(text)
 
     def take(m: re.Match[str]) -> str:
@@ -115,3 +111,58 @@ def iter_segments(text: str) -> Iterator[str | Marker]:
         pos = m.end
     if pos < len(text):
         yield text[pos:]
+
+
+# A backtick fence's info string cannot hold a backtick (CommonMark 4.5).
+_FENCE_RE = re.compile(r"^[ ]{0,3}(`{3,}(?=[^`\n]*$)|~{3,})", re.MULTILINE)
+_BACKTICKS_RE = re.compile(r"`+")
+
+
+def code_regions(text: str) -> list[tuple[int, int]]:
+    """Spans of fenced code blocks and inline code spans, where markers are literal text.
+
+    An approximation of CommonMark good enough for marker detection in Markdown and plain
+    text output; the HTML renderer relies on markdown-it itself instead.
+    """
+    regions: list[tuple[int, int]] = []
+    pos = 0
+    while True:
+        fence = _FENCE_RE.search(text, pos)
+        if fence is None:
+            _inline_code(text, pos, len(text), regions)
+            break
+        _inline_code(text, pos, fence.start(), regions)
+        mark = fence.group(1)
+        closing = re.compile(
+            r"^[ ]{0,3}" + re.escape(mark[0]) + "{" + str(len(mark)) + r",}[ \t]*$", re.M
+        )
+        line_end = text.find("\n", fence.end())
+        if line_end < 0:
+            regions.append((fence.start(), len(text)))
+            break
+        close = closing.search(text, line_end + 1)
+        end = close.end() if close else len(text)
+        regions.append((fence.start(), end))
+        pos = end
+    return regions
+
+
+def _inline_code(text: str, start: int, end: int, regions: list[tuple[int, int]]) -> None:
+    pos = start
+    while True:
+        opening = _BACKTICKS_RE.search(text, pos, end)
+        if opening is None:
+            return
+        run = opening.group(0)
+        search_from = opening.end()
+        while True:
+            closing = _BACKTICKS_RE.search(text, search_from, end)
+            if closing is None:
+                # An unmatched run is literal backticks; keep looking after it.
+                pos = opening.end()
+                break
+            if closing.group(0) == run:
+                regions.append((opening.start(), closing.end()))
+                pos = closing.end()
+                break
+            search_from = closing.end()

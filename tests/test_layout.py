@@ -1,0 +1,107 @@
+"""The package's shape: layers kept by the import-linter contract, no import-time cycle."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import citekit
+
+PACKAGE = Path(citekit.__file__).parent
+
+
+def _modules() -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = ["citekit", *path.relative_to(PACKAGE).with_suffix("").parts]
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _import_time_imports(module: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """Modules of citekit that ``module`` imports while it is being imported: the statements
+    at module level, outside ``if TYPE_CHECKING:``; imports inside functions run later."""
+    is_package = path.name == "__init__.py"
+    package = module if is_package else module.rpartition(".")[0]
+    targets: set[str] = set()
+
+    def visit(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, ast.If) and not _is_type_checking(node):
+                visit(node.body)
+                visit(node.orelse)
+            elif isinstance(node, ast.Try):
+                visit(node.body)
+            elif isinstance(node, ast.Import):
+                targets.update(a.name for a in node.names if a.name.startswith("citekit"))
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                    source = ".".join([*base, *([node.module] if node.module else [])])
+                else:
+                    source = node.module or ""
+                if not source.startswith("citekit"):
+                    continue
+                targets.add(source)
+                targets.update(
+                    f"{source}.{a.name}" for a in node.names if f"{source}.{a.name}" in modules
+                )
+
+    visit(ast.parse(path.read_text(encoding="utf-8")).body)
+    return {t for t in targets if t in modules and t != module}
+
+
+def test_no_import_time_cycle() -> None:
+    modules = _modules()
+    graph = {name: _import_time_imports(name, path, modules) for name, path in modules.items()}
+    state: dict[str, int] = {}  # 1 = on the current path, 2 = done
+    stack: list[str] = []
+
+    def walk(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                cycle = [*stack[stack.index(nxt) :], nxt]
+                raise AssertionError("import-time cycle: " + " -> ".join(cycle))
+            if nxt not in state:
+                walk(nxt)
+        stack.pop()
+        state[node] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            walk(name)
+    assert len(graph) > 50  # the walk saw the whole package
+    assert "citekit.core.errors" in graph["citekit"]  # and the edges between modules
+
+
+def test_layers_contract_holds() -> None:
+    lint = Path(sys.executable).with_name("lint-imports")
+    root = PACKAGE.parent
+    result = subprocess.run(
+        [str(lint)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    assert "0 broken" in result.stdout or "broken" not in result.stdout
+
+
+def test_facade_is_sorted_and_complete() -> None:
+    assert citekit.__all__ == sorted(citekit.__all__)
+    for name in citekit.__all__:
+        assert getattr(citekit, name) is not None
