@@ -174,7 +174,15 @@ class ServerError(ProviderError):
 
 
 class TransportError(CitekitError):
-    """The request could not be completed: connection refused or reset, DNS, timeout."""
+    """The request could not be completed: connection refused or reset, DNS, timeout.
+
+    ``connect`` is True when no connection could be opened: the request never left, so
+    sending it again cannot run it twice.
+    """
+
+    def __init__(self, message: str, *, connect: bool = False) -> None:
+        self.connect = connect
+        super().__init__(message)
 
 
 class APITimeoutError(TransportError):

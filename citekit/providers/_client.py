@@ -16,6 +16,7 @@ from ..core.kernel import in_kernel
 from ..core.models import Answer, StreamEvent, TextDelta
 from ..core.names import display_name
 from ..transport.http import AsyncSender, HttpConfig, SyncSender, make_timeout
+from ..wire.retry import RetryPolicy
 
 if TYPE_CHECKING:
     from ..store import LoggedCall
@@ -104,7 +105,7 @@ class ProviderClient:
             timeout=None
             if timeout is None and (http_client or async_http_client)
             else make_timeout(timeout),
-            max_retries=max_retries,
+            retry=RetryPolicy(max_retries=max_retries),
             auth_scheme=self.auth_scheme,
             headers=dict(headers or {}),
             classify=self._classify_error,

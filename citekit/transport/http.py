@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -21,13 +20,12 @@ import httpx
 from ..core.errors import (
     APITimeoutError,
     ProviderError,
-    RateLimitError,
     ResponseFormatError,
-    ServerError,
     TransportError,
     redact,
 )
 from ..wire.errors import error_message, generic_error, parse_retry_after, request_id
+from ..wire.retry import RetryPolicy
 from ..wire.sse import SSEDecoder
 
 __all__ = [
@@ -38,8 +36,6 @@ __all__ = [
     "make_timeout",
 ]
 
-RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
-_MAX_RETRY_AFTER = 120.0
 _USER_AGENT = "citekit/0.1 (+httpx)"
 
 #: Turns a decoded error body into a provider error; returns None to use the generic mapping.
@@ -76,9 +72,7 @@ class HttpConfig:
     base_url: str
     api_key: str = field(repr=False)
     timeout: httpx.Timeout | None = field(default_factory=lambda: make_timeout(None))
-    max_retries: int = 2
-    backoff: float = 0.5
-    max_backoff: float = 20.0
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
     auth_scheme: str = "Bearer"
     headers: Mapping[str, str] = field(default_factory=dict)
     classify: ErrorClassifier | None = field(default=None, repr=False, compare=False)
@@ -107,14 +101,6 @@ class HttpConfig:
             timeout=self.timeout if self.timeout is not None else httpx.USE_CLIENT_DEFAULT,
         )
 
-    # -- retry policy ------------------------------------------------------------------
-    def retry_delay(self, attempt: int, retry_after: float | None) -> float:
-        """Seconds to wait before retry number ``attempt + 1``: Retry-After, else backoff."""
-        if retry_after is not None:
-            return min(max(retry_after, 0.0), _MAX_RETRY_AFTER)
-        ceiling = min(self.max_backoff, self.backoff * 2.0**attempt)
-        return float(ceiling * (0.5 + random.random() / 2))  # "equal jitter"
-
     # -- errors ------------------------------------------------------------------------
     def error_for(self, response: httpx.Response, body: bytes) -> ProviderError:
         rid = request_id(response.headers)
@@ -133,6 +119,7 @@ class HttpConfig:
         )
 
     def transport_error(self, exc: httpx.HTTPError) -> TransportError:
+        """The citekit error for ``exc``, the key scrubbed out; ``connect`` when nothing left."""
         text = redact(f"{type(exc).__name__}: {exc}".rstrip(": "), (self.api_key,))
         where = f"{self.provider} at {self.base_url}"
         if isinstance(exc, httpx.PoolTimeout):
@@ -141,13 +128,16 @@ class HttpConfig:
                 "lower the concurrency, or close streams you stopped reading"
             )
         if isinstance(exc, httpx.ConnectTimeout):
-            return APITimeoutError(f"Could not connect to {where} within the timeout ({text})")
+            return APITimeoutError(
+                f"Could not connect to {where} within the timeout ({text})", connect=True
+            )
         if isinstance(exc, httpx.TimeoutException):
             return APITimeoutError(
                 f"No answer from {where} within the timeout ({text}). "
                 "Answers can take 25-40 s: raise timeout= if this repeats."
             )
-        return TransportError(f"Could not reach {where}: {text}")
+        connect = isinstance(exc, httpx.ConnectError)
+        return TransportError(f"Could not reach {where}: {text}", connect=connect)
 
     def decode_json(self, response: httpx.Response, body: bytes) -> Any:
         try:
@@ -190,14 +180,6 @@ class HttpConfig:
         return data
 
 
-def _retryable(exc: BaseException) -> bool:
-    if isinstance(exc, ProviderError):
-        return exc.status in RETRY_STATUSES or (
-            isinstance(exc, RateLimitError | ServerError) and exc.status in (None, 200)
-        )
-    return isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout)
-
-
 class SyncSender:
     """Sends ``RequestSpec``s with an ``httpx.Client``, with retries."""
 
@@ -226,11 +208,12 @@ class SyncSender:
             try:
                 response = self._client.send(request, stream=True)
             except httpx.HTTPError as exc:
-                if attempt < cfg.max_retries and _retryable(exc):
-                    time.sleep(cfg.retry_delay(attempt, None))
+                failure = cfg.transport_error(exc)
+                if cfg.retry.should_retry(failure, attempt, received=False):
+                    time.sleep(cfg.retry.delay(attempt))
                     attempt += 1
                     continue
-                raise cfg.transport_error(exc) from exc
+                raise failure from exc
             if response.is_success:
                 return response, attempt
             try:
@@ -240,8 +223,8 @@ class SyncSender:
             finally:
                 response.close()
             err = cfg.error_for(response, body)
-            if attempt < cfg.max_retries and _retryable(err):
-                time.sleep(cfg.retry_delay(attempt, err.retry_after))
+            if cfg.retry.should_retry(err, attempt, received=False):
+                time.sleep(cfg.retry.delay(attempt, err.retry_after))
                 attempt += 1
                 continue
             raise err
@@ -264,8 +247,8 @@ class SyncSender:
             try:
                 return cfg.checked(response, cfg.decode_json(response, body))
             except ProviderError as err:
-                if attempt < cfg.max_retries and _retryable(err):
-                    time.sleep(cfg.retry_delay(attempt, err.retry_after))
+                if cfg.retry.should_retry(err, attempt, received=False):
+                    time.sleep(cfg.retry.delay(attempt, err.retry_after))
                     attempt += 1
                     continue
                 raise
@@ -299,9 +282,9 @@ class SyncSender:
                     yield cfg.checked(response, _loads_event(cfg, data))
                 return
             except ProviderError as err:
-                if received or attempt >= cfg.max_retries or not _retryable(err):
+                if not cfg.retry.should_retry(err, attempt, received=received):
                     raise
-                delay = cfg.retry_delay(attempt, err.retry_after)
+                delay = cfg.retry.delay(attempt, err.retry_after)
             except httpx.HTTPError as exc:
                 raise cfg.transport_error(exc) from exc
             finally:
@@ -341,11 +324,12 @@ class AsyncSender:
             try:
                 response = await self._client.send(request, stream=True)
             except httpx.HTTPError as exc:
-                if attempt < cfg.max_retries and _retryable(exc):
-                    await asyncio.sleep(cfg.retry_delay(attempt, None))
+                failure = cfg.transport_error(exc)
+                if cfg.retry.should_retry(failure, attempt, received=False):
+                    await asyncio.sleep(cfg.retry.delay(attempt))
                     attempt += 1
                     continue
-                raise cfg.transport_error(exc) from exc
+                raise failure from exc
             if response.is_success:
                 return response, attempt
             try:
@@ -355,8 +339,8 @@ class AsyncSender:
             finally:
                 await response.aclose()
             err = cfg.error_for(response, body)
-            if attempt < cfg.max_retries and _retryable(err):
-                await asyncio.sleep(cfg.retry_delay(attempt, err.retry_after))
+            if cfg.retry.should_retry(err, attempt, received=False):
+                await asyncio.sleep(cfg.retry.delay(attempt, err.retry_after))
                 attempt += 1
                 continue
             raise err
@@ -375,8 +359,8 @@ class AsyncSender:
             try:
                 return cfg.checked(response, cfg.decode_json(response, body))
             except ProviderError as err:
-                if attempt < cfg.max_retries and _retryable(err):
-                    await asyncio.sleep(cfg.retry_delay(attempt, err.retry_after))
+                if cfg.retry.should_retry(err, attempt, received=False):
+                    await asyncio.sleep(cfg.retry.delay(attempt, err.retry_after))
                     attempt += 1
                     continue
                 raise
@@ -403,9 +387,9 @@ class AsyncSender:
                     yield cfg.checked(response, _loads_event(cfg, data))
                 return
             except ProviderError as err:
-                if received or attempt >= cfg.max_retries or not _retryable(err):
+                if not cfg.retry.should_retry(err, attempt, received=received):
                     raise
-                delay = cfg.retry_delay(attempt, err.retry_after)
+                delay = cfg.retry.delay(attempt, err.retry_after)
             except httpx.HTTPError as exc:
                 raise cfg.transport_error(exc) from exc
             finally:
