@@ -1,13 +1,19 @@
-"""The shell every provider client shares: configuration, keys, senders, lifetime."""
+"""The shell every provider client shares: configuration, keys, drivers, lifetime.
+
+A call is a flow (``citekit.wire.flow``) written once; ``_run`` / ``_arun`` drive it to its
+answer, ``_stream`` / ``_astream`` iterate its events, and ``_logged``
+wraps it in the answer log's cache look-up and record.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import sys
 import weakref
-from collections.abc import AsyncIterator, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Self
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
 
 import httpx
 
@@ -15,13 +21,18 @@ from ..core.errors import ConfigurationError, redact
 from ..core.kernel import in_kernel
 from ..core.models import Answer, StreamEvent, TextDelta
 from ..core.names import display_name
-from ..transport.http import AsyncSender, HttpConfig, SyncSender, make_timeout
+from ..transport.driver import AsyncDriver, Run, SyncDriver
+from ..transport.http import HttpConfig, make_timeout
+from ..wire.flow import Flow
+from ..wire.response import Wire
 from ..wire.retry import RetryPolicy
 
 if TYPE_CHECKING:
     from ..store import LoggedCall
 
 __all__ = ["ProviderClient"]
+
+T = TypeVar("T")
 
 
 def wants_display(display: bool | None) -> bool:
@@ -105,19 +116,23 @@ class ProviderClient:
             timeout=None
             if timeout is None and (http_client or async_http_client)
             else make_timeout(timeout),
-            retry=RetryPolicy(max_retries=max_retries),
             auth_scheme=self.auth_scheme,
             headers=dict(headers or {}),
+        )
+        self._wire = Wire(
+            provider=self.name,
+            secrets=(self._config.api_key,),
+            retry=RetryPolicy(max_retries=max_retries),
             classify=self._classify_error,
             check_body=self._check_body,
         )
         self._http_client = http_client
         self._async_http_client = async_http_client
         self._transport = transport
-        self._sync: SyncSender | None = None
-        # An httpx.AsyncClient belongs to one event loop: one sender (and pool) per loop, dropped
+        self._sync: SyncDriver | None = None
+        # An httpx.AsyncClient belongs to one event loop: one driver (and pool) per loop, dropped
         # with the loop (a notebook's kernel loop and citekit's background loop both stay).
-        self._async: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncSender] = (
+        self._async: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncDriver] = (
             weakref.WeakKeyDictionary()
         )
 
@@ -138,32 +153,56 @@ class ProviderClient:
     def _redact(self, text: str) -> str:
         return redact(text, (self._config.api_key,))
 
-    # senders -----------------------------------------------------------------------------
+    # drivers ---------------------------------------------------------------------------
     @property
-    def _sender(self) -> SyncSender:
+    def _driver(self) -> SyncDriver:
         if self._sync is None:
             transport = (
                 self._transport if isinstance(self._transport, httpx.BaseTransport) else None
             )
-            self._sync = SyncSender(
+            self._sync = SyncDriver(
                 self._config, http_client=self._http_client, transport=transport
             )
         return self._sync
 
-    @property
-    def _asender(self) -> AsyncSender:
+    def _adriver(self) -> AsyncDriver:
+        """The driver of the running loop (made on first use there)."""
         loop = asyncio.get_running_loop()
-        sender = self._async.get(loop)
-        if sender is None:
+        driver = self._async.get(loop)
+        if driver is None:
             transport = self._transport
             if not isinstance(transport, httpx.AsyncBaseTransport):
                 transport = None
-            sender = AsyncSender(
+            driver = AsyncDriver(
                 self._config, http_client=self._async_http_client, transport=transport
             )
-            self._async[loop] = sender
-        return sender
+            self._async[loop] = driver
+        return driver
 
+    def _run(self, flow: Flow[T]) -> T:
+        return self._driver.run(flow)
+
+    async def _arun(self, flow: Flow[T]) -> T:
+        return await self._adriver().run(flow)
+
+    def _stream(self, flow: Flow[Answer]) -> Iterator[StreamEvent]:
+        """The events ``flow`` hands on, then its answer."""
+        run = Run(flow, self._config)
+        return itertools.chain(self._driver.drive(run), _result(run))
+
+    async def _astream(self, flow: Flow[Answer]) -> AsyncIterator[StreamEvent]:
+        """Async twin of ``_stream``."""
+        run = Run(flow, self._config)
+        events = self._adriver().drive(run)
+        try:
+            async for event in events:
+                yield event
+        finally:
+            await events.aclose()
+        if run.result is not None:
+            yield run.result
+
+    # the answer log -----------------------------------------------------------------------
     def _log_call(
         self,
         request: Mapping[str, Any] | None,
@@ -184,6 +223,26 @@ class ProviderClient:
             cache=cache,
             log=log,
         )
+
+    def _logged(
+        self,
+        flow: Flow[Answer],
+        request: Mapping[str, Any],
+        *,
+        stream: bool,
+        cache: bool | None,
+        log: bool | None,
+        finish: Callable[[Answer], Answer] = lambda answer: answer,
+        cacheable: Callable[[Answer], bool] = lambda answer: True,
+    ) -> Flow[Answer]:
+        """``flow`` answered from the log's cache when it may be, else run and recorded."""
+        with self._log_call(request, stream=stream, cache=cache, log=log) as call:
+            if call.cached is not None:
+                if stream:
+                    yield [TextDelta(call.cached.text, 0)]
+                return call.cached
+            answer = finish((yield from flow))
+            return call.done(answer, cacheable=cacheable(answer))
 
     # live display of streams -------------------------------------------------------------
     def _live(self, display: bool | None) -> Any:
@@ -262,3 +321,9 @@ class ProviderClient:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+def _result(run: Run[Answer]) -> Iterator[Answer]:
+    """The final answer, when the flow got to return it."""
+    if run.result is not None:
+        yield run.result
