@@ -7,11 +7,12 @@ wrapper; sync methods drive it with ``httpx.Client``, the ``a``-prefixed twins w
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, TypedDict, Unpack
 
 from ..core.errors import CitekitWarning, warn
-from ..core.models import Answer, StreamEvent
+from ..core.models import Answer
+from ..transport.stream import AsyncStream, Stream
 from ..wire.chat_params import CHAT_PARAMETERS, build_chat_body, last_user_message
 from ..wire.flow import Flow, RequestSpec
 from ..wire.openai_compat import chat_flow
@@ -182,11 +183,13 @@ class ChatClient(ProviderClient):
         cache: bool | None = None,
         log: bool | None = None,
         **params: Unpack[ChatParams],
-    ) -> Iterator[StreamEvent]:
-        """Yield ``TextDelta`` and ``ToolCallDelta`` events as they arrive, then the ``Answer``.
+    ) -> Stream:
+        """Stream the answer: ``TextDelta`` and ``ToolCallDelta`` events as they arrive, then
+        the ``Answer``; ``messages`` may be a question.
 
-        A stream that breaks after it began raises ``StreamInterrupted`` with the partial
-        answer in ``.answer``.
+        The ``Stream`` is a context manager (leaving it frees the connection) and holds the
+        final answer in ``.answer``. A stream that breaks after it began raises
+        ``StreamInterrupted`` with the partial answer in ``.answer``.
         """
         if isinstance(messages, str):
             messages = _messages_for(messages, None)
@@ -199,8 +202,8 @@ class ChatClient(ProviderClient):
         cache: bool | None = None,
         log: bool | None = None,
         **params: Unpack[ChatParams],
-    ) -> AsyncIterator[StreamEvent]:
-        """Async twin of ``stream``."""
+    ) -> AsyncStream:
+        """Async twin of ``stream``: an ``AsyncStream`` (``async for``, ``async with``)."""
         if isinstance(messages, str):
             messages = _messages_for(messages, None)
         flow = self._call(messages, stream=True, cache=cache, log=log, params=params)

@@ -1,28 +1,29 @@
 """The shell every provider client shares: configuration, keys, drivers, lifetime.
 
 A call is a flow (``citekit.wire.flow``) written once; ``_run`` / ``_arun`` drive it to its
-answer, ``_stream`` / ``_astream`` iterate its events, and ``_logged``
+answer, ``_stream`` / ``_astream`` hand it to a ``Stream`` / ``AsyncStream``, and ``_logged``
 wraps it in the answer log's cache look-up and record.
 """
 
 from __future__ import annotations
 
 import asyncio
-import itertools
+import contextlib
 import os
 import sys
 import weakref
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
 
 import httpx
 
 from ..core.errors import ConfigurationError, redact
 from ..core.kernel import in_kernel
-from ..core.models import Answer, StreamEvent, TextDelta
+from ..core.models import Answer, TextDelta
 from ..core.names import display_name
-from ..transport.driver import AsyncDriver, Run, SyncDriver
+from ..transport.driver import AsyncDriver, SyncDriver
 from ..transport.http import HttpConfig, make_timeout
+from ..transport.stream import AsyncStream, Stream
 from ..wire.flow import Flow
 from ..wire.response import Wire
 from ..wire.retry import RetryPolicy
@@ -185,22 +186,11 @@ class ProviderClient:
     async def _arun(self, flow: Flow[T]) -> T:
         return await self._adriver().run(flow)
 
-    def _stream(self, flow: Flow[Answer]) -> Iterator[StreamEvent]:
-        """The events ``flow`` hands on, then its answer."""
-        run = Run(flow, self._config)
-        return itertools.chain(self._driver.drive(run), _result(run))
+    def _stream(self, flow: Flow[Answer]) -> Stream:
+        return Stream(self._driver, flow)
 
-    async def _astream(self, flow: Flow[Answer]) -> AsyncIterator[StreamEvent]:
-        """Async twin of ``_stream``."""
-        run = Run(flow, self._config)
-        events = self._adriver().drive(run)
-        try:
-            async for event in events:
-                yield event
-        finally:
-            await events.aclose()
-        if run.result is not None:
-            yield run.result
+    def _astream(self, flow: Flow[Answer]) -> AsyncStream:
+        return AsyncStream(self._adriver, flow)
 
     # the answer log -----------------------------------------------------------------------
     def _log_call(
@@ -252,43 +242,22 @@ class ProviderClient:
 
         return LiveAnswer.start(provider=self.name)
 
-    def _consume(self, events: Iterator[StreamEvent], display: bool | None) -> Answer:
+    def _consume(self, stream: Stream, display: bool | None) -> Answer:
         live = self._live(display)
-        answer: Answer | None = None
-        try:
-            for event in events:
-                if type(event) is TextDelta:
-                    if live is not None and event.choice == 0:
-                        live.add(event.text)
-                elif isinstance(event, Answer):
-                    answer = event
-        except BaseException as exc:
-            if live is not None:
-                live.fail(exc)
-            raise
-        assert answer is not None
-        if live is not None:
-            live.finish(answer)
-        return answer
+        with stream, _showing(live, stream):
+            for event in stream:
+                if live is not None and type(event) is TextDelta and event.choice == 0:
+                    live.add(event.text)
+        return _final(stream)
 
-    async def _aconsume(self, events: AsyncIterator[StreamEvent], display: bool | None) -> Answer:
+    async def _aconsume(self, stream: AsyncStream, display: bool | None) -> Answer:
         live = self._live(display)
-        answer: Answer | None = None
-        try:
-            async for event in events:
-                if type(event) is TextDelta:
-                    if live is not None and event.choice == 0:
+        async with stream:
+            with _showing(live, stream):
+                async for event in stream:
+                    if live is not None and type(event) is TextDelta and event.choice == 0:
                         live.add(event.text)
-                elif isinstance(event, Answer):
-                    answer = event
-        except BaseException as exc:
-            if live is not None:
-                live.fail(exc)
-            raise
-        assert answer is not None
-        if live is not None:
-            live.finish(answer)
-        return answer
+        return _final(stream)
 
     # lifetime ----------------------------------------------------------------------------
     def close(self) -> None:
@@ -323,7 +292,20 @@ class ProviderClient:
         await self.aclose()
 
 
-def _result(run: Run[Answer]) -> Iterator[Answer]:
-    """The final answer, when the flow got to return it."""
-    if run.result is not None:
-        yield run.result
+@contextlib.contextmanager
+def _showing(live: Any, stream: Stream | AsyncStream) -> Iterator[None]:
+    """The live display's end: the final answer, or what went wrong."""
+    try:
+        yield
+    except BaseException as exc:
+        if live is not None:
+            live.fail(exc)
+        raise
+    if live is not None:
+        live.finish(_final(stream))
+
+
+def _final(stream: Stream | AsyncStream) -> Answer:
+    answer = stream.answer
+    assert answer is not None, "a stream that ended without raising has its answer"
+    return answer

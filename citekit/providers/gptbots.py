@@ -11,11 +11,11 @@ from __future__ import annotations
 import hashlib
 import os
 import uuid
-from collections.abc import AsyncIterator, Iterator
 from typing import Any, ClassVar
 
 from ..core.errors import ConfigurationError
-from ..core.models import Answer, References, StreamEvent
+from ..core.models import Answer, References
+from ..transport.stream import AsyncStream, Stream
 from ..wire.flow import Flow
 from ..wire.gptbots import (
     ask_flow,
@@ -191,8 +191,10 @@ class GPTBots(ProviderClient):
         references: bool = True,
         cache: bool | None = None,
         log: bool | None = None,
-    ) -> Iterator[StreamEvent]:
-        """Yield text deltas as they arrive, then the ``Answer`` (with references)."""
+    ) -> Stream:
+        """Stream the answer: ``TextDelta`` events as they arrive, then the ``Answer`` (with
+        references). The ``Stream`` is a context manager and holds the answer in ``.answer``.
+        """
         flow = self._call(question, conversation_id, user_id, True, references, cache, log)
         return self._stream(flow)
 
@@ -205,8 +207,8 @@ class GPTBots(ProviderClient):
         references: bool = True,
         cache: bool | None = None,
         log: bool | None = None,
-    ) -> AsyncIterator[StreamEvent]:
-        """Async twin of ``stream``."""
+    ) -> AsyncStream:
+        """Async twin of ``stream``: an ``AsyncStream`` (``async for``, ``async with``)."""
         flow = self._call(question, conversation_id, user_id, True, references, cache, log)
         return self._astream(flow)
 

@@ -16,7 +16,8 @@ from typing import Any, Generic, TypeVar, cast
 
 import httpx
 
-from ..core.models import StreamEvent
+from ..core.errors import StreamInterrupted
+from ..core.models import Answer, StreamEvent
 from ..wire.flow import CLOSE, READ, Flow, Op, Send, Sleep
 from .http import HttpConfig, make_timeout
 
@@ -32,7 +33,7 @@ class Run(Generic[T]):
     what the flow is sent next (httpx's errors translated, ``raise ... from`` kept).
     """
 
-    __slots__ = ("_config", "_flow", "chunks", "error", "response", "result", "value")
+    __slots__ = ("_config", "_flow", "chunks", "error", "partial", "response", "result", "value")
 
     def __init__(self, flow: Flow[T], config: HttpConfig) -> None:
         self._flow = flow
@@ -42,6 +43,8 @@ class Run(Generic[T]):
         self.response: httpx.Response | None = None
         self.chunks: Any = None  # the body's byte iterator, sync or async
         self.result: T | None = None
+        #: The partial answer of a stream that broke (``StreamInterrupted``), if one did.
+        self.partial: Answer | None = None
 
     def next_op(self) -> Op | None:
         """Send the flow its last outcome; its next op, or None once it has returned."""
@@ -54,6 +57,9 @@ class Run(Generic[T]):
         except StopIteration as stop:
             self.result = stop.value
             return None
+        except StreamInterrupted as exc:
+            self.partial = exc.answer
+            raise
         self.value = None
         return op
 
