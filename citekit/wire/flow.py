@@ -21,6 +21,7 @@ partial answer, or shrugs it off. Retrying lives here, once: ``fetch_json`` and
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeAlias, TypeVar
@@ -30,6 +31,7 @@ from ..core.errors import (
     ResponseFormatError,
     StreamInterrupted,
     TransportError,
+    redact,
 )
 from ..core.models import Answer, StreamEvent
 from ..core.names import display_name
@@ -51,6 +53,7 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+log = logging.getLogger("citekit.transport")
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,4 +184,23 @@ def interrupted(provider: str, acc: Accumulator, exc: Exception) -> StreamInterr
 
 
 def _pause(wire: Wire, spec: RequestSpec, err: BaseException, attempt: int) -> Sleep:
-    return Sleep(wire.retry.delay(attempt, getattr(err, "retry_after", None)))
+    delay = wire.retry.delay(attempt, getattr(err, "retry_after", None))
+    if log.isEnabledFor(logging.INFO):
+        log.info(
+            "Retrying %s %s in %.2f s (attempt %d of %d): %s",
+            spec.method,
+            spec.path,
+            delay,
+            attempt + 2,
+            wire.retry.max_retries + 1,
+            redact(_reason(err), wire.secrets),
+        )
+    return Sleep(delay)
+
+
+def _reason(err: BaseException) -> str:
+    if isinstance(err, ProviderError):
+        if err.status is not None and err.status != 200:
+            return f"HTTP {err.status}"
+        return f"in-band error, code {err.code}"
+    return str(err)
