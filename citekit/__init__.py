@@ -7,6 +7,7 @@ footnotes, and load every citation and knowledge chunk into polars frames and al
 from __future__ import annotations
 
 import importlib
+import logging
 from typing import TYPE_CHECKING, Any
 
 from .core.errors import (
@@ -64,6 +65,9 @@ if TYPE_CHECKING:
     )
     from .store import log
     from .transport.loop import allow_nested_asyncio
+
+# A library logs, the application decides what is shown: nothing unless logging is set up.
+logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 #: Names loaded on first use, so that ``import citekit`` stays fast.
 _LAZY = {

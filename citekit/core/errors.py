@@ -24,6 +24,8 @@ status codes only, and ``redact`` scrubs any known secret out of text before it 
 
 from __future__ import annotations
 
+import sys
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from .names import display_name
@@ -49,6 +51,7 @@ __all__ = [
     "TokenLimitError",
     "TransportError",
     "UnsupportedFeatureError",
+    "warn",
 ]
 
 
@@ -174,7 +177,15 @@ class ServerError(ProviderError):
 
 
 class TransportError(CitekitError):
-    """The request could not be completed: connection refused or reset, DNS, timeout."""
+    """The request could not be completed: connection refused or reset, DNS, timeout.
+
+    ``connect`` is True when no connection could be opened: the request never left, so
+    sending it again cannot run it twice.
+    """
+
+    def __init__(self, message: str, *, connect: bool = False) -> None:
+        self.connect = connect
+        super().__init__(message)
 
 
 class APITimeoutError(TransportError):
@@ -198,6 +209,20 @@ class StreamInterrupted(CitekitError):
 
 def _rebuild_stream_interrupted(message: str, answer: Answer) -> StreamInterrupted:
     return StreamInterrupted(message, answer=answer)
+
+
+def warn(message: str, category: type[Warning] = CitekitWarning) -> None:
+    """Warn, naming as the place the nearest caller outside citekit: where the reader can act.
+
+    A call runs through flows and drivers whose depth differs between ``ask``, ``stream`` and
+    their async twins, so no fixed ``stacklevel`` would name the reader's line.
+    """
+    frame = sys._getframe(1)
+    level = 2
+    while frame.f_back is not None and frame.f_globals.get("__name__", "").startswith("citekit."):
+        frame = frame.f_back
+        level += 1
+    warnings.warn(message, category, stacklevel=level)
 
 
 def redact(text: str, secrets: list[str] | tuple[str, ...]) -> str:

@@ -1,21 +1,21 @@
 """The chat-completions client shared by Magisterium and Maritaca (sync and async methods).
 
-Sync methods send with ``httpx.Client``; the ``a``-prefixed twins send with an
-``httpx.AsyncClient`` bound to the running loop. Both go through the same pure functions of
-``_openai_compat`` and give equal answers.
+Every call is one flow, ``citekit.wire.openai_compat.chat_flow`` inside the answer log's
+wrapper; sync methods drive it with ``httpx.Client``, the ``a``-prefixed twins with an
+``httpx.AsyncClient`` bound to the running loop, so both give equal answers.
 """
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, TypedDict, Unpack
 
-from ..core.errors import CitekitWarning, ResponseFormatError, StreamInterrupted, TransportError
-from ..core.models import Answer, StreamEvent, TextDelta
-from ..transport.http import RequestSpec
+from ..core.errors import CitekitWarning, warn
+from ..core.models import Answer
+from ..transport.stream import AsyncStream, Stream
 from ..wire.chat_params import CHAT_PARAMETERS, build_chat_body, last_user_message
-from ..wire.openai_compat import ChatAccumulator, parse_chat_completion
+from ..wire.flow import Flow, RequestSpec
+from ..wire.openai_compat import chat_flow
 from ._client import ProviderClient
 
 __all__ = ["ChatClient", "ChatParams", "ContentFilteredWarning"]
@@ -83,17 +83,29 @@ class ChatClient(ProviderClient):
             last_user_message(body["messages"]),
         )
 
+    def _call(
+        self,
+        messages: Messages,
+        *,
+        stream: bool,
+        cache: bool | None,
+        log: bool | None,
+        params: Mapping[str, Any],
+    ) -> Flow[Answer]:
+        """The call as a flow; its arguments are checked now, before anything is sent."""
+        spec, question = self._prepare(messages, stream=stream, params=dict(params))
+        flow = chat_flow(self._wire, spec, question=question)
+        return self._logged(flow, spec.json, stream=stream, cache=cache, log=log, finish=self._done)
+
     def _done(self, answer: Answer) -> Answer:
         if answer.content_filtered:
-            warnings.warn(
+            warn(
                 f"{self.display_name} withheld the answer to {answer.question!r}: "
                 "finish_reason is 'content_filter'. See answer.notes.",
                 ContentFilteredWarning,
-                stacklevel=4,
             )
         return answer
 
-    # -- sync ------------------------------------------------------------------------------
     def chat(
         self,
         messages: Messages,
@@ -112,15 +124,25 @@ class ChatClient(ProviderClient):
         request identical to a logged one from the log (``answer.cached`` is then True).
         """
         if stream:
-            events = self.stream(messages, cache=cache, log=log, **params)
-            return self._consume(events, display)
-        spec, question = self._prepare(messages, stream=False, params=dict(params))
-        with self._log_call(spec.json, cache=cache, log=log) as call:
-            if call.cached is not None:
-                return call.cached
-            data = self._sender.request_json(spec)
-            answer = parse_chat_completion(data, provider=self.name, question=question)
-            return call.done(self._done(answer))
+            return self._consume(self.stream(messages, cache=cache, log=log, **params), display)
+        return self._run(self._call(messages, stream=False, cache=cache, log=log, params=params))
+
+    async def achat(
+        self,
+        messages: Messages,
+        *,
+        stream: bool = False,
+        display: bool | None = None,
+        cache: bool | None = None,
+        log: bool | None = None,
+        **params: Unpack[ChatParams],
+    ) -> Answer:
+        """Async twin of ``chat``."""
+        if stream:
+            events = self.astream(messages, cache=cache, log=log, **params)
+            return await self._aconsume(events, display)
+        flow = self._call(messages, stream=False, cache=cache, log=log, params=params)
+        return await self._arun(flow)
 
     def ask(
         self,
@@ -136,67 +158,6 @@ class ChatClient(ProviderClient):
         """Ask one question (optionally after a ``system`` message); see ``chat``."""
         messages = _messages_for(question, system)
         return self.chat(messages, stream=stream, display=display, cache=cache, log=log, **params)
-
-    def stream(
-        self,
-        messages: Messages | str,
-        *,
-        cache: bool | None = None,
-        log: bool | None = None,
-        **params: Unpack[ChatParams],
-    ) -> Iterator[StreamEvent]:
-        """Yield ``TextDelta`` and ``ToolCallDelta`` events as they arrive, then the ``Answer``.
-
-        A stream that breaks after it began raises ``StreamInterrupted`` with the partial
-        answer in ``.answer``.
-        """
-        if isinstance(messages, str):
-            messages = _messages_for(messages, None)
-        spec, question = self._prepare(messages, stream=True, params=dict(params))
-        return self._stream_events(spec, question, cache=cache, log=log)
-
-    def _stream_events(
-        self, spec: RequestSpec, question: str | None, *, cache: bool | None, log: bool | None
-    ) -> Iterator[StreamEvent]:
-        with self._log_call(spec.json, stream=True, cache=cache, log=log) as call:
-            if call.cached is not None:
-                yield TextDelta(call.cached.text, 0)
-                yield call.cached
-                return
-            acc = ChatAccumulator(provider=self.name, question=question)
-            received = False
-            try:
-                for chunk in self._sender.stream_json(spec):
-                    received = True
-                    yield from acc.feed(chunk)
-            except (TransportError, ResponseFormatError) as exc:
-                if not received:
-                    raise
-                raise self._interrupted(acc, exc) from exc
-            yield call.done(self._done(self._complete(acc)))
-
-    # -- async -----------------------------------------------------------------------------
-    async def achat(
-        self,
-        messages: Messages,
-        *,
-        stream: bool = False,
-        display: bool | None = None,
-        cache: bool | None = None,
-        log: bool | None = None,
-        **params: Unpack[ChatParams],
-    ) -> Answer:
-        """Async twin of ``chat``."""
-        if stream:
-            events = self.astream(messages, cache=cache, log=log, **params)
-            return await self._aconsume(events, display)
-        spec, question = self._prepare(messages, stream=False, params=dict(params))
-        with self._log_call(spec.json, cache=cache, log=log) as call:
-            if call.cached is not None:
-                return call.cached
-            data = await self._asender.request_json(spec)
-            answer = parse_chat_completion(data, provider=self.name, question=question)
-            return call.done(self._done(answer))
 
     async def aask(
         self,
@@ -215,6 +176,25 @@ class ChatClient(ProviderClient):
             messages, stream=stream, display=display, cache=cache, log=log, **params
         )
 
+    def stream(
+        self,
+        messages: Messages | str,
+        *,
+        cache: bool | None = None,
+        log: bool | None = None,
+        **params: Unpack[ChatParams],
+    ) -> Stream:
+        """Stream the answer: ``TextDelta`` and ``ToolCallDelta`` events as they arrive, then
+        the ``Answer``; ``messages`` may be a question.
+
+        The ``Stream`` is a context manager (leaving it frees the connection) and holds the
+        final answer in ``.answer``. A stream that breaks after it began raises
+        ``StreamInterrupted`` with the partial answer in ``.answer``.
+        """
+        if isinstance(messages, str):
+            messages = _messages_for(messages, None)
+        return self._stream(self._call(messages, stream=True, cache=cache, log=log, params=params))
+
     def astream(
         self,
         messages: Messages | str,
@@ -222,49 +202,12 @@ class ChatClient(ProviderClient):
         cache: bool | None = None,
         log: bool | None = None,
         **params: Unpack[ChatParams],
-    ) -> AsyncIterator[StreamEvent]:
-        """Async twin of ``stream``."""
+    ) -> AsyncStream:
+        """Async twin of ``stream``: an ``AsyncStream`` (``async for``, ``async with``)."""
         if isinstance(messages, str):
             messages = _messages_for(messages, None)
-        spec, question = self._prepare(messages, stream=True, params=dict(params))
-        return self._astream_events(spec, question, cache=cache, log=log)
-
-    async def _astream_events(
-        self, spec: RequestSpec, question: str | None, *, cache: bool | None, log: bool | None
-    ) -> AsyncIterator[StreamEvent]:
-        with self._log_call(spec.json, stream=True, cache=cache, log=log) as call:
-            if call.cached is not None:
-                yield TextDelta(call.cached.text, 0)
-                yield call.cached
-                return
-            acc = ChatAccumulator(provider=self.name, question=question)
-            received = False
-            try:
-                async for chunk in self._asender.stream_json(spec):
-                    received = True
-                    for event in acc.feed(chunk):
-                        yield event
-            except (TransportError, ResponseFormatError) as exc:
-                if not received:
-                    raise
-                raise self._interrupted(acc, exc) from exc
-            yield call.done(self._done(self._complete(acc)))
-
-    # -- shared ----------------------------------------------------------------------------
-    def _interrupted(self, acc: ChatAccumulator, exc: Exception) -> StreamInterrupted:
-        partial = acc.answer(partial=True)
-        return StreamInterrupted(
-            f"The {self.display_name} stream broke after {len(partial.text)} characters "
-            f"({exc}). The partial answer is in .answer",
-            answer=partial,
-        )
-
-    def _complete(self, acc: ChatAccumulator) -> Answer:
-        if not acc.finished:
-            raise self._interrupted(
-                acc, ResponseFormatError("the stream ended before the provider's last chunk")
-            )
-        return acc.answer()
+        flow = self._call(messages, stream=True, cache=cache, log=log, params=params)
+        return self._astream(flow)
 
 
 #: What _prepare hands to build_chat_body; the rest are provider options.

@@ -1,26 +1,39 @@
-"""The shell every provider client shares: configuration, keys, senders, lifetime."""
+"""The shell every provider client shares: configuration, keys, drivers, lifetime.
+
+A call is a flow (``citekit.wire.flow``) written once; ``_run`` / ``_arun`` drive it to its
+answer, ``_stream`` / ``_astream`` hand it to a ``Stream`` / ``AsyncStream``, and ``_logged``
+wraps it in the answer log's cache look-up and record.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sys
 import weakref
-from collections.abc import AsyncIterator, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Self
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
 
 import httpx
 
 from ..core.errors import ConfigurationError, redact
 from ..core.kernel import in_kernel
-from ..core.models import Answer, StreamEvent, TextDelta
+from ..core.models import Answer, TextDelta
 from ..core.names import display_name
-from ..transport.http import AsyncSender, HttpConfig, SyncSender, make_timeout
+from ..transport.driver import AsyncDriver, SyncDriver
+from ..transport.http import HttpConfig, make_timeout
+from ..transport.stream import AsyncStream, Stream
+from ..wire.flow import Flow
+from ..wire.response import Wire
+from ..wire.retry import RetryPolicy
 
 if TYPE_CHECKING:
     from ..store import LoggedCall
 
 __all__ = ["ProviderClient"]
+
+T = TypeVar("T")
 
 
 def wants_display(display: bool | None) -> bool:
@@ -104,19 +117,23 @@ class ProviderClient:
             timeout=None
             if timeout is None and (http_client or async_http_client)
             else make_timeout(timeout),
-            max_retries=max_retries,
             auth_scheme=self.auth_scheme,
             headers=dict(headers or {}),
+        )
+        self._wire = Wire(
+            provider=self.name,
+            secrets=(self._config.api_key,),
+            retry=RetryPolicy(max_retries=max_retries),
             classify=self._classify_error,
             check_body=self._check_body,
         )
         self._http_client = http_client
         self._async_http_client = async_http_client
         self._transport = transport
-        self._sync: SyncSender | None = None
-        # An httpx.AsyncClient belongs to one event loop: one sender (and pool) per loop, dropped
+        self._sync: SyncDriver | None = None
+        # An httpx.AsyncClient belongs to one event loop: one driver (and pool) per loop, dropped
         # with the loop (a notebook's kernel loop and citekit's background loop both stay).
-        self._async: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncSender] = (
+        self._async: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncDriver] = (
             weakref.WeakKeyDictionary()
         )
 
@@ -137,32 +154,45 @@ class ProviderClient:
     def _redact(self, text: str) -> str:
         return redact(text, (self._config.api_key,))
 
-    # senders -----------------------------------------------------------------------------
+    # drivers ---------------------------------------------------------------------------
     @property
-    def _sender(self) -> SyncSender:
+    def _driver(self) -> SyncDriver:
         if self._sync is None:
             transport = (
                 self._transport if isinstance(self._transport, httpx.BaseTransport) else None
             )
-            self._sync = SyncSender(
+            self._sync = SyncDriver(
                 self._config, http_client=self._http_client, transport=transport
             )
         return self._sync
 
-    @property
-    def _asender(self) -> AsyncSender:
+    def _adriver(self) -> AsyncDriver:
+        """The driver of the running loop (made on first use there)."""
         loop = asyncio.get_running_loop()
-        sender = self._async.get(loop)
-        if sender is None:
+        driver = self._async.get(loop)
+        if driver is None:
             transport = self._transport
             if not isinstance(transport, httpx.AsyncBaseTransport):
                 transport = None
-            sender = AsyncSender(
+            driver = AsyncDriver(
                 self._config, http_client=self._async_http_client, transport=transport
             )
-            self._async[loop] = sender
-        return sender
+            self._async[loop] = driver
+        return driver
 
+    def _run(self, flow: Flow[T]) -> T:
+        return self._driver.run(flow)
+
+    async def _arun(self, flow: Flow[T]) -> T:
+        return await self._adriver().run(flow)
+
+    def _stream(self, flow: Flow[Answer]) -> Stream:
+        return Stream(self._driver, flow)
+
+    def _astream(self, flow: Flow[Answer]) -> AsyncStream:
+        return AsyncStream(self._adriver, flow)
+
+    # the answer log -----------------------------------------------------------------------
     def _log_call(
         self,
         request: Mapping[str, Any] | None,
@@ -184,6 +214,26 @@ class ProviderClient:
             log=log,
         )
 
+    def _logged(
+        self,
+        flow: Flow[Answer],
+        request: Mapping[str, Any],
+        *,
+        stream: bool,
+        cache: bool | None,
+        log: bool | None,
+        finish: Callable[[Answer], Answer] = lambda answer: answer,
+        cacheable: Callable[[Answer], bool] = lambda answer: True,
+    ) -> Flow[Answer]:
+        """``flow`` answered from the log's cache when it may be, else run and recorded."""
+        with self._log_call(request, stream=stream, cache=cache, log=log) as call:
+            if call.cached is not None:
+                if stream:
+                    yield [TextDelta(call.cached.text, 0)]
+                return call.cached
+            answer = finish((yield from flow))
+            return call.done(answer, cacheable=cacheable(answer))
+
     # live display of streams -------------------------------------------------------------
     def _live(self, display: bool | None) -> Any:
         if not wants_display(display):
@@ -192,43 +242,22 @@ class ProviderClient:
 
         return LiveAnswer.start(provider=self.name)
 
-    def _consume(self, events: Iterator[StreamEvent], display: bool | None) -> Answer:
+    def _consume(self, stream: Stream, display: bool | None) -> Answer:
         live = self._live(display)
-        answer: Answer | None = None
-        try:
-            for event in events:
-                if type(event) is TextDelta:
-                    if live is not None and event.choice == 0:
-                        live.add(event.text)
-                elif isinstance(event, Answer):
-                    answer = event
-        except BaseException as exc:
-            if live is not None:
-                live.fail(exc)
-            raise
-        assert answer is not None
-        if live is not None:
-            live.finish(answer)
-        return answer
+        with stream, _showing(live, stream):
+            for event in stream:
+                if live is not None and type(event) is TextDelta and event.choice == 0:
+                    live.add(event.text)
+        return _final(stream)
 
-    async def _aconsume(self, events: AsyncIterator[StreamEvent], display: bool | None) -> Answer:
+    async def _aconsume(self, stream: AsyncStream, display: bool | None) -> Answer:
         live = self._live(display)
-        answer: Answer | None = None
-        try:
-            async for event in events:
-                if type(event) is TextDelta:
-                    if live is not None and event.choice == 0:
+        async with stream:
+            with _showing(live, stream):
+                async for event in stream:
+                    if live is not None and type(event) is TextDelta and event.choice == 0:
                         live.add(event.text)
-                elif isinstance(event, Answer):
-                    answer = event
-        except BaseException as exc:
-            if live is not None:
-                live.fail(exc)
-            raise
-        assert answer is not None
-        if live is not None:
-            live.finish(answer)
-        return answer
+        return _final(stream)
 
     # lifetime ----------------------------------------------------------------------------
     def close(self) -> None:
@@ -261,3 +290,22 @@ class ProviderClient:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+@contextlib.contextmanager
+def _showing(live: Any, stream: Stream | AsyncStream) -> Iterator[None]:
+    """The live display's end: the final answer, or what went wrong."""
+    try:
+        yield
+    except BaseException as exc:
+        if live is not None:
+            live.fail(exc)
+        raise
+    if live is not None:
+        live.finish(_final(stream))
+
+
+def _final(stream: Stream | AsyncStream) -> Answer:
+    answer = stream.answer
+    assert answer is not None, "a stream that ended without raising has its answer"
+    return answer

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 from ..core.errors import ResponseFormatError
 from ..core.models import parse_created
-from ..transport.http import RequestSpec
+from ..wire.flow import RequestSpec, fetch_json
 from ._chat import ChatClient
 
 __all__ = ["Maritaca", "MaritacaModel", "Model"]
@@ -89,8 +89,11 @@ class Maritaca(ChatClient):
 
     def models(self) -> list[MaritacaModel]:
         """The models this key can use (``GET /models``)."""
-        return parse_models(self._sender.request_json(RequestSpec("GET", "/models")))
+        return self._run(fetch_json(self._wire, _MODELS, parse_models))
 
     async def amodels(self) -> list[MaritacaModel]:
         """Async twin of ``models``."""
-        return parse_models(await self._asender.request_json(RequestSpec("GET", "/models")))
+        return await self._arun(fetch_json(self._wire, _MODELS, parse_models))
+
+
+_MODELS = RequestSpec("GET", "/models")

@@ -20,6 +20,7 @@ written) and ``call`` (one call as the log sees it, and the in-memory cache).
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import sqlite3
 import time
@@ -60,6 +61,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Log", "LogWarning", "LoggedCall", "default_path", "log"]
 
+_logger = logging.getLogger(__name__)
 _log_var: ContextVar[bool | None] = ContextVar("citekit_log", default=None)
 _cache_var: ContextVar[bool | None] = ContextVar("citekit_cache", default=None)
 
@@ -187,6 +189,7 @@ class Log:
             )
         except (sqlite3.Error, OSError) as exc:
             # The answer is already paid for: a log that cannot be written never costs it.
+            _logger.warning("Could not write the answer log %s: %s", self.path, exc)
             warnings.warn(
                 f"citekit could not write the answer log {self.path}: {exc}",
                 LogWarning,

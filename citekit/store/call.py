@@ -4,6 +4,7 @@ and the in-memory cache in front of the file."""
 from __future__ import annotations
 
 import collections
+import logging
 import threading
 import time
 from collections.abc import Mapping
@@ -14,6 +15,8 @@ from ..core.models import Answer
 
 if TYPE_CHECKING:
     from .answer_log import Log
+
+_logger = logging.getLogger(__name__)
 
 #: How many answers the in-memory cache in front of the file keeps.
 MEMO_SIZE = 2048
@@ -70,6 +73,9 @@ class LoggedCall:
         self.cached: Answer | None = None
         if request is not None:
             self.cached = log.lookup(provider, request, base_url=base_url, cache=cache)
+            if self.cached is not None:
+                question = (self.cached.question or "")[:80]
+                _logger.info("Answered %r from the cache of %s (%s)", question, log.path, provider)
         self.started = time.perf_counter()
         self.row_id: int | None = None
         self._finished = False

@@ -1,51 +1,23 @@
-"""The one boundary with the network: sending, retries, timeouts, error translation.
+"""What every request of one client shares on the wire: address, key, timeouts, headers; and
+the one translation of httpx's exceptions into citekit's errors.
 
-Everything that touches httpx lives here. Providers describe a request as a ``RequestSpec``
-(pure data) and receive decoded JSON; this module sends it with ``httpx.Client`` or
-``httpx.AsyncClient`` (two sibling classes, same behaviour), retries what is worth retrying,
-decodes SSE streams and turns every failure into a ``citekit`` error (``raise ... from exc``).
+The drivers (``citekit.transport.driver``) send with it; what to send, what a reply means and
+when to retry are the flows' business (``citekit.wire``).
 """
 
 from __future__ import annotations
 
-import asyncio
-import json
-import random
-import time
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 import httpx
 
-from ..core.errors import (
-    APITimeoutError,
-    ProviderError,
-    RateLimitError,
-    ResponseFormatError,
-    ServerError,
-    TransportError,
-    redact,
-)
-from ..wire.errors import error_message, generic_error, parse_retry_after, request_id
-from ..wire.sse import SSEDecoder
+from ..core.errors import APITimeoutError, TransportError, redact
+from ..wire.flow import RequestSpec
 
-__all__ = [
-    "AsyncSender",
-    "HttpConfig",
-    "RequestSpec",
-    "SyncSender",
-    "make_timeout",
-]
+__all__ = ["HttpConfig", "make_timeout"]
 
-RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
-_MAX_RETRY_AFTER = 120.0
 _USER_AGENT = "citekit/0.1 (+httpx)"
-
-#: Turns a decoded error body into a provider error; returns None to use the generic mapping.
-ErrorClassifier = Callable[[int | None, Any, str, str | None], ProviderError | None]
-#: Checks a 2xx JSON body for an in-band error (GPTBots puts ``{code, message}`` in a 200).
-BodyCheck = Callable[[Any, str | None], ProviderError | None]
 
 
 def make_timeout(timeout: float | httpx.Timeout | None, *, read: float = 120.0) -> httpx.Timeout:
@@ -57,17 +29,6 @@ def make_timeout(timeout: float | httpx.Timeout | None, *, read: float = 120.0) 
     return httpx.Timeout(float(timeout))
 
 
-@dataclass(frozen=True, slots=True)
-class RequestSpec:
-    """A request described as data: built by pure provider code, sent by a sender."""
-
-    method: str
-    path: str
-    json: Any = None
-    params: Mapping[str, str] | None = None
-    stream: bool = False
-
-
 @dataclass(frozen=True)
 class HttpConfig:
     """What every request of one client shares. The key is kept out of ``repr``."""
@@ -76,13 +37,8 @@ class HttpConfig:
     base_url: str
     api_key: str = field(repr=False)
     timeout: httpx.Timeout | None = field(default_factory=lambda: make_timeout(None))
-    max_retries: int = 2
-    backoff: float = 0.5
-    max_backoff: float = 20.0
     auth_scheme: str = "Bearer"
     headers: Mapping[str, str] = field(default_factory=dict)
-    classify: ErrorClassifier | None = field(default=None, repr=False, compare=False)
-    check_body: BodyCheck | None = field(default=None, repr=False, compare=False)
 
     def request_headers(self, *, stream: bool) -> dict[str, str]:
         headers = {
@@ -107,32 +63,8 @@ class HttpConfig:
             timeout=self.timeout if self.timeout is not None else httpx.USE_CLIENT_DEFAULT,
         )
 
-    # -- retry policy ------------------------------------------------------------------
-    def retry_delay(self, attempt: int, retry_after: float | None) -> float:
-        """Seconds to wait before retry number ``attempt + 1``: Retry-After, else backoff."""
-        if retry_after is not None:
-            return min(max(retry_after, 0.0), _MAX_RETRY_AFTER)
-        ceiling = min(self.max_backoff, self.backoff * 2.0**attempt)
-        return float(ceiling * (0.5 + random.random() / 2))  # "equal jitter"
-
-    # -- errors ------------------------------------------------------------------------
-    def error_for(self, response: httpx.Response, body: bytes) -> ProviderError:
-        rid = request_id(response.headers)
-        parsed, message = error_message(body, response.headers.get("content-type", ""))
-        message = redact(message, (self.api_key,))
-        if self.classify is not None:
-            err = self.classify(response.status_code, parsed, message, rid)
-            if err is not None:
-                return err
-        return generic_error(
-            self.provider,
-            response.status_code,
-            message,
-            rid,
-            retry_after=parse_retry_after(response.headers.get("retry-after")),
-        )
-
     def transport_error(self, exc: httpx.HTTPError) -> TransportError:
+        """The citekit error for ``exc``, the key scrubbed out; ``connect`` when nothing left."""
         text = redact(f"{type(exc).__name__}: {exc}".rstrip(": "), (self.api_key,))
         where = f"{self.provider} at {self.base_url}"
         if isinstance(exc, httpx.PoolTimeout):
@@ -141,303 +73,13 @@ class HttpConfig:
                 "lower the concurrency, or close streams you stopped reading"
             )
         if isinstance(exc, httpx.ConnectTimeout):
-            return APITimeoutError(f"Could not connect to {where} within the timeout ({text})")
+            return APITimeoutError(
+                f"Could not connect to {where} within the timeout ({text})", connect=True
+            )
         if isinstance(exc, httpx.TimeoutException):
             return APITimeoutError(
                 f"No answer from {where} within the timeout ({text}). "
                 "Answers can take 25-40 s: raise timeout= if this repeats."
             )
-        return TransportError(f"Could not reach {where}: {text}")
-
-    def decode_json(self, response: httpx.Response, body: bytes) -> Any:
-        try:
-            return json.loads(body)
-        except ValueError as exc:
-            snippet = body[:200].decode("utf-8", "replace")
-            raise ResponseFormatError(
-                f"{self.provider} sent a body that is not JSON (HTTP {response.status_code}, "
-                f"{len(body)} bytes, starts {snippet!r})"
-            ) from exc
-
-    def _scrubbed(self, err: ProviderError) -> ProviderError:
-        """``err`` again without the key, should the provider have echoed it in its message."""
-        if not self.api_key or self.api_key not in err.message:
-            return err
-        return type(err)(
-            redact(err.message, (self.api_key,)),
-            provider=err.provider,
-            status=err.status,
-            code=err.code,
-            request_id=err.request_id,
-            hint=err.hint,
-            retry_after=err.retry_after,
-        )
-
-    def not_a_stream(self, response: httpx.Response, body: bytes) -> None:
-        """A 2xx reply to a stream request that is JSON or HTML: raise what it says."""
-        data = self.decode_json(response, body)
-        self.checked(response, data)  # an in-band error envelope raises its typed error
-        raise ResponseFormatError(
-            f"{self.provider} answered a streaming request with "
-            f"{response.headers.get('content-type', 'no content type')}, not an event stream"
-        )
-
-    def checked(self, response: httpx.Response, data: Any) -> Any:
-        if self.check_body is not None:
-            err = self.check_body(data, request_id(response.headers))
-            if err is not None:
-                raise self._scrubbed(err)
-        return data
-
-
-def _retryable(exc: BaseException) -> bool:
-    if isinstance(exc, ProviderError):
-        return exc.status in RETRY_STATUSES or (
-            isinstance(exc, RateLimitError | ServerError) and exc.status in (None, 200)
-        )
-    return isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout)
-
-
-class SyncSender:
-    """Sends ``RequestSpec``s with an ``httpx.Client``, with retries."""
-
-    def __init__(
-        self,
-        config: HttpConfig,
-        *,
-        http_client: httpx.Client | None = None,
-        transport: httpx.BaseTransport | None = None,
-    ) -> None:
-        self.config = config
-        self._owned = http_client is None
-        self._client = http_client or httpx.Client(
-            transport=transport, timeout=config.timeout or make_timeout(None)
-        )
-
-    def close(self) -> None:
-        if self._owned:
-            self._client.close()
-
-    def _open(self, spec: RequestSpec, attempt: int = 0) -> tuple[httpx.Response, int]:
-        """A 2xx response (body not read yet) and the attempt number it took."""
-        cfg = self.config
-        while True:
-            request = cfg.build(self._client, spec)
-            try:
-                response = self._client.send(request, stream=True)
-            except httpx.HTTPError as exc:
-                if attempt < cfg.max_retries and _retryable(exc):
-                    time.sleep(cfg.retry_delay(attempt, None))
-                    attempt += 1
-                    continue
-                raise cfg.transport_error(exc) from exc
-            if response.is_success:
-                return response, attempt
-            try:
-                body = response.read()
-            except httpx.HTTPError as exc:
-                raise cfg.transport_error(exc) from exc
-            finally:
-                response.close()
-            err = cfg.error_for(response, body)
-            if attempt < cfg.max_retries and _retryable(err):
-                time.sleep(cfg.retry_delay(attempt, err.retry_after))
-                attempt += 1
-                continue
-            raise err
-
-    def request_json(self, spec: RequestSpec) -> Any:
-        """Send and return the decoded JSON body, retrying in-band retryable errors too.
-
-        One attempt counter covers both kinds of retry: at most ``max_retries + 1`` requests.
-        """
-        cfg = self.config
-        attempt = 0
-        while True:
-            response, attempt = self._open(spec, attempt)
-            try:
-                body = response.read()
-            except httpx.HTTPError as exc:
-                raise cfg.transport_error(exc) from exc
-            finally:
-                response.close()
-            try:
-                return cfg.checked(response, cfg.decode_json(response, body))
-            except ProviderError as err:
-                if attempt < cfg.max_retries and _retryable(err):
-                    time.sleep(cfg.retry_delay(attempt, err.retry_after))
-                    attempt += 1
-                    continue
-                raise
-
-    def stream_json(self, spec: RequestSpec) -> Iterator[Any]:
-        """Open a stream (retrying failures before the first event) and yield decoded events.
-
-        Stops at ``data: [DONE]``. A retryable in-band error as the first event (GPTBots
-        ``50000``) is retried like an HTTP 500. A failure after the stream began is raised as
-        ``TransportError`` / ``ResponseFormatError`` / ``ProviderError`` for the caller to
-        wrap with the partial answer.
-        """
-        cfg = self.config
-        attempt = 0
-        while True:
-            response, attempt = self._open(spec, attempt)
-            decoder = SSEDecoder()
-            received = False
-            try:
-                if not _is_event_stream(response):
-                    cfg.not_a_stream(response, response.read())
-                for chunk in response.iter_bytes():
-                    for data in decoder.feed(chunk):
-                        if data == b"[DONE]":
-                            return
-                        yield cfg.checked(response, _loads_event(cfg, data))
-                        received = True
-                for data in decoder.flush():
-                    if data == b"[DONE]":
-                        return
-                    yield cfg.checked(response, _loads_event(cfg, data))
-                return
-            except ProviderError as err:
-                if received or attempt >= cfg.max_retries or not _retryable(err):
-                    raise
-                delay = cfg.retry_delay(attempt, err.retry_after)
-            except httpx.HTTPError as exc:
-                raise cfg.transport_error(exc) from exc
-            finally:
-                response.close()
-            time.sleep(delay)
-            attempt += 1
-
-
-class AsyncSender:
-    """Sends ``RequestSpec``s with an ``httpx.AsyncClient``, with retries.
-
-    An ``AsyncClient`` belongs to the event loop it was created on; the owning client makes
-    one sender per loop.
-    """
-
-    def __init__(
-        self,
-        config: HttpConfig,
-        *,
-        http_client: httpx.AsyncClient | None = None,
-        transport: httpx.AsyncBaseTransport | None = None,
-    ) -> None:
-        self.config = config
-        self._owned = http_client is None
-        self._client = http_client or httpx.AsyncClient(
-            transport=transport, timeout=config.timeout or make_timeout(None)
-        )
-
-    async def aclose(self) -> None:
-        if self._owned:
-            await self._client.aclose()
-
-    async def _open(self, spec: RequestSpec, attempt: int = 0) -> tuple[httpx.Response, int]:
-        cfg = self.config
-        while True:
-            request = cfg.build(self._client, spec)
-            try:
-                response = await self._client.send(request, stream=True)
-            except httpx.HTTPError as exc:
-                if attempt < cfg.max_retries and _retryable(exc):
-                    await asyncio.sleep(cfg.retry_delay(attempt, None))
-                    attempt += 1
-                    continue
-                raise cfg.transport_error(exc) from exc
-            if response.is_success:
-                return response, attempt
-            try:
-                body = await response.aread()
-            except httpx.HTTPError as exc:
-                raise cfg.transport_error(exc) from exc
-            finally:
-                await response.aclose()
-            err = cfg.error_for(response, body)
-            if attempt < cfg.max_retries and _retryable(err):
-                await asyncio.sleep(cfg.retry_delay(attempt, err.retry_after))
-                attempt += 1
-                continue
-            raise err
-
-    async def request_json(self, spec: RequestSpec) -> Any:
-        cfg = self.config
-        attempt = 0
-        while True:
-            response, attempt = await self._open(spec, attempt)
-            try:
-                body = await response.aread()
-            except httpx.HTTPError as exc:
-                raise cfg.transport_error(exc) from exc
-            finally:
-                await response.aclose()
-            try:
-                return cfg.checked(response, cfg.decode_json(response, body))
-            except ProviderError as err:
-                if attempt < cfg.max_retries and _retryable(err):
-                    await asyncio.sleep(cfg.retry_delay(attempt, err.retry_after))
-                    attempt += 1
-                    continue
-                raise
-
-    async def stream_json(self, spec: RequestSpec) -> AsyncIterator[Any]:
-        cfg = self.config
-        attempt = 0
-        while True:
-            response, attempt = await self._open(spec, attempt)
-            decoder = SSEDecoder()
-            received = False
-            try:
-                if not _is_event_stream(response):
-                    cfg.not_a_stream(response, await response.aread())
-                async for chunk in response.aiter_bytes():
-                    for data in decoder.feed(chunk):
-                        if data == b"[DONE]":
-                            return
-                        yield cfg.checked(response, _loads_event(cfg, data))
-                        received = True
-                for data in decoder.flush():
-                    if data == b"[DONE]":
-                        return
-                    yield cfg.checked(response, _loads_event(cfg, data))
-                return
-            except ProviderError as err:
-                if received or attempt >= cfg.max_retries or not _retryable(err):
-                    raise
-                delay = cfg.retry_delay(attempt, err.retry_after)
-            except httpx.HTTPError as exc:
-                raise cfg.transport_error(exc) from exc
-            finally:
-                await response.aclose()
-            await asyncio.sleep(delay)
-            attempt += 1
-
-
-def _is_event_stream(response: httpx.Response) -> bool:
-    ctype = response.headers.get("content-type", "")
-    # A server that omits the type still gets the benefit of the doubt; JSON or HTML does not.
-    return not ctype or "event-stream" in ctype or ("json" not in ctype and "html" not in ctype)
-
-
-_scan: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
-
-
-def _loads_event(cfg: HttpConfig, data: bytes) -> Any:
-    # ``scan_once`` is the C scanner under ``json.loads`` without its encoding sniffing and
-    # whitespace handling: it matters at one call per streamed chunk. Anything unusual
-    # (surrounding whitespace, trailing garbage) goes through ``json.loads`` for its verdict.
-    text = data.decode("utf-8", "replace")
-    try:
-        value, end = _scan(text, 0)
-        if end == len(text):
-            return value
-    except (StopIteration, ValueError):
-        pass
-    try:
-        return json.loads(text)
-    except ValueError as exc:
-        snippet = data[:120].decode("utf-8", "replace")
-        raise ResponseFormatError(
-            f"{cfg.provider} sent a stream event that is not JSON: {snippet!r}"
-        ) from exc
+        connect = isinstance(exc, httpx.ConnectError)
+        return TransportError(f"Could not reach {where}: {text}", connect=connect)

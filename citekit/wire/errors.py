@@ -11,10 +11,9 @@ import email.utils
 import json
 import math
 import re
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
-
-import httpx
 
 from ..core.errors import (
     AuthenticationError,
@@ -30,7 +29,7 @@ from ..core.errors import (
 __all__ = ["error_message", "generic_error", "parse_retry_after", "request_id"]
 
 
-def request_id(headers: httpx.Headers) -> str | None:
+def request_id(headers: Mapping[str, str]) -> str | None:
     for name in ("x-request-id", "request-id", "x-trace-id", "cf-ray"):
         value = headers.get(name)
         if value:

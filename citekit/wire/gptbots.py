@@ -3,16 +3,21 @@
 Errors come as ``{code, message}`` (sometimes ``msg``), with HTTP 200 or an error status; stream
 events as ``{code, message, data}`` with small codes (11 message info, 3 text, 10 flow output,
 4 cost, 39 audio, 0 end), so an envelope is an error only when its code is 10000 or more.
+
+``ask_flow`` is the whole call as one generator (see ``citekit.wire.flow``): a conversation
+when none is given, the message (blocking or streamed), then the knowledge references.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from ..core.errors import (
     AuthenticationError,
     BadRequestError,
+    CitekitWarning,
     InsufficientCreditsError,
     NotFoundError,
     ProviderError,
@@ -20,11 +25,23 @@ from ..core.errors import (
     ResponseFormatError,
     ServerError,
     TokenLimitError,
+    TransportError,
     UnsupportedFeatureError,
+    warn,
 )
-from ..core.models import Answer, StreamEvent, TextDelta, Usage, parse_created
+from ..core.models import Answer, References, StreamEvent, TextDelta, Usage, parse_created
+from .flow import Flow, RequestSpec, fetch_json, stream_answer
+from .response import Wire
 
-__all__ = ["SPEC", "GPTBotsAccumulator", "error_from_code", "parse_message"]
+__all__ = [
+    "SPEC",
+    "GPTBotsAccumulator",
+    "ask_flow",
+    "error_from_code",
+    "new_conversation",
+    "parse_message",
+    "references_flow",
+]
 
 # Stream event codes.
 END, TEXT, COST, FLOW_OUTPUT, MESSAGE_INFO, AUDIO = 0, 3, 4, 10, 11, 39
@@ -146,8 +163,10 @@ def parse_message(data: Any, *, question: str | None = None) -> Answer:
 class GPTBotsAccumulator:
     """Assembles the ``{code, message, data}`` events of a streaming reply."""
 
-    def __init__(self, *, question: str | None = None) -> None:
+    def __init__(self, *, question: str | None = None, conversation_id: str | None = None) -> None:
         self.question = question
+        #: The conversation asked in, for a reply that does not name it.
+        self.conversation_id = conversation_id
         self._parts: list[str] = []
         self._outputs: list[Mapping[str, Any]] = []
         self._info: dict[str, Any] = {}
@@ -203,7 +222,7 @@ class GPTBotsAccumulator:
             finish_reason=None if partial else "stop",
             usage=_usage(self._usage),
             question=self.question,
-            conversation_id=self._info.get("conversation_id"),
+            conversation_id=self._info.get("conversation_id") or self.conversation_id,
             outputs=outputs,
             notes=notes if partial else (),
             partial=partial,
@@ -222,3 +241,80 @@ class _Spec:
 
 
 SPEC = _Spec()
+
+
+# -- the call ---------------------------------------------------------------------------------
+def message_spec(conversation_id: str, question: str, *, stream: bool) -> RequestSpec:
+    return RequestSpec(
+        "POST",
+        "/v2/conversation/message",
+        json={
+            "conversation_id": conversation_id,
+            "response_mode": "streaming" if stream else "blocking",
+            "messages": [{"role": "user", "content": question}],
+        },
+        stream=stream,
+    )
+
+
+def _conversation_id(data: Any) -> str:
+    cid = data.get("conversation_id") if isinstance(data, Mapping) else None
+    if not cid:
+        raise ResponseFormatError("gptbots created a conversation but sent no conversation_id")
+    return str(cid)
+
+
+def new_conversation(wire: Wire, user_id: str) -> Flow[str]:
+    """``POST /v1/conversation``: the new conversation's id."""
+    spec = RequestSpec("POST", "/v1/conversation", json={"user_id": user_id})
+    return (yield from fetch_json(wire, spec, _conversation_id))
+
+
+def references_flow(wire: Wire, message_id: str) -> Flow[References]:
+    """``GET /v1/correlate/dataset``: the knowledge chunks behind the reply ``message_id``."""
+    spec = RequestSpec("GET", "/v1/correlate/dataset", params={"message_id": message_id})
+    data: Any = yield from fetch_json(wire, spec)
+    return References.from_response(data, message_id=message_id)
+
+
+def ask_flow(
+    wire: Wire,
+    question: str,
+    *,
+    conversation_id: str | None,
+    user_id: str,
+    stream: bool,
+    references: bool,
+) -> Flow[Answer]:
+    """Ask in ``conversation_id`` (a new one for ``user_id`` when None); attach references."""
+    cid = conversation_id or (yield from new_conversation(wire, user_id))
+    spec = message_spec(cid, question, stream=stream)
+    if stream:
+        acc = GPTBotsAccumulator(question=question, conversation_id=cid)
+        unfinished = "the stream ended before its End event"
+        answer = yield from stream_answer(wire, spec, acc, unfinished=unfinished)
+    else:
+        data: Any = yield from fetch_json(wire, spec)
+        answer = parse_message(data, question=question)
+        if not answer.conversation_id:
+            answer = replace(answer, conversation_id=cid)
+    if not references or not answer.id:
+        return answer
+    try:
+        refs = yield from references_flow(wire, answer.id)
+    except (ProviderError, TransportError, ResponseFormatError) as exc:
+        return _without_references(answer, exc)
+    return replace(answer, references=refs)
+
+
+def _without_references(
+    answer: Answer, problem: ProviderError | TransportError | ResponseFormatError
+) -> Answer:
+    """The answer, with a note on why its references are missing: never a failed ask."""
+    if isinstance(problem, ProviderError) and problem.code == NO_REFERENCES_CODE:
+        note = "No knowledge references: this agent does not support them (GPTBots code 200222)."
+        empty = References(message_id=answer.id, note=note)
+        return replace(answer, references=empty, notes=(*answer.notes, note))
+    note = f"Knowledge references could not be fetched: {problem}"
+    warn(note, CitekitWarning)
+    return replace(answer, notes=(*answer.notes, note))

@@ -24,8 +24,10 @@ from ..core.models import (
     Usage,
     parse_created,
 )
+from .flow import Flow, RequestSpec, fetch_json, stream_answer
+from .response import Wire
 
-__all__ = ["ChatAccumulator", "parse_chat_completion", "parse_citations"]
+__all__ = ["ChatAccumulator", "chat_flow", "parse_chat_completion", "parse_citations"]
 
 _CONTENT_FILTER_NOTE = (
     "The provider's content filter withheld this answer (finish_reason 'content_filter'). "
@@ -313,3 +315,13 @@ class ChatAccumulator:
             partial=partial,
             raw=raw,
         )
+
+
+def chat_flow(wire: Wire, spec: RequestSpec, *, question: str | None = None) -> Flow[Answer]:
+    """One chat completion, blocking or streamed as ``spec`` says."""
+    if spec.stream:
+        acc = ChatAccumulator(provider=wire.provider, question=question)
+        unfinished = "the stream ended before the provider's last chunk"
+        return (yield from stream_answer(wire, spec, acc, unfinished=unfinished))
+    data: Any = yield from fetch_json(wire, spec)
+    return parse_chat_completion(data, provider=wire.provider, question=question)

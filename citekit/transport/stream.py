@@ -1,0 +1,126 @@
+"""What ``client.stream()`` and ``client.astream()`` return, after openai's ``Stream``.
+
+::
+
+    with mg.stream("What is subsidiarity?") as s:
+        for event in s:          # TextDelta / ToolCallDelta as they arrive, then the Answer
+            ...
+    s.answer                     # the final Answer
+
+Leaving the ``with`` block (or ``close()``) closes the HTTP response, so a stream read only in
+part gives its connection back at once.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
+from typing import Any
+
+from ..core.models import Answer, StreamEvent, TextDelta
+from ..wire.flow import Flow
+from .driver import AsyncDriver, Run, SyncDriver
+
+__all__ = ["AsyncStream", "Stream"]
+
+
+class _Outcome:
+    _run: Run[Answer] | None = None
+
+    @property
+    def answer(self) -> Answer | None:
+        """The final ``Answer`` once the stream is consumed (None before); after
+        ``StreamInterrupted``, the partial answer."""
+        run = self._run
+        if run is None:
+            return None
+        return run.result if run.result is not None else run.partial
+
+
+def _result(run: Run[Answer]) -> Iterator[Answer]:
+    """The final answer, when the flow got to return it (not after ``close()``)."""
+    if run.result is not None:
+        yield run.result
+
+
+class Stream(_Outcome):
+    """The events of one streamed answer: ``TextDelta`` and ``ToolCallDelta`` as they arrive,
+    then the final ``Answer``.
+
+    An iterator and a context manager; ``close()`` frees the connection of a stream you stop
+    reading. A stream that breaks after it began raises ``StreamInterrupted``, whose ``.answer``
+    (and this object's) holds the partial answer.
+    """
+
+    def __init__(self, driver: SyncDriver, flow: Flow[Answer]) -> None:
+        run = self._run = Run(flow, driver.config)
+        self._driving = driver.drive(run)
+        # ``chain`` (C) rather than a generator around the events: one less frame per event.
+        self._events: Iterator[StreamEvent] = itertools.chain(self._driving, _result(run))
+
+    def __iter__(self) -> Iterator[StreamEvent]:
+        return self._events
+
+    def __next__(self) -> StreamEvent:
+        return next(self._events)
+
+    def text_deltas(self) -> Iterator[str]:
+        """Only the text, piece by piece (of the first choice)."""
+        for event in self._events:
+            if type(event) is TextDelta and event.choice == 0:
+                yield event.text
+
+    def close(self) -> None:
+        """Stop here: close the HTTP response (safe to call at any time, and again)."""
+        self._driving.close()
+
+    def __enter__(self) -> Stream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class AsyncStream(_Outcome):
+    """Async twin of ``Stream``: ``async for``, ``async with``, ``await close()``."""
+
+    def __init__(self, driver: Callable[[], AsyncDriver], flow: Flow[Answer]) -> None:
+        self._events = self._iterate(driver, flow)
+
+    async def _iterate(
+        self, driver: Callable[[], AsyncDriver], flow: Flow[Answer]
+    ) -> AsyncGenerator[StreamEvent, None]:
+        sender = driver()  # on first use: the driver of the loop that iterates
+        run = self._run = Run(flow, sender.config)
+        events = sender.drive(run)
+        try:
+            async for event in events:
+                yield event
+        finally:
+            await events.aclose()
+        if run.result is not None:
+            yield run.result
+
+    def __aiter__(self) -> AsyncIterator[StreamEvent]:
+        return self._events
+
+    async def __anext__(self) -> StreamEvent:
+        return await anext(self._events)
+
+    async def text_deltas(self) -> AsyncIterator[str]:
+        """Only the text, piece by piece (of the first choice)."""
+        async for event in self._events:
+            if type(event) is TextDelta and event.choice == 0:
+                yield event.text
+
+    async def close(self) -> None:
+        """Stop here: close the HTTP response (safe to call at any time, and again)."""
+        await self._events.aclose()
+
+    aclose = close
+
+    async def __aenter__(self) -> AsyncStream:
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.close()

@@ -1,0 +1,206 @@
+"""Calls as generators, in the shape of httpx's ``Auth.auth_flow``: written once, run by a
+sync or an async driver (``citekit.transport.driver``).
+
+A flow yields what it needs done and gets the outcome back from the ``yield``:
+
+========================  ====================================================
+yield                     sent back
+========================  ====================================================
+``Send(spec)``            the response's ``Head`` (status, headers); body unread
+``READ``                  the next bytes of the body, None once it has ended
+``CLOSE``                 None; the response is closed (left before its end)
+``Sleep(seconds)``        None, that much later
+a list of events          None, once whoever iterates the call has had them
+========================  ====================================================
+
+and returns its result. A failure to send or read is raised at the ``yield`` (a
+``TransportError``), so the flow handles it where it stands: retries it, wraps it with the
+partial answer, or shrugs it off. Retrying lives here, once: ``fetch_json`` and
+``stream_answer`` ask the client's ``RetryPolicy`` and yield a ``Sleep``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Generator, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeAlias, TypeVar
+
+from ..core.errors import (
+    ProviderError,
+    ResponseFormatError,
+    StreamInterrupted,
+    TransportError,
+    redact,
+)
+from ..core.models import Answer, StreamEvent
+from ..core.names import display_name
+from .parsers import Accumulator
+from .response import Head, Wire, is_event_stream
+
+__all__ = [
+    "CLOSE",
+    "READ",
+    "Flow",
+    "Op",
+    "RequestSpec",
+    "Send",
+    "Sleep",
+    "fetch_json",
+    "interrupted",
+    "read_body",
+    "stream_answer",
+]
+
+T = TypeVar("T")
+log = logging.getLogger("citekit.transport")
+
+
+@dataclass(frozen=True, slots=True)
+class RequestSpec:
+    """A request described as data: built by pure provider code, sent by a driver."""
+
+    method: str
+    path: str
+    json: Any = None
+    params: Mapping[str, str] | None = None
+    stream: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Send:
+    """Open a request; the driver sends back its ``Head``, keeping the body to ``READ``."""
+
+    spec: RequestSpec
+
+
+@dataclass(frozen=True, slots=True)
+class Sleep:
+    """Wait ``seconds`` before the next step."""
+
+    seconds: float
+
+
+class _Signal:
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+#: Read the next bytes of the current response's body (None at its end).
+READ = _Signal("READ")
+#: Close the current response.
+CLOSE = _Signal("CLOSE")
+
+Op: TypeAlias = Send | Sleep | _Signal | list[StreamEvent]
+#: A call as a generator: yields ``Op``s, is sent their outcomes, returns ``T``.
+Flow: TypeAlias = Generator[Op, Any, T]
+
+
+def read_body() -> Flow[bytes]:
+    """The rest of the current response's body."""
+    parts = []
+    while (chunk := (yield READ)) is not None:
+        parts.append(chunk)
+    return b"".join(parts)
+
+
+def fetch_json(wire: Wire, spec: RequestSpec, parse: Callable[[Any], T] = lambda d: d) -> Flow[T]:
+    """Send ``spec`` and return ``parse`` of its decoded JSON body.
+
+    HTTP errors and in-band errors (a GPTBots envelope in a 200) share one budget of retries.
+    """
+    attempt = 0
+    while True:
+        try:
+            head: Head = yield Send(spec)
+            body = yield from read_body()
+            if not 200 <= head.status_code < 300:
+                raise wire.error_for(head, body)
+            data = wire.checked(head, wire.decode_json(head, body))
+        except (ProviderError, TransportError) as err:
+            if not wire.retry.should_retry(err, attempt, received=False):
+                raise
+            yield _pause(wire, spec, err, attempt)
+            attempt += 1
+            continue
+        return parse(data)
+
+
+def stream_answer(
+    wire: Wire, spec: RequestSpec, acc: Accumulator, *, unfinished: str
+) -> Flow[Answer]:
+    """Stream ``spec`` into ``acc``, yielding its events as they arrive; return the answer.
+
+    Failures before the first event are retried like any request (a retryable in-band error
+    as the first event too). Once events have arrived, a failure raises ``StreamInterrupted``
+    holding the partial answer, as does a stream that ends without its last event
+    (``unfinished`` says which one that is).
+    """
+    attempt = 0
+    while True:
+        reader = None
+        try:
+            head: Head = yield Send(spec)
+            if not 200 <= head.status_code < 300:
+                raise wire.error_for(head, (yield from read_body()))
+            if not is_event_stream(head):
+                wire.not_a_stream(head, (yield from read_body()))
+            reader = wire.events(head, acc.feed)
+            while not reader.done:
+                out = reader.read((yield READ))
+                if out:
+                    yield out
+            reader.finish()
+        except (ProviderError, TransportError, ResponseFormatError) as err:
+            received = reader is not None and reader.received
+            if wire.retry.should_retry(err, attempt, received=received):
+                yield CLOSE
+                yield _pause(wire, spec, err, attempt)
+                attempt += 1
+                continue
+            if received:
+                raise interrupted(wire.provider, acc, err) from err
+            raise
+        break
+    yield CLOSE  # a stream ended by ``[DONE]`` may still be open
+    if not acc.finished:
+        raise interrupted(wire.provider, acc, ResponseFormatError(unfinished))
+    return acc.answer()
+
+
+def interrupted(provider: str, acc: Accumulator, exc: Exception) -> StreamInterrupted:
+    """The error for a stream that broke: ``.answer`` is what arrived, marked partial."""
+    partial = acc.answer(partial=True)
+    return StreamInterrupted(
+        f"The {display_name(provider)} stream broke after {len(partial.text)} characters "
+        f"({exc}). The partial answer is in .answer",
+        answer=partial,
+    )
+
+
+def _pause(wire: Wire, spec: RequestSpec, err: BaseException, attempt: int) -> Sleep:
+    delay = wire.retry.delay(attempt, getattr(err, "retry_after", None))
+    if log.isEnabledFor(logging.INFO):
+        log.info(
+            "Retrying %s %s in %.2f s (attempt %d of %d): %s",
+            spec.method,
+            spec.path,
+            delay,
+            attempt + 2,
+            wire.retry.max_retries + 1,
+            redact(_reason(err), wire.secrets),
+        )
+    return Sleep(delay)
+
+
+def _reason(err: BaseException) -> str:
+    if isinstance(err, ProviderError):
+        if err.status is not None and err.status != 200:
+            return f"HTTP {err.status}"
+        return f"in-band error, code {err.code}"
+    return str(err)
