@@ -177,7 +177,7 @@ reply = gptbots.ask("Why was the Great Wall built?")
 reply
 """
         ),
-        code('references_frame(reply).select("rank", "data_name", "score")'),
+        code('references_frame(reply).select("rank", "document_title", "score")'),
         code("magisterium.close()\ngptbots.close()\nserver.stop()"),
     ]
 
@@ -371,7 +371,7 @@ reply
             """
 replies = [gptbots.ask(s.question) for s in samples["gptbots"]]
 refs = references_frame(replies)
-refs.group_by("data_name").agg(chunks=pl.len(), best=pl.col("score").max()).sort(
+refs.group_by("document_title").agg(chunks=pl.len(), best=pl.col("score").max()).sort(
     "best", descending=True
 ).head(10)
 """

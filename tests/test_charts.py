@@ -194,12 +194,12 @@ def test_citations_per_answer_from_citations_and_from_answers() -> None:
 
 REFERENCES = refs(
     [
-        {"data_name": "wall.pdf", "score": 0.93},
-        {"data_name": "wall.pdf", "score": 0.91},
-        {"data_name": "wall.pdf", "score": 0.42},
-        {"data_name": "UNESCO", "score": 0.55},
-        {"data_name": None, "score": 0.12},
-        {"data_name": "UNESCO", "score": None},
+        {"document_title": "wall.pdf", "score": 0.93},
+        {"document_title": "wall.pdf", "score": 0.91},
+        {"document_title": "wall.pdf", "score": 0.42},
+        {"document_title": "UNESCO", "score": 0.55},
+        {"document_title": None, "score": 0.12},
+        {"document_title": "UNESCO", "score": None},
     ]
 )
 
@@ -267,7 +267,7 @@ def test_large_frames_stay_under_the_altair_row_limit() -> None:
             for i in range(n)
         ]
     )
-    big_r = refs([{"data_name": f"d{i % 50}", "score": (i % 997) / 997} for i in range(n)])
+    big_r = refs([{"document_title": f"d{i % 50}", "score": (i % 997) / 997} for i in range(n)])
     for name, chart in all_charts(big_c, big_r).items():
         spec = chart.to_dict()  # raises MaxRowsError above 5000 rows
         assert spec, name

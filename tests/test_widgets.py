@@ -168,7 +168,7 @@ def test_references_from_gptbots_answers_and_bare_references() -> None:
     assert ex.filtered["score"].to_list() == [0.93, 0.93]
     ex.min_score.value = 0.0
     ex.source.value = "unknown source"
-    assert ex.filtered["content"].to_list() == ["No score here."] * 2
+    assert ex.filtered["cited_text"].to_list() == ["No score here."] * 2
     ex.source.value = ALL
     ex.search.value = "centuries"
     assert ex.filtered.height == 2

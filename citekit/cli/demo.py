@@ -81,9 +81,9 @@ def _frames_section(answers: list[Answer]) -> tuple[str, dict[str, Any]]:
         .sort(["passages", "document_title"], descending=[True, False])
     )
     chunks = (
-        refs.group_by("data_name")
+        refs.group_by("document_title")
         .agg(pl.len().alias("chunks"), pl.col("score").mean().round(3).alias("mean_score"))
-        .sort(["chunks", "data_name"], descending=[True, False])
+        .sort(["chunks", "document_title"], descending=[True, False])
     )
     html = (
         "<h2>Frames</h2>"

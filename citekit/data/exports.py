@@ -2,8 +2,9 @@
 
 ``export_answer(answer, "answer.md")`` writes one answer (``.md``, ``.html``, ``.json``);
 ``export_citations(answers, "refs.bib")`` writes the sources of many answers (``.csv`` and
-``.parquet``: one row per cited passage or knowledge chunk; ``.bib`` and ``.json`` (CSL-JSON):
-one entry per document, however many passages of it were cited).
+``.parquet``: one row per cited passage or knowledge chunk, with the column names of every
+table of sources, ``citekit.core.columns``; ``.bib`` and ``.json`` (CSL-JSON): one entry per
+document, however many passages of it were cited, with those formats' own field names).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..core.columns import CITATION_COLUMNS, COLUMNS, REFERENCE_COLUMNS
 from ..core.markers import find_markers
 from ..core.models import Answer
 
@@ -40,23 +42,28 @@ __all__ = [
 ANSWER_SUFFIXES = (".md", ".markdown", ".html", ".htm", ".json")
 CITATION_SUFFIXES = (".csv", ".parquet", ".bib", ".json")
 
-#: Columns of ``sources_frame`` (and the CSV / Parquet exports): (name, kind).
-SOURCE_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("provider", "str"),
-    ("answer_id", "str"),
-    ("question", "str"),
-    ("kind", "str"),  # "citation" (a cited passage) or "reference" (a knowledge chunk)
-    ("marker", "int"),
-    ("document_index", "int"),
-    ("rank", "int"),
-    ("title", "str"),
-    ("author", "str"),
-    ("year", "str"),
-    ("reference", "str"),
-    ("heading", "str"),
-    ("text", "str"),
-    ("url", "str"),
-    ("score", "float"),
+#: Columns of ``sources_frame`` (and the CSV / Parquet exports): (name, kind), named and typed
+#: as every table of sources is (``citekit.core.columns``).
+SOURCE_COLUMNS: tuple[tuple[str, str], ...] = tuple(
+    (name, COLUMNS[name].kind)
+    for name in (
+        "provider",
+        "answer_id",
+        "question",
+        "kind",  # "citation" (a cited passage) or "reference" (a knowledge chunk)
+        "marker",
+        "document_index",
+        "rank",
+        "document_title",
+        "document_author",
+        "document_year",
+        "document_reference",
+        "cited_text_heading",
+        "cited_text",
+        "source_url",
+        "score",
+        "data_id",
+    )
 )
 _STOPWORDS = frozenset(
     {"a", "an", "the", "of", "on", "in", "and", "or", "to", "for", "de", "da", "do", "das"}
@@ -178,45 +185,18 @@ def html_document(title: str, body: str, *, lang: str = "en") -> str:
 # -- many answers' sources ---------------------------------------------------------------------
 def source_rows(answers: Iterable[Answer]) -> list[dict[str, Any]]:
     """One dict per cited passage and per knowledge chunk, with the ``SOURCE_COLUMNS`` keys."""
+    empty = dict.fromkeys(name for name, _ in SOURCE_COLUMNS)
     rows: list[dict[str, Any]] = []
     for answer in _answers(answers):
         base = {"provider": answer.provider, "answer_id": answer.id, "question": answer.question}
         for c in answer.citations:
-            rows.append(
-                {
-                    **base,
-                    "kind": "citation",
-                    "marker": c.marker,
-                    "document_index": c.document_index,
-                    "rank": None,
-                    "title": c.document_title,
-                    "author": c.document_author,
-                    "year": c.document_year,
-                    "reference": c.document_reference,
-                    "heading": c.cited_text_heading,
-                    "text": c.cited_text,
-                    "url": c.source_url,
-                    "score": None,
-                }
-            )
+            row = {**empty, **base, "kind": "citation"}
+            row.update((name, getattr(c, name)) for name in CITATION_COLUMNS)
+            rows.append(row)
         for r in answer.references or ():
-            rows.append(
-                {
-                    **base,
-                    "kind": "reference",
-                    "marker": None,
-                    "document_index": None,
-                    "rank": r.rank,
-                    "title": r.data_name,
-                    "author": None,
-                    "year": None,
-                    "reference": r.data_id,
-                    "heading": None,
-                    "text": r.content,
-                    "url": r.source_url,
-                    "score": r.score,
-                }
-            )
+            row = {**empty, **base, "kind": "reference"}
+            row.update((name, getattr(r, field)) for name, field in REFERENCE_COLUMNS.items())
+            rows.append(row)
     return rows
 
 
@@ -230,8 +210,9 @@ def sources_frame(answers: Iterable[Answer]) -> pl.DataFrame:
     """``source_rows`` as a polars frame (typed even when empty)."""
     import polars as pl
 
-    types = {"str": pl.String, "int": pl.Int64, "float": pl.Float64}
-    schema = {name: types[kind] for name, kind in SOURCE_COLUMNS}
+    from .frames import source_schema
+
+    schema = source_schema(name for name, _ in SOURCE_COLUMNS)
     return pl.DataFrame(source_rows(answers), schema=schema)
 
 
@@ -261,17 +242,17 @@ def documents(answers: Iterable[Answer]) -> list[Document]:
     found: dict[tuple[Any, ...], Document] = {}
     keys: set[str] = set()
     for row in source_rows(answers):
+        title, author, year = row["document_title"], row["document_author"], row["document_year"]
         # A titled document is one entry whatever page of it a passage links to (Magisterium
         # gives each cited paragraph its own URL); an untitled one is known by its URL.
-        url = "" if _norm(row["title"]) else (row["url"] or "").strip()
-        ident = (row["kind"], _norm(row["title"]), _norm(row["author"]), _norm(row["year"]), url)
+        url = "" if _norm(title) else (row["source_url"] or "").strip()
+        ident = (row["kind"], _norm(title), _norm(author), _norm(year), url)
         doc = found.get(ident)
         if doc is None:
-            key = _unique(_bib_key(row["author"], row["year"], row["title"]), keys)
-            doc = found[ident] = Document(
-                key, row["title"], row["author"], row["year"], row["url"], row["kind"]
-            )
-        place = row["reference"]
+            key = _unique(_bib_key(author, year, title), keys)
+            doc = found[ident] = Document(key, title, author, year, row["source_url"], row["kind"])
+        # Where in the document: a passage's reference, or the id of a knowledge chunk's file.
+        place = row["document_reference"] if row["kind"] == "citation" else row["data_id"]
         if place and place not in doc.places:
             doc.places.append(place)
         if row["provider"] not in doc.providers:

@@ -31,8 +31,8 @@ _COLUMNS: Final[dict[str, tuple[tuple[str, str], ...]]] = {
     "references": (
         ("rank", "Rank"),
         ("score", "Score"),
-        ("data_name", "Source"),
-        ("content", "Chunk"),
+        ("document_title", "Source"),
+        ("cited_text", "Chunk"),
     ),
 }
 
@@ -85,8 +85,8 @@ def row_html(row: dict[str, Any], kind: str) -> str:
         if row.get("score") is not None:
             facts.append(f"score {float(row['score']):.3f}")
         heading = None
-        text = row.get("content") or ""
-        label = row.get("data_name") or UNKNOWN_SOURCE
+        text = row.get("cited_text") or ""
+        label = row.get("document_title") or UNKNOWN_SOURCE
     url = safe_url(row.get("source_url"))
     name = html.escape(str(label))
     link = (
