@@ -54,12 +54,7 @@ import citekit as ck
 from citekit import answers_frame, charts, citations_frame, explore, references_frame
 from citekit.testing import ProviderServer, SampleSet, default_data_dir
 
-try:  # static SVG charts: they show offline, in exported HTML and on GitHub
-    import vl_convert  # noqa: F401
-
-    alt.renderers.enable("svg")
-except ImportError:
-    pass
+alt.renderers.enable("svg")  # static SVG charts: they show offline, in exported HTML and on GitHub
 
 samples = SampleSet.load(default_data_dir())
 server = ProviderServer().start()  # serves every provider whose key is not set

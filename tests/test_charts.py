@@ -8,6 +8,7 @@ from typing import Any
 import altair as alt
 import polars as pl
 import pytest
+import vl_convert
 from polars.testing import assert_frame_equal
 
 from citekit import Answer, charts
@@ -20,7 +21,6 @@ from citekit.data.frames import (
     references_frame,
 )
 
-vl_convert = pytest.importorskip("vl_convert")
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 
 

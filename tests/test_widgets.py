@@ -16,7 +16,6 @@ from citekit.notebook.explorer import ALL, Explorer, explore
 
 from .test_frames import correlate_body, magisterium_response
 
-pytest.importorskip("ipywidgets")
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 
 

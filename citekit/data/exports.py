@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core.columns import CITATION_COLUMNS, COLUMNS, REFERENCE_COLUMNS
-from ..core.markers import find_markers
 from ..core.models import Answer
 
 if TYPE_CHECKING:
@@ -80,7 +79,7 @@ def export_answer(answer: Answer, path: str | os.PathLike[str]) -> Path:
     if suffix in (".md", ".markdown"):
         text = answer_markdown(answer)
     elif suffix in (".html", ".htm"):
-        text = html_document(answer.question or "Answer", _answer_html(answer))
+        text = html_document(answer.question or "Answer", answer.to_html())
     elif suffix == ".json":
         text = json.dumps(answer_json(answer), ensure_ascii=False, indent=2) + "\n"
     else:
@@ -103,70 +102,12 @@ def answer_json(answer: Answer) -> dict[str, Any]:
 
 def answer_markdown(answer: Answer) -> str:
     """``# question``, the answer with ``[^n]`` footnotes, and the footnote definitions."""
-    try:
-        body = answer.to_markdown()
-    except ImportError:  # the renderer is optional here: fall back to a plain rendering
-        body = _plain_markdown(answer)
     head = f"# {_one_line(answer.question)}\n\n" if answer.question else ""
-    return head + body.rstrip() + "\n"
+    return head + answer.to_markdown().rstrip() + "\n"
 
 
 def _one_line(text: str | None) -> str:
     return " ".join((text or "").split())
-
-
-def _plain_markdown(answer: Answer) -> str:
-    text = answer.text
-    for m in reversed(find_markers(text)):
-        text = text[: m.start] + f"[^{m.number}]" + text[m.end :]
-    lines = [text.rstrip(), ""]
-    for number, group in answer.citation_groups().items():
-        first = group[0]
-        where = ", ".join(c.document_reference or "" for c in group if c.document_reference)
-        label = _describe(first.document_title, first.document_author, first.document_year)
-        link = f" <{first.source_url}>" if first.source_url else ""
-        lines.append(f"[^{number}]: {label}{f', {where}' if where else ''}.{link}")
-    if answer.references:
-        lines += ["", "Sources:", ""]
-        for ref in answer.references:
-            name = ref.data_name or ref.source_url or f"chunk {ref.rank}"
-            score = f" (score {ref.score:.2f})" if ref.score is not None else ""
-            lines.append(f"{ref.rank}. {name}{score}")
-    if answer.sample:
-        lines += ["", f"*Recorded sample ({answer.sample}), not a live answer.*"]
-    return "\n".join(lines)
-
-
-def _describe(title: str | None, author: str | None, year: str | None) -> str:
-    parts = [title or "Untitled"]
-    if author:
-        parts.append(author)
-    if year:
-        parts.append(f"({year})")
-    return " — ".join(parts[:2]) + (f" {parts[2]}" if len(parts) > 2 else "")
-
-
-def _answer_html(answer: Answer) -> str:
-    try:
-        return answer.to_html()
-    except ImportError:
-        esc = html.escape
-        items = "".join(
-            f"<li>{esc(_describe(g[0].document_title, g[0].document_author, g[0].document_year))}"
-            + (
-                f' <a href="{esc(g[0].source_url or "")}">link</a>'
-                if _safe_url(g[0].source_url)
-                else ""
-            )
-            + "</li>"
-            for g in answer.citation_groups().values()
-        )
-        sources = f"<ol>{items}</ol>" if items else ""
-        return f'<div style="white-space: pre-wrap">{esc(answer.text)}</div>{sources}'
-
-
-def _safe_url(url: str | None) -> bool:
-    return bool(url) and str(url).lower().startswith(("http://", "https://"))
 
 
 def html_document(title: str, body: str, *, lang: str = "en") -> str:

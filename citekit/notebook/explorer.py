@@ -73,7 +73,7 @@ def explore(
     page_size
         Rows per table page (at most 200).
     chart
-        Draw a chart of the filtered rows (needs vl-convert-python; without it a note says so).
+        Draw a chart of the filtered rows.
     provider
         The provider of saved responses that do not name it.
 
