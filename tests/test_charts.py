@@ -11,15 +11,8 @@ import pytest
 import vl_convert
 from polars.testing import assert_frame_equal
 
-from citekit import Answer, charts
-from citekit.data.frames import (
-    ANSWERS_SCHEMA,
-    CITATIONS_SCHEMA,
-    REFERENCES_SCHEMA,
-    answers_frame,
-    citations_frame,
-    references_frame,
-)
+from citekit import Answer, answers_frame, charts, citations_frame, references_frame
+from citekit.data.frames import ANSWERS_SCHEMA, CITATIONS_SCHEMA, REFERENCES_SCHEMA
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 

@@ -12,16 +12,8 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from citekit import Answer, Magisterium, References
-from citekit.data.exports import (
-    SOURCE_COLUMNS,
-    bibtex,
-    export_answer,
-    export_citations,
-    latex_escape,
-    sources_frame,
-)
-from citekit.providers.batch import Failed
+from citekit import Answer, Failed, Magisterium, References, export_answer, export_citations
+from citekit.data.exports import SOURCE_COLUMNS, bibtex, latex_escape, sources_frame
 from citekit.testing import ProviderServer
 
 # Some recorded samples are withheld by Magisterium's content filter, which warns.

@@ -13,18 +13,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
-from citekit import Answer, References
+from citekit import Answer, References, answers_frame, citations_frame, references_frame
 from citekit.core.markers import inline_numbers
 from citekit.data.frames import (
     ANSWERS_SCHEMA,
     CITATIONS_SCHEMA,
     REFERENCES_SCHEMA,
     _inline_numbers,
-    answers_frame,
-    citations_frame,
     load_answers,
     parse_year,
-    references_frame,
 )
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"

@@ -18,6 +18,7 @@ from typing import Any
 import polars as pl
 import pytest
 
+import citekit as ck
 from citekit import Answer, CitekitWarning, GPTBots, Magisterium, ServerError, ask_many, log
 from citekit.store import Log, LogWarning, default_path, schema
 from citekit.store.answer_log import LOG_SCHEMA, request_key
@@ -100,9 +101,7 @@ def test_gptbots_references_round_trip(server: ProviderServer) -> None:
 
 @pytest.mark.parametrize("provider", ["magisterium", "maritaca", "gptbots"])
 def test_streamed_answers_round_trip(server: ProviderServer, provider: str) -> None:
-    from citekit.cli.main import make_client
-
-    client = make_client(provider, base_url=server.base_url(provider), api_key=KEY)  # type: ignore[arg-type]
+    client = ck.client(provider, base_url=server.base_url(provider), api_key=KEY)
     answer = client.ask(server.samples(provider)[0].question, stream=True, display=False)
     (back,) = log.answers()
     assert back == answer

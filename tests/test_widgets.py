@@ -10,9 +10,8 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from citekit import Answer, References
-from citekit.data.frames import citations_frame, references_frame
-from citekit.notebook.explorer import ALL, Explorer, explore
+from citekit import Answer, References, citations_frame, explore, references_frame
+from citekit.notebook.explorer import ALL, Explorer
 
 from .test_frames import correlate_body, magisterium_response
 
