@@ -186,6 +186,9 @@ def test_explore_frames(answers: list[Answer]) -> None:
     assert "Labour is not a commodity." in ex.detail.value
     refs = references_frame(References.from_response(correlate_body()))
     assert explore(refs).kind == "references"
+    # Both frames have cited_text (one vocabulary): the citation columns tell them apart.
+    assert explore(cits.drop("document_index")).kind == "citations"
+    assert explore(refs.drop("rank")).kind == "references"
     with pytest.raises(ValueError, match="columns"):
         explore(pl.DataFrame({"x": [1]}))
     with pytest.raises(ValueError, match="holds citations"):

@@ -90,7 +90,7 @@ def explore(
     answers: list[Answer] = []
     if isinstance(source, pl.DataFrame):
         columns = set(source.columns)
-        is_citations = "document_index" in columns
+        is_citations = bool({"marker", "document_index"} & columns)  # chunks have rank
         if not is_citations and not {"cited_text", "score"} <= columns:
             raise ValueError(
                 "explore() takes a citations_frame() or references_frame() frame; this one "
