@@ -2,12 +2,18 @@
 
 Ask Magisterium AI, Maritaca AI or GPTBots a question, read the answer with clickable
 footnotes, and load every citation and knowledge chunk into polars frames and altair charts.
+
+``citekit.last_batch`` is the most recent ``ask_many`` / ``aask_many`` run of the process (a
+``BatchResult``, or None before any): after Ctrl-C in a notebook, ``ck.last_batch.answers``
+holds what finished. It is read afresh at each access and cannot be assigned.
 """
 
 from __future__ import annotations
 
 import importlib
 import logging
+import sys
+import types
 from typing import TYPE_CHECKING, Any
 
 from .core.errors import (
@@ -58,6 +64,7 @@ if TYPE_CHECKING:
     from .providers.batch import (
         BatchError,
         BatchInterrupted,
+        BatchResult,
         Failed,
         RateLimiter,
         aask_many,
@@ -65,6 +72,9 @@ if TYPE_CHECKING:
     )
     from .store import log
     from .transport.loop import allow_nested_asyncio
+
+    #: The most recent batch (see ``_Facade.last_batch``).
+    last_batch: BatchResult | None
 
 # A library logs, the application decides what is shown: nothing unless logging is set up.
 logging.getLogger(__name__).addHandler(logging.NullHandler())
@@ -74,6 +84,7 @@ _LAZY = {
     "allow_nested_asyncio": ".transport.loop",
     "BatchError": ".providers.batch",
     "BatchInterrupted": ".providers.batch",
+    "BatchResult": ".providers.batch",
     "Failed": ".providers.batch",
     "RateLimiter": ".providers.batch",
     "aask_many": ".providers.batch",
@@ -101,11 +112,32 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | {"last_batch"})
+
+
+class _Facade(types.ModuleType):
+    """The class of this module, for the one attribute that must be read at each access."""
+
+    @property
+    def last_batch(self) -> BatchResult | None:
+        """The most recent ``ask_many`` / ``aask_many`` run of this process, or None.
+
+        One per process (the run started last, in any thread or task); running, finished or
+        interrupted. See ``citekit.providers.batch.BatchResult``.
+        """
+        if "citekit.providers.batch" not in sys.modules:
+            return None  # no batch has run: nothing to import
+        from .providers.batch import last_batch
+
+        return last_batch()
+
+
+sys.modules[__name__].__class__ = _Facade
 
 
 __version__ = "0.1.0"
 
+# ``last_batch`` is left out: ``from citekit import *`` would copy the value of the moment.
 __all__ = [
     "APITimeoutError",
     "Answer",
@@ -113,6 +145,7 @@ __all__ = [
     "BadRequestError",
     "BatchError",
     "BatchInterrupted",
+    "BatchResult",
     "Choice",
     "Citation",
     "CitekitError",

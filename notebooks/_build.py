@@ -54,12 +54,7 @@ import citekit as ck
 from citekit import answers_frame, charts, citations_frame, explore, references_frame
 from citekit.testing import ProviderServer, SampleSet, default_data_dir
 
-try:  # static SVG charts: they show offline, in exported HTML and on GitHub
-    import vl_convert  # noqa: F401
-
-    alt.renderers.enable("svg")
-except ImportError:
-    pass
+alt.renderers.enable("svg")  # static SVG charts: they show offline, in exported HTML and on GitHub
 
 samples = SampleSet.load(default_data_dir())
 server = ProviderServer().start()  # serves every provider whose key is not set
@@ -177,7 +172,7 @@ reply = gptbots.ask("Why was the Great Wall built?")
 reply
 """
         ),
-        code('references_frame(reply).select("rank", "data_name", "score")'),
+        code('references_frame(reply).select("rank", "document_title", "score")'),
         code("magisterium.close()\ngptbots.close()\nserver.stop()"),
     ]
 
@@ -371,7 +366,7 @@ reply
             """
 replies = [gptbots.ask(s.question) for s in samples["gptbots"]]
 refs = references_frame(replies)
-refs.group_by("data_name").agg(chunks=pl.len(), best=pl.col("score").max()).sort(
+refs.group_by("document_title").agg(chunks=pl.len(), best=pl.col("score").max()).sort(
     "best", descending=True
 ).head(10)
 """

@@ -17,19 +17,23 @@ from typing import Any
 
 import pytest
 
-from citekit import Answer, Magisterium, Maritaca, ServerError
-from citekit.providers.batch import (
+import citekit as ck
+from citekit import (
+    Answer,
     BatchError,
     BatchInterrupted,
+    BatchResult,
     Failed,
+    GPTBots,
+    Magisterium,
+    Maritaca,
     RateLimiter,
+    ServerError,
     aask_many,
     ask_many,
-    partial_results,
+    log,
 )
-from citekit.providers.gptbots import GPTBots
 from citekit.render.progress import NullProgress, TextProgress, make_progress
-from citekit.store.answer_log import log
 from citekit.testing import ProviderServer
 from citekit.transport.loop import background_loop, run_sync
 
@@ -148,6 +152,10 @@ def test_partial_failure_raises_after_the_others(server: ProviderServer) -> None
     err = info.value
     assert len(err.results) == 6 and len(err.answers) == 4
     assert all(isinstance(f.error, ServerError) for f in err.failures)
+    assert err.batch is ck.last_batch and err.batch is not None
+    assert err.batch.failures == err.failures and err.batch.answers == err.answers
+    assert (err.batch.done, err.batch.total, err.batch.unfinished) == (6, 6, [])
+    assert not err.batch.running and not err.batch.interrupted
 
 
 def test_retries_come_from_the_client(server: ProviderServer) -> None:
@@ -204,7 +212,14 @@ def test_ctrl_c_keeps_what_finished(server: ProviderServer) -> None:
     assert 2 <= len(done) < 20
     assert all(r.question == qs[i] for i, r in enumerate(results) if isinstance(r, Answer))
     assert info.value.answers == done
-    assert partial_results() == results
+    # In a notebook the exception is gone with the cell: the run stays as ck.last_batch.
+    batch = ck.last_batch
+    assert isinstance(batch, BatchResult) and info.value.batch is batch
+    assert batch.results == results and batch.answers == done
+    assert batch.interrupted and not batch.running
+    assert (batch.done, batch.total) == (len(done), 20)
+    assert batch.unfinished == [q for q, r in zip(qs, results, strict=True) if r is None]
+    assert "citekit.last_batch" in str(info.value)
     seen = server.scenario(url).request_count
     time.sleep(0.4)  # the in-flight requests were cancelled: nothing more goes out
     assert server.scenario(url).request_count == seen
@@ -229,9 +244,38 @@ def test_task_cancellation_keeps_what_finished(server: ProviderServer) -> None:
             await task
 
     asyncio.run(main())
-    results = partial_results()
-    assert results is not None and len(results) == 12
-    assert 2 <= sum(r is not None for r in results) < 12
+    batch = ck.last_batch
+    assert batch is not None and batch.interrupted and not batch.running
+    assert batch.questions == tuple(qs) and len(batch.results) == 12
+    assert 2 <= len(batch.answers) == batch.done < 12
+    assert [a.question for a in batch.answers] == [q for q in qs if q not in batch.unfinished]
+
+
+def test_last_batch_follows_each_run_and_cannot_be_assigned() -> None:
+    class Echo:
+        async def aask(self, question: str, **options: Any) -> Answer:
+            if ck.last_batch is not None:
+                seen.append((ck.last_batch.running, ck.last_batch.total))
+            return Answer(provider="magisterium", text=question.upper(), question=question)
+
+    seen: list[tuple[bool, int]] = []
+    ask_many(Echo(), ["a", "b", "c"], concurrency=1, progress=False)
+    first = ck.last_batch
+    assert first is not None and seen == [(True, 3)] * 3  # a running batch is there too
+    assert [a.text for a in first.answers] == ["A", "B", "C"]
+    assert (first.done, first.running, first.interrupted, first.failures) == (3, False, False, [])
+    assert repr(first) == "<BatchResult finished: 3 of 3 done>"
+    first.results.clear()  # a copy: the run is not changed by its readers
+    assert len(first.results) == 3
+
+    asyncio.run(aask_many(Echo(), ["d"], progress=False))
+    assert ck.last_batch is not first and ck.last_batch.questions == ("d",)
+    with pytest.raises(ValueError, match="concurrency"):
+        ask_many(Echo(), ["e"], concurrency=0)
+    assert ck.last_batch.questions == ("d",)  # a batch refused before it starts is not one
+    with pytest.raises(AttributeError, match="no setter"):
+        ck.last_batch = first
+    assert "last_batch" in dir(ck) and "last_batch" not in ck.__all__
 
 
 # -- event loops ----------------------------------------------------------------------------------

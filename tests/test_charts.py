@@ -8,19 +8,12 @@ from typing import Any
 import altair as alt
 import polars as pl
 import pytest
+import vl_convert
 from polars.testing import assert_frame_equal
 
-from citekit import Answer, charts
-from citekit.data.frames import (
-    ANSWERS_SCHEMA,
-    CITATIONS_SCHEMA,
-    REFERENCES_SCHEMA,
-    answers_frame,
-    citations_frame,
-    references_frame,
-)
+from citekit import Answer, answers_frame, charts, citations_frame, references_frame
+from citekit.data.frames import ANSWERS_SCHEMA, CITATIONS_SCHEMA, REFERENCES_SCHEMA
 
-vl_convert = pytest.importorskip("vl_convert")
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 
 
@@ -194,12 +187,12 @@ def test_citations_per_answer_from_citations_and_from_answers() -> None:
 
 REFERENCES = refs(
     [
-        {"data_name": "wall.pdf", "score": 0.93},
-        {"data_name": "wall.pdf", "score": 0.91},
-        {"data_name": "wall.pdf", "score": 0.42},
-        {"data_name": "UNESCO", "score": 0.55},
-        {"data_name": None, "score": 0.12},
-        {"data_name": "UNESCO", "score": None},
+        {"document_title": "wall.pdf", "score": 0.93},
+        {"document_title": "wall.pdf", "score": 0.91},
+        {"document_title": "wall.pdf", "score": 0.42},
+        {"document_title": "UNESCO", "score": 0.55},
+        {"document_title": None, "score": 0.12},
+        {"document_title": "UNESCO", "score": None},
     ]
 )
 
@@ -267,7 +260,7 @@ def test_large_frames_stay_under_the_altair_row_limit() -> None:
             for i in range(n)
         ]
     )
-    big_r = refs([{"data_name": f"d{i % 50}", "score": (i % 997) / 997} for i in range(n)])
+    big_r = refs([{"document_title": f"d{i % 50}", "score": (i % 997) / 997} for i in range(n)])
     for name, chart in all_charts(big_c, big_r).items():
         spec = chart.to_dict()  # raises MaxRowsError above 5000 rows
         assert spec, name

@@ -12,16 +12,8 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from citekit import Answer, Magisterium, References
-from citekit.data.exports import (
-    SOURCE_COLUMNS,
-    bibtex,
-    export_answer,
-    export_citations,
-    latex_escape,
-    sources_frame,
-)
-from citekit.providers.batch import Failed
+from citekit import Answer, Failed, Magisterium, References, export_answer, export_citations
+from citekit.data.exports import SOURCE_COLUMNS, bibtex, latex_escape, sources_frame
 from citekit.testing import ProviderServer
 
 # Some recorded samples are withheld by Magisterium's content filter, which warns.
@@ -219,7 +211,11 @@ def test_csv(answers: list[Answer], tmp_path: Path) -> None:
     assert frame.columns == [name for name, _ in SOURCE_COLUMNS]
     assert frame.height == 3 + 2 + 2
     assert frame.filter(pl.col("kind") == "reference")["score"].to_list() == [0.9, 0.7]
-    assert TRICKY_TITLE in frame["title"].to_list()
+    assert TRICKY_TITLE in frame["document_title"].to_list()
+    chunks = frame.filter(pl.col("kind") == "reference")
+    assert chunks["cited_text"].to_list() == ["Refunds in 5 days.", "Exchanges in 30 days."]
+    assert chunks["data_id"].to_list() == ["d1", "d2"]
+    assert chunks["document_reference"].null_count() == 2
 
 
 def test_parquet_round_trip(answers: list[Answer], tmp_path: Path) -> None:

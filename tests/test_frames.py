@@ -13,18 +13,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
-from citekit import Answer, References
+from citekit import Answer, References, answers_frame, citations_frame, references_frame
 from citekit.core.markers import inline_numbers
 from citekit.data.frames import (
     ANSWERS_SCHEMA,
     CITATIONS_SCHEMA,
     REFERENCES_SCHEMA,
     _inline_numbers,
-    answers_frame,
-    citations_frame,
     load_answers,
     parse_year,
-    references_frame,
 )
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
@@ -334,9 +331,9 @@ def expected_references(provider: str = "gptbots") -> pl.DataFrame:
             "question_id": ["q-1"] * 3,
             "answer_id": ["ans-1"] * 3,
             "rank": [1, 2, 3],
-            "content": ["The wall is long.", "Built over centuries.", "No score here."],
+            "cited_text": ["The wall is long.", "Built over centuries.", "No score here."],
             "data_id": ["d1", "d2", None],
-            "data_name": ["wall.pdf", "UNESCO", None],
+            "document_title": ["wall.pdf", "UNESCO", None],
             "source_url": [None, "https://whc.unesco.org", None],
             "score": [0.93, 0.41, None],
         },

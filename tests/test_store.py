@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import multiprocessing
 import os
 import signal
@@ -16,10 +18,11 @@ from typing import Any
 import polars as pl
 import pytest
 
-from citekit import Answer, CitekitWarning, Magisterium, ServerError
-from citekit.providers.batch import ask_many
-from citekit.providers.gptbots import GPTBots
-from citekit.store.answer_log import LOG_SCHEMA, Log, LogWarning, default_path, log, request_key
+import citekit as ck
+from citekit import Answer, CitekitWarning, GPTBots, Magisterium, ServerError, ask_many, log
+from citekit.store import Log, LogWarning, default_path, schema
+from citekit.store.answer_log import LOG_SCHEMA, request_key
+from citekit.store.schema import SCHEMA_VERSION, migrate
 from citekit.testing import ProviderServer
 
 # Some recorded samples are withheld by Magisterium's content filter, which warns.
@@ -98,9 +101,7 @@ def test_gptbots_references_round_trip(server: ProviderServer) -> None:
 
 @pytest.mark.parametrize("provider", ["magisterium", "maritaca", "gptbots"])
 def test_streamed_answers_round_trip(server: ProviderServer, provider: str) -> None:
-    from citekit.cli.main import make_client
-
-    client = make_client(provider, base_url=server.base_url(provider), api_key=KEY)  # type: ignore[arg-type]
+    client = ck.client(provider, base_url=server.base_url(provider), api_key=KEY)
     answer = client.ask(server.samples(provider)[0].question, stream=True, display=False)
     (back,) = log.answers()
     assert back == answer
@@ -277,7 +278,7 @@ def test_four_processes_write_without_losing_anything(tmp_path: Path) -> None:
 _KILLED_WRITER = """
 import sys
 from citekit import Answer
-from citekit.store.answer_log import Log
+from citekit.store import Log
 sys.path.insert(0, {tests!r})
 from test_store import CHAT, body
 store = Log({path!r})
@@ -365,3 +366,179 @@ def test_a_newer_log_is_neither_written_nor_downgraded(
     log.close()
     with sqlite3.connect(path) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == 99
+
+
+# -- a log laid out by an older citekit ------------------------------------------------------------
+#: The tables as schema 1 laid them out (citekit 0.1.0), before the sources' columns took the
+#: names of ``citekit.core.columns``.
+SCHEMA_1 = """
+CREATE TABLE answers (
+    id INTEGER PRIMARY KEY,
+    ts REAL NOT NULL,
+    provider TEXT NOT NULL,
+    base_url TEXT,
+    request_key TEXT,
+    request_json TEXT,
+    stream INTEGER NOT NULL DEFAULT 0,
+    elapsed REAL,
+    question TEXT,
+    model TEXT,
+    answer_id TEXT,
+    conversation_id TEXT,
+    finish_reason TEXT,
+    text TEXT,
+    response_json TEXT,
+    references_json TEXT,
+    notes_json TEXT,
+    partial INTEGER NOT NULL DEFAULT 0,
+    n_citations INTEGER NOT NULL DEFAULT 0,
+    n_references INTEGER NOT NULL DEFAULT 0,
+    prompt_tokens INTEGER,
+    completion_tokens INTEGER,
+    total_tokens INTEGER,
+    sample TEXT,
+    error_type TEXT,
+    error_message TEXT,
+    error_status INTEGER,
+    error_code TEXT,
+    pid INTEGER
+);
+CREATE INDEX answers_request ON answers (request_key, id);
+CREATE INDEX answers_time ON answers (ts);
+CREATE TABLE citations (
+    answer INTEGER NOT NULL REFERENCES answers (id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    marker INTEGER NOT NULL,
+    document_index INTEGER NOT NULL,
+    cited_text TEXT,
+    heading TEXT,
+    title TEXT,
+    author TEXT,
+    year TEXT,
+    reference TEXT,
+    url TEXT
+);
+CREATE INDEX citations_answer ON citations (answer);
+CREATE TABLE knowledge_references (
+    answer INTEGER NOT NULL REFERENCES answers (id) ON DELETE CASCADE,
+    rank INTEGER NOT NULL,
+    data_id TEXT,
+    data_name TEXT,
+    source_url TEXT,
+    score REAL,
+    content TEXT
+);
+CREATE INDEX references_answer ON knowledge_references (answer);
+PRAGMA user_version = 1;
+"""
+
+GPTBOTS_MESSAGE = {
+    "create_time": 1760354899071,
+    "conversation_id": "c2",
+    "message_id": "m2",
+    "output": [{"content": {"text": "It is long."}}],
+}
+CORRELATE = {
+    "correlate_dataset": [
+        {"content": "The wall is long.", "data_id": "d1", "data_name": "wall.pdf", "score": 0.9},
+        {"content": "Built by many.", "data_id": "d2", "data_name": "UNESCO", "score": 0.4},
+    ]
+}
+
+
+def make_schema_1_log(path: Path) -> None:
+    """A log file written by citekit 0.1.0: one Magisterium and one GPTBots answer."""
+    with contextlib.closing(sqlite3.connect(path)) as conn, conn:
+        conn.executescript(SCHEMA_1)
+        conn.execute(
+            "INSERT INTO answers (id, ts, provider, request_key, question, model, answer_id, "
+            "text, response_json, n_citations) VALUES (1, 1e9, 'magisterium', 'k1', 'q1', "
+            "'magisterium-1', 'chatcmpl-x', 'Yes [^1].', ?, 1)",
+            (json.dumps(CHAT),),
+        )
+        conn.execute(
+            "INSERT INTO citations VALUES (1, 0, 1, 0, 'A passage.', NULL, "
+            "'Centesimus Annus', 'John Paul II', '1991', '48', 'https://example.org/ca')"
+        )
+        conn.execute(
+            "INSERT INTO answers (id, ts, provider, question, answer_id, text, response_json, "
+            "references_json, n_references) VALUES (2, 2e9, 'gptbots', 'q2', 'm2', "
+            "'It is long.', ?, ?, 2)",
+            (json.dumps(GPTBOTS_MESSAGE), json.dumps(CORRELATE)),
+        )
+        conn.executemany(
+            "INSERT INTO knowledge_references VALUES (2, ?, ?, ?, NULL, ?, ?)",
+            [
+                (i + 1, r["data_id"], r["data_name"], r["score"], r["content"])
+                for i, r in enumerate(CORRELATE["correlate_dataset"])
+            ],
+        )
+
+
+def table_dump(path: Path) -> dict[str, tuple[list[str], list[tuple[Any, ...]]]]:
+    """Every table's column names and rows, and the schema version."""
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        dump: dict[str, tuple[list[str], list[tuple[Any, ...]]]] = {
+            "user_version": ([], [conn.execute("PRAGMA user_version").fetchone()])
+        }
+        for table in ("answers", "citations", "knowledge_references"):
+            columns = [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
+            rows = conn.execute(f"SELECT * FROM {table} ORDER BY rowid").fetchall()
+            dump[table] = (columns, rows)
+        return dump
+
+
+def test_a_schema_1_log_is_migrated_in_place_with_nothing_lost(tmp_path: Path) -> None:
+    path = tmp_path / "log.sqlite3"
+    make_schema_1_log(path)
+    before = table_dump(path)
+    assert before["citations"][0][5:] == ["heading", "title", "author", "year", "reference", "url"]
+
+    old = log.answers()  # opening the file migrates it
+    log.close()
+    after = table_dump(path)
+    assert after["user_version"][1] == [(SCHEMA_VERSION,)] and SCHEMA_VERSION == 2
+    assert after["answers"] == before["answers"]
+    assert after["citations"][1] == before["citations"][1]
+    assert after["knowledge_references"][1] == before["knowledge_references"][1]
+    assert after["citations"][0] == [
+        "answer", "position", "marker", "document_index", "cited_text", "cited_text_heading",
+        "document_title", "document_author", "document_year", "document_reference", "source_url",
+    ]  # fmt: skip
+    assert after["knowledge_references"][0] == [
+        "answer", "rank", "data_id", "document_title", "source_url", "score", "cited_text"
+    ]  # fmt: skip
+    assert [a.question for a in old] == ["q1", "q2"]
+    assert old[0].citations[0].document_title == "Centesimus Annus"
+    assert [r.data_name for r in old[1].references or ()] == ["wall.pdf", "UNESCO"]
+
+    # Written after the migration, a new answer lands in the renamed columns.
+    log.record(chat_answer("q3"), request=body("q3"))
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        rows = conn.execute(
+            "SELECT answer, document_title, document_year, source_url FROM citations"
+        ).fetchall()
+    assert rows == [(1, "Centesimus Annus", "1991", "https://example.org/ca"),
+                    (3, "Centesimus Annus", "1991", "https://example.org/ca")]  # fmt: skip
+
+
+def test_a_migration_that_fails_leaves_the_file_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "log.sqlite3"
+    make_schema_1_log(path)
+    before = table_dump(path)
+
+    def rename_then_fail(conn: sqlite3.Connection, version: int) -> None:
+        migrate(conn, version)  # every column renamed, then the process dies or the disk fills
+        raise sqlite3.OperationalError("disk I/O error")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(schema, "migrate", rename_then_fail)
+        with pytest.warns(LogWarning, match="disk I/O error"):
+            assert log.record(chat_answer("q3"), request=body("q3")) is None
+    assert table_dump(path) == before  # one transaction: not a column renamed
+
+    assert log.record(chat_answer("q3"), request=body("q3")) is not None
+    assert table_dump(path)["user_version"][1] == [(SCHEMA_VERSION,)]
+    assert len(log.answers()) == 3

@@ -10,13 +10,11 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from citekit import Answer, References
-from citekit.data.frames import citations_frame, references_frame
-from citekit.notebook.explorer import ALL, Explorer, explore
+from citekit import Answer, References, citations_frame, explore, references_frame
+from citekit.notebook.explorer import ALL, Explorer
 
 from .test_frames import correlate_body, magisterium_response
 
-pytest.importorskip("ipywidgets")
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 
 
@@ -168,7 +166,7 @@ def test_references_from_gptbots_answers_and_bare_references() -> None:
     assert ex.filtered["score"].to_list() == [0.93, 0.93]
     ex.min_score.value = 0.0
     ex.source.value = "unknown source"
-    assert ex.filtered["content"].to_list() == ["No score here."] * 2
+    assert ex.filtered["cited_text"].to_list() == ["No score here."] * 2
     ex.source.value = ALL
     ex.search.value = "centuries"
     assert ex.filtered.height == 2
@@ -188,6 +186,9 @@ def test_explore_frames(answers: list[Answer]) -> None:
     assert "Labour is not a commodity." in ex.detail.value
     refs = references_frame(References.from_response(correlate_body()))
     assert explore(refs).kind == "references"
+    # Both frames have cited_text (one vocabulary): the citation columns tell them apart.
+    assert explore(cits.drop("document_index")).kind == "citations"
+    assert explore(refs.drop("rank")).kind == "references"
     with pytest.raises(ValueError, match="columns"):
         explore(pl.DataFrame({"x": [1]}))
     with pytest.raises(ValueError, match="holds citations"):

@@ -10,11 +10,14 @@ from __future__ import annotations
 import sys
 import warnings
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..core.models import Answer
 from ..core.names import PROVIDERS, long_name
 from .main import make_client, source_lines
+
+if TYPE_CHECKING:
+    import polars as pl
 
 __all__ = ["run_demo"]
 
@@ -47,13 +50,11 @@ def _table_html(frame: Any, *, limit: int = 15) -> str:
 
 
 def _answers_section(provider: str, answers: list[Answer]) -> str:
-    from ..data.exports import _answer_html
-
     parts = [f"<h2>{_esc(long_name(provider))}</h2>"]
     for answer in answers:
         parts.append(f"<h3>{_esc(answer.question)}</h3>")
         try:
-            parts.append(_answer_html(answer))  # carries its own "recorded sample" badge
+            parts.append(answer.to_html())  # carries its own "recorded sample" badge
         except Exception as exc:  # one answer that cannot render must not sink the page
             label = answer.sample or "unlabelled"
             parts.append(
@@ -63,13 +64,11 @@ def _answers_section(provider: str, answers: list[Answer]) -> str:
     return "\n".join(parts)
 
 
-def _frames_section(answers: list[Answer]) -> tuple[str, dict[str, Any]]:
-    try:
-        import polars as pl
+def _frames_section(answers: list[Answer]) -> tuple[str, dict[str, pl.DataFrame]]:
+    import polars as pl
 
-        from ..data.frames import answers_frame, citations_frame, references_frame
-    except ImportError as exc:
-        return f"<h2>Frames</h2><p><em>Frames are not available: {_esc(exc)}</em></p>", {}
+    from ..data.frames import answers_frame, citations_frame, references_frame
+
     cites = citations_frame(answers)
     refs = references_frame(answers)
     overview = answers_frame(answers).select(
@@ -81,9 +80,9 @@ def _frames_section(answers: list[Answer]) -> tuple[str, dict[str, Any]]:
         .sort(["passages", "document_title"], descending=[True, False])
     )
     chunks = (
-        refs.group_by("data_name")
+        refs.group_by("document_title")
         .agg(pl.len().alias("chunks"), pl.col("score").mean().round(3).alias("mean_score"))
-        .sort(["chunks", "data_name"], descending=[True, False])
+        .sort(["chunks", "document_title"], descending=[True, False])
     )
     html = (
         "<h2>Frames</h2>"
@@ -95,17 +94,11 @@ def _frames_section(answers: list[Answer]) -> tuple[str, dict[str, Any]]:
     return html, {"citations": cites, "references": refs}
 
 
-def _charts_section(frames: dict[str, Any]) -> str:
-    if not frames:
-        return "<h2>Charts</h2><p><em>Charts need the frames, which are not available.</em></p>"
-    try:
-        import importlib
+def _charts_section(frames: dict[str, pl.DataFrame]) -> str:
+    import vl_convert
 
-        import vl_convert
+    from ..data import charts
 
-        charts = importlib.import_module("citekit.data.charts")
-    except ImportError as exc:
-        return f"<h2>Charts</h2><p><em>Charts are not available: {_esc(exc)}</em></p>"
     parts = ["<h2>Charts</h2>"]
     for name, source in (
         ("authors", "citations"),

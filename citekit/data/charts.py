@@ -303,9 +303,9 @@ def scores(
 ) -> alt.LayerChart:
     """Relevance scores of the retrieved knowledge chunks: a binned strip per knowledge source.
 
-    Each row is a ``data_name``; each cell a score bin, darker for more chunks. A red rule marks
-    ``threshold`` and the subtitle says how many chunks reach it. Chunks without a score are
-    left out and counted in the subtitle.
+    Each row is a knowledge document (``document_title``); each cell a score bin, darker for
+    more chunks. A red rule marks ``threshold`` and the subtitle says how many chunks reach it.
+    Chunks without a score are left out and counted in the subtitle.
 
     Parameters
     ----------
@@ -326,14 +326,14 @@ def scores(
     """
     import altair as alt
 
-    frame = references_of(refs, "scores", ("score", "data_name"))
+    frame = references_of(refs, "scores", ("score", "document_title"))
     scored = frame.filter(pl.col("score").is_not_null() & pl.col("score").is_finite())
     unscored = frame.height - scored.height
     lowest, highest = scored.select(lo=pl.col("score").min(), hi=pl.col("score").max()).row(0)
     low = min(0.0, float(lowest)) if lowest is not None else 0.0
     high = max(1.0, float(highest)) if highest is not None else 1.0
     step = (high - low) / max(bins, 1)
-    named = scored.with_columns(source=labelled("data_name", UNKNOWN_SOURCE))
+    named = scored.with_columns(source=labelled("document_title", UNKNOWN_SOURCE))
     ranked = (
         named.group_by("source")
         .agg(chunks=pl.len(), best=pl.col("score").max())

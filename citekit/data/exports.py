@@ -2,8 +2,9 @@
 
 ``export_answer(answer, "answer.md")`` writes one answer (``.md``, ``.html``, ``.json``);
 ``export_citations(answers, "refs.bib")`` writes the sources of many answers (``.csv`` and
-``.parquet``: one row per cited passage or knowledge chunk; ``.bib`` and ``.json`` (CSL-JSON):
-one entry per document, however many passages of it were cited).
+``.parquet``: one row per cited passage or knowledge chunk, with the column names of every
+table of sources, ``citekit.core.columns``; ``.bib`` and ``.json`` (CSL-JSON): one entry per
+document, however many passages of it were cited, with those formats' own field names).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core.markers import find_markers
+from ..core.columns import CITATION_COLUMNS, COLUMNS, REFERENCE_COLUMNS
 from ..core.models import Answer
 
 if TYPE_CHECKING:
@@ -40,23 +41,28 @@ __all__ = [
 ANSWER_SUFFIXES = (".md", ".markdown", ".html", ".htm", ".json")
 CITATION_SUFFIXES = (".csv", ".parquet", ".bib", ".json")
 
-#: Columns of ``sources_frame`` (and the CSV / Parquet exports): (name, kind).
-SOURCE_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("provider", "str"),
-    ("answer_id", "str"),
-    ("question", "str"),
-    ("kind", "str"),  # "citation" (a cited passage) or "reference" (a knowledge chunk)
-    ("marker", "int"),
-    ("document_index", "int"),
-    ("rank", "int"),
-    ("title", "str"),
-    ("author", "str"),
-    ("year", "str"),
-    ("reference", "str"),
-    ("heading", "str"),
-    ("text", "str"),
-    ("url", "str"),
-    ("score", "float"),
+#: Columns of ``sources_frame`` (and the CSV / Parquet exports): (name, kind), named and typed
+#: as every table of sources is (``citekit.core.columns``).
+SOURCE_COLUMNS: tuple[tuple[str, str], ...] = tuple(
+    (name, COLUMNS[name].kind)
+    for name in (
+        "provider",
+        "answer_id",
+        "question",
+        "kind",  # "citation" (a cited passage) or "reference" (a knowledge chunk)
+        "marker",
+        "document_index",
+        "rank",
+        "document_title",
+        "document_author",
+        "document_year",
+        "document_reference",
+        "cited_text_heading",
+        "cited_text",
+        "source_url",
+        "score",
+        "data_id",
+    )
 )
 _STOPWORDS = frozenset(
     {"a", "an", "the", "of", "on", "in", "and", "or", "to", "for", "de", "da", "do", "das"}
@@ -73,7 +79,7 @@ def export_answer(answer: Answer, path: str | os.PathLike[str]) -> Path:
     if suffix in (".md", ".markdown"):
         text = answer_markdown(answer)
     elif suffix in (".html", ".htm"):
-        text = html_document(answer.question or "Answer", _answer_html(answer))
+        text = html_document(answer.question or "Answer", answer.to_html())
     elif suffix == ".json":
         text = json.dumps(answer_json(answer), ensure_ascii=False, indent=2) + "\n"
     else:
@@ -96,70 +102,12 @@ def answer_json(answer: Answer) -> dict[str, Any]:
 
 def answer_markdown(answer: Answer) -> str:
     """``# question``, the answer with ``[^n]`` footnotes, and the footnote definitions."""
-    try:
-        body = answer.to_markdown()
-    except ImportError:  # the renderer is optional here: fall back to a plain rendering
-        body = _plain_markdown(answer)
     head = f"# {_one_line(answer.question)}\n\n" if answer.question else ""
-    return head + body.rstrip() + "\n"
+    return head + answer.to_markdown().rstrip() + "\n"
 
 
 def _one_line(text: str | None) -> str:
     return " ".join((text or "").split())
-
-
-def _plain_markdown(answer: Answer) -> str:
-    text = answer.text
-    for m in reversed(find_markers(text)):
-        text = text[: m.start] + f"[^{m.number}]" + text[m.end :]
-    lines = [text.rstrip(), ""]
-    for number, group in answer.citation_groups().items():
-        first = group[0]
-        where = ", ".join(c.document_reference or "" for c in group if c.document_reference)
-        label = _describe(first.document_title, first.document_author, first.document_year)
-        link = f" <{first.source_url}>" if first.source_url else ""
-        lines.append(f"[^{number}]: {label}{f', {where}' if where else ''}.{link}")
-    if answer.references:
-        lines += ["", "Sources:", ""]
-        for ref in answer.references:
-            name = ref.data_name or ref.source_url or f"chunk {ref.rank}"
-            score = f" (score {ref.score:.2f})" if ref.score is not None else ""
-            lines.append(f"{ref.rank}. {name}{score}")
-    if answer.sample:
-        lines += ["", f"*Recorded sample ({answer.sample}), not a live answer.*"]
-    return "\n".join(lines)
-
-
-def _describe(title: str | None, author: str | None, year: str | None) -> str:
-    parts = [title or "Untitled"]
-    if author:
-        parts.append(author)
-    if year:
-        parts.append(f"({year})")
-    return " — ".join(parts[:2]) + (f" {parts[2]}" if len(parts) > 2 else "")
-
-
-def _answer_html(answer: Answer) -> str:
-    try:
-        return answer.to_html()
-    except ImportError:
-        esc = html.escape
-        items = "".join(
-            f"<li>{esc(_describe(g[0].document_title, g[0].document_author, g[0].document_year))}"
-            + (
-                f' <a href="{esc(g[0].source_url or "")}">link</a>'
-                if _safe_url(g[0].source_url)
-                else ""
-            )
-            + "</li>"
-            for g in answer.citation_groups().values()
-        )
-        sources = f"<ol>{items}</ol>" if items else ""
-        return f'<div style="white-space: pre-wrap">{esc(answer.text)}</div>{sources}'
-
-
-def _safe_url(url: str | None) -> bool:
-    return bool(url) and str(url).lower().startswith(("http://", "https://"))
 
 
 def html_document(title: str, body: str, *, lang: str = "en") -> str:
@@ -178,45 +126,18 @@ def html_document(title: str, body: str, *, lang: str = "en") -> str:
 # -- many answers' sources ---------------------------------------------------------------------
 def source_rows(answers: Iterable[Answer]) -> list[dict[str, Any]]:
     """One dict per cited passage and per knowledge chunk, with the ``SOURCE_COLUMNS`` keys."""
+    empty = dict.fromkeys(name for name, _ in SOURCE_COLUMNS)
     rows: list[dict[str, Any]] = []
     for answer in _answers(answers):
         base = {"provider": answer.provider, "answer_id": answer.id, "question": answer.question}
         for c in answer.citations:
-            rows.append(
-                {
-                    **base,
-                    "kind": "citation",
-                    "marker": c.marker,
-                    "document_index": c.document_index,
-                    "rank": None,
-                    "title": c.document_title,
-                    "author": c.document_author,
-                    "year": c.document_year,
-                    "reference": c.document_reference,
-                    "heading": c.cited_text_heading,
-                    "text": c.cited_text,
-                    "url": c.source_url,
-                    "score": None,
-                }
-            )
+            row = {**empty, **base, "kind": "citation"}
+            row.update((name, getattr(c, name)) for name in CITATION_COLUMNS)
+            rows.append(row)
         for r in answer.references or ():
-            rows.append(
-                {
-                    **base,
-                    "kind": "reference",
-                    "marker": None,
-                    "document_index": None,
-                    "rank": r.rank,
-                    "title": r.data_name,
-                    "author": None,
-                    "year": None,
-                    "reference": r.data_id,
-                    "heading": None,
-                    "text": r.content,
-                    "url": r.source_url,
-                    "score": r.score,
-                }
-            )
+            row = {**empty, **base, "kind": "reference"}
+            row.update((name, getattr(r, field)) for name, field in REFERENCE_COLUMNS.items())
+            rows.append(row)
     return rows
 
 
@@ -230,8 +151,9 @@ def sources_frame(answers: Iterable[Answer]) -> pl.DataFrame:
     """``source_rows`` as a polars frame (typed even when empty)."""
     import polars as pl
 
-    types = {"str": pl.String, "int": pl.Int64, "float": pl.Float64}
-    schema = {name: types[kind] for name, kind in SOURCE_COLUMNS}
+    from .frames import source_schema
+
+    schema = source_schema(name for name, _ in SOURCE_COLUMNS)
     return pl.DataFrame(source_rows(answers), schema=schema)
 
 
@@ -261,17 +183,17 @@ def documents(answers: Iterable[Answer]) -> list[Document]:
     found: dict[tuple[Any, ...], Document] = {}
     keys: set[str] = set()
     for row in source_rows(answers):
+        title, author, year = row["document_title"], row["document_author"], row["document_year"]
         # A titled document is one entry whatever page of it a passage links to (Magisterium
         # gives each cited paragraph its own URL); an untitled one is known by its URL.
-        url = "" if _norm(row["title"]) else (row["url"] or "").strip()
-        ident = (row["kind"], _norm(row["title"]), _norm(row["author"]), _norm(row["year"]), url)
+        url = "" if _norm(title) else (row["source_url"] or "").strip()
+        ident = (row["kind"], _norm(title), _norm(author), _norm(year), url)
         doc = found.get(ident)
         if doc is None:
-            key = _unique(_bib_key(row["author"], row["year"], row["title"]), keys)
-            doc = found[ident] = Document(
-                key, row["title"], row["author"], row["year"], row["url"], row["kind"]
-            )
-        place = row["reference"]
+            key = _unique(_bib_key(author, year, title), keys)
+            doc = found[ident] = Document(key, title, author, year, row["source_url"], row["kind"])
+        # Where in the document: a passage's reference, or the id of a knowledge chunk's file.
+        place = row["document_reference"] if row["kind"] == "citation" else row["data_id"]
         if place and place not in doc.places:
             doc.places.append(place)
         if row["provider"] not in doc.providers:

@@ -43,7 +43,7 @@ _SEARCHED: Final[dict[str, tuple[str, ...]]] = {
         "document_reference",
         "question",
     ),
-    "references": ("content", "data_name", "source_url"),
+    "references": ("cited_text", "document_title", "source_url"),
 }
 _CHARTS: Final[dict[str, tuple[str, ...]]] = {
     "citations": ("authors", "years", "documents"),
@@ -73,7 +73,7 @@ def explore(
     page_size
         Rows per table page (at most 200).
     chart
-        Draw a chart of the filtered rows (needs vl-convert-python; without it a note says so).
+        Draw a chart of the filtered rows.
     provider
         The provider of saved responses that do not name it.
 
@@ -90,8 +90,8 @@ def explore(
     answers: list[Answer] = []
     if isinstance(source, pl.DataFrame):
         columns = set(source.columns)
-        is_citations = "cited_text" in columns
-        if not is_citations and not {"content", "score"} <= columns:
+        is_citations = bool({"marker", "document_index"} & columns)  # chunks have rank
+        if not is_citations and not {"cited_text", "score"} <= columns:
             raise ValueError(
                 "explore() takes a citations_frame() or references_frame() frame; this one "
                 f"has columns {', '.join(source.columns) or '(none)'}"
@@ -167,7 +167,7 @@ class Explorer:
         self.page_size = max(1, min(int(page_size), 200))
         self._draw_chart = chart
         unknown = charts.UNKNOWN_AUTHOR if kind == "citations" else charts.UNKNOWN_SOURCE
-        group_column = "document_author" if kind == "citations" else "data_name"
+        group_column = "document_author" if kind == "citations" else "document_title"
         self._rows = frame.with_columns(labelled(group_column, unknown).alias(_GROUP))
         self.frame = self._rows.drop(_HIDDEN, strict=False)
         self._kept = self._rows

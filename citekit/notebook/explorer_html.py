@@ -1,8 +1,8 @@
 """The explorer's HTML: a page of the table, the selected row, its answer and the chart as SVG.
 
 Every value from a provider is escaped and links pass ``safe_url``; an answer that fails to
-render shows as plain text and a chart that fails (or a missing vl-convert) as a note, so a
-display never breaks the explorer. vl-convert is imported when a chart is drawn.
+render shows as plain text and a chart that fails as a note, so a display never breaks the
+explorer. vl-convert is imported when a chart is drawn.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ _COLUMNS: Final[dict[str, tuple[tuple[str, str], ...]]] = {
     "references": (
         ("rank", "Rank"),
         ("score", "Score"),
-        ("data_name", "Source"),
-        ("content", "Chunk"),
+        ("document_title", "Source"),
+        ("cited_text", "Chunk"),
     ),
 }
 
@@ -85,8 +85,8 @@ def row_html(row: dict[str, Any], kind: str) -> str:
         if row.get("score") is not None:
             facts.append(f"score {float(row['score']):.3f}")
         heading = None
-        text = row.get("content") or ""
-        label = row.get("data_name") or UNKNOWN_SOURCE
+        text = row.get("cited_text") or ""
+        label = row.get("document_title") or UNKNOWN_SOURCE
     url = safe_url(row.get("source_url"))
     name = html.escape(str(label))
     link = (
@@ -116,13 +116,8 @@ def answer_html(answer: Answer) -> str:
 
 
 def svg_html(chart: Any) -> str:
-    try:
-        import vl_convert
-    except ImportError:
-        return (
-            "<div style='color:#666'>Install vl-convert-python to see the chart here, or "
-            "display the chart from citekit.data.charts directly.</div>"
-        )
+    import vl_convert
+
     try:
         svg: str = vl_convert.vegalite_to_svg(chart.to_dict())
     except Exception as exc:  # a chart failure must not break the explorer

@@ -106,22 +106,11 @@ def _ask(client: Any, question: str, *, stream: bool, model: str | None) -> Answ
     options: dict[str, Any] = {}
     if model and getattr(client, "name", None) != "gptbots":
         options["model"] = model
-    if not stream:
-        answer: Answer = client.ask(question, display=False, **options)
-        return answer
-    try:
-        answer = client.ask(question, stream=True, display=True, **options)
-    except ImportError:  # no live renderer: stream quietly, show the result at the end
-        answer = client.ask(question, stream=True, display=False, **options)
-        _show(answer)
+    if stream:
+        answer: Answer = client.ask(question, stream=True, display=True, **options)
+    else:
+        answer = client.ask(question, display=False, **options)
     return answer
-
-
-def _show(value: object) -> None:
-    from IPython.display import display
-
-    show: Any = display  # untyped in IPython
-    show(value)
 
 
 def ask_cell(shell: Any, line: str, cell: str) -> Answer | None:

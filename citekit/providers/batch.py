@@ -12,8 +12,14 @@ carrying every result is raised at the end, with ``errors="keep"`` the failed sl
 
 Ctrl-C (or cancelling the task of ``aask_many``) stops the batch and keeps what finished:
 ``ask_many`` raises ``BatchInterrupted`` (a ``KeyboardInterrupt``) whose ``.results`` holds
-the answers with ``None`` for the questions that did not finish; after a cancelled
-``aask_many`` the same list is returned by ``partial_results()``.
+the answers with ``None`` for the questions that did not finish, and whose ``.batch`` is the
+run's ``BatchResult``. Every run, finished or not, is also reachable as ``citekit.last_batch``
+(the most recent one of the process), which is where a notebook finds the answers after
+Ctrl-C, or after cancelling an ``aask_many`` task::
+
+    ck.ask_many(mg, questions)                  # Ctrl-C after a while
+    done = ck.last_batch.answers                # what finished
+    rest = ck.ask_many(mg, ck.last_batch.unfinished)
 """
 
 from __future__ import annotations
@@ -35,11 +41,12 @@ __all__ = [
     "AsyncAsker",
     "BatchError",
     "BatchInterrupted",
+    "BatchResult",
     "Failed",
     "RateLimiter",
     "aask_many",
     "ask_many",
-    "partial_results",
+    "last_batch",
 ]
 
 Errors = Literal["raise", "keep"]
@@ -83,14 +90,108 @@ class Failed:
         return f"question {self.index} failed: {self.error}"
 
 
+class BatchResult:
+    """One run of ``ask_many`` / ``aask_many`` as it stands: answered, failed, not finished.
+
+    A run fills it in as its questions finish; ``citekit.last_batch`` is the most recent one
+    of the process, and ``BatchInterrupted.batch`` / ``BatchError.batch`` the run they stopped.
+    Reading it never changes it; every list is a copy.
+
+    Attributes
+    ----------
+    questions
+        The questions, in input order.
+    """
+
+    def __init__(self, questions: Sequence[str]) -> None:
+        self.questions: tuple[str, ...] = tuple(questions)
+        self._results: list[Answer | Failed | None] = [None] * len(self.questions)
+        self._done = 0
+        self._failed = 0
+        self._running = True
+        self._interrupted = False
+
+    @property
+    def results(self) -> list[Answer | Failed | None]:
+        """Every slot in input order: an ``Answer``, a ``Failed``, or ``None`` (not finished)."""
+        return list(self._results)
+
+    @property
+    def answers(self) -> list[Answer]:
+        """The answers that arrived, in input order."""
+        return [r for r in self._results if isinstance(r, Answer)]
+
+    @property
+    def failures(self) -> list[Failed]:
+        """The questions that failed, in input order."""
+        return [r for r in self._results if isinstance(r, Failed)]
+
+    @property
+    def unfinished(self) -> list[str]:
+        """The questions with neither an answer nor a failure (to ask again)."""
+        return [q for q, r in zip(self.questions, self._results, strict=True) if r is None]
+
+    @property
+    def done(self) -> int:
+        """How many questions finished, answered or failed."""
+        return self._done
+
+    @property
+    def total(self) -> int:
+        return len(self.questions)
+
+    @property
+    def running(self) -> bool:
+        """True while the run goes on."""
+        return self._running
+
+    @property
+    def interrupted(self) -> bool:
+        """True when Ctrl-C, a cancellation or an error stopped the run before its end."""
+        return self._interrupted
+
+    def __repr__(self) -> str:
+        state = "running" if self._running else "interrupted" if self._interrupted else "finished"
+        failed = f", {self._failed} failed" if self._failed else ""
+        return f"<BatchResult {state}: {self._done} of {self.total} done{failed}>"
+
+    def _settle(self, index: int, result: Answer | Failed) -> None:
+        self._results[index] = result
+        self._done += 1
+        if isinstance(result, Failed):
+            self._failed += 1
+
+    def _stop(self, *, interrupted: bool) -> None:
+        self._interrupted = self._interrupted or interrupted
+        self._running = False
+
+
+#: The most recent batch of the process (``last_batch()``).
+_last: BatchResult | None = None
+
+
+def last_batch() -> BatchResult | None:
+    """The most recent ``ask_many`` / ``aask_many`` run of this process, or None.
+
+    ``citekit.last_batch`` reads it. A run becomes the last batch when it starts, so a
+    running one is there too. There is one per process: with several batches at once (threads,
+    tasks) it is the one started last; each run's own ``BatchResult`` stays on its
+    ``BatchInterrupted`` or ``BatchError``.
+    """
+    return _last
+
+
 class BatchError(CitekitError):
     """Some questions of a batch failed (``errors="raise"``); the others were answered.
 
     ``results`` has every slot in input order (``Answer`` or ``Failed``); ``failures`` and
-    ``answers`` split them.
+    ``answers`` split them; ``batch`` is the run's ``BatchResult``.
     """
 
-    def __init__(self, results: Sequence[Answer | Failed]) -> None:
+    def __init__(
+        self, results: Sequence[Answer | Failed], *, batch: BatchResult | None = None
+    ) -> None:
+        self.batch = batch
         self.results = list(results)
         self.failures = [r for r in self.results if isinstance(r, Failed)]
         self.answers = [r for r in self.results if isinstance(r, Answer)]
@@ -104,14 +205,19 @@ class BatchError(CitekitError):
 
 
 class BatchInterrupted(KeyboardInterrupt):
-    """A batch stopped by Ctrl-C; ``results`` keeps what finished (``None`` elsewhere)."""
+    """A batch stopped by Ctrl-C; ``results`` keeps what finished (``None`` elsewhere) and
+    ``batch`` is the run's ``BatchResult`` (also ``citekit.last_batch``)."""
 
-    def __init__(self, results: Sequence[Answer | Failed | None]) -> None:
+    def __init__(
+        self, results: Sequence[Answer | Failed | None], *, batch: BatchResult | None = None
+    ) -> None:
+        self.batch = batch
         self.results = list(results)
         done = sum(r is not None for r in self.results)
         super().__init__(
             f"Interrupted after {done} of {len(self.results)} questions; "
-            "the finished ones are in .results (None for the others)"
+            "the finished ones are in citekit.last_batch.answers (and in .results, with None "
+            "for the others); citekit.last_batch.unfinished lists the questions to ask again"
         )
 
     @property
@@ -167,18 +273,10 @@ class RateLimiter:
             await asyncio.sleep(self._next - now)
 
 
-_partial: list[Answer | Failed | None] | None = None
-
-
 def _question_list(questions: Iterable[str]) -> list[str]:
     if isinstance(questions, str):
         raise TypeError("questions must be a list of strings; wrap one question in [...]")
     return list(questions)
-
-
-def partial_results() -> list[Answer | Failed | None] | None:
-    """The results of the last interrupted or cancelled batch (``None`` if there was none)."""
-    return _partial
 
 
 def _accepts(fn: Callable[..., Any], name: str) -> bool:
@@ -190,7 +288,7 @@ def _accepts(fn: Callable[..., Any], name: str) -> bool:
 
 
 class _Batch:
-    """The state of one run: results by input position and counts for the progress bar."""
+    """One run: it asks the questions and fills in its ``BatchResult``."""
 
     def __init__(
         self,
@@ -220,22 +318,31 @@ class _Batch:
         self.cache = cache
         self.log = log
         self.options = options
-        self.results: list[Answer | Failed | None] = [None] * len(self.questions)
-        self.done = 0
-        self.failed = 0
+        self.result = BatchResult(self.questions)
         self.on_progress: Callable[[int, int], None] | None = None
+        global _last
+        _last = self.result
+
+    @property
+    def done(self) -> int:
+        return self.result._done
+
+    @property
+    def failed(self) -> int:
+        return self.result._failed
 
     async def run(self) -> None:
-        global _partial
         pending = iter(range(len(self.questions)))
         try:
             with _log.options(log=self.log, cache=self.cache):
                 async with asyncio.TaskGroup() as group:
                     for _ in range(min(self.concurrency, len(self.questions))):
                         group.create_task(self._worker(pending))
-        except asyncio.CancelledError:
-            _partial = list(self.results)
+        except BaseException:  # cancelled (Ctrl-C included), or the run itself broke
+            self.result._stop(interrupted=True)
             raise
+        finally:
+            self.result._stop(interrupted=False)
 
     async def _worker(self, pending: Iterable[int]) -> None:
         for index in pending:
@@ -243,18 +350,17 @@ class _Batch:
                 await self.limiter.wait()
             question = self.questions[index]
             try:
-                self.results[index] = await self.ask(question, **self.options)
+                result: Answer | Failed = await self.ask(question, **self.options)
             except Exception as exc:
-                self.results[index] = Failed(question, exc, index)
-                self.failed += 1
-            self.done += 1
+                result = Failed(question, exc, index)
+            self.result._settle(index, result)
             if self.on_progress is not None:
                 self.on_progress(self.done, self.failed)
 
     def outcome(self, errors: Errors) -> list[Any]:
-        results = [r for r in self.results if r is not None]
+        results = [r for r in self.result.results if r is not None]
         if errors == "raise" and self.failed:
-            raise BatchError(results)
+            raise BatchError(results, batch=self.result)
         return results
 
 
@@ -304,7 +410,7 @@ async def aask_many(
     """Async twin of ``ask_many``: await it in a notebook cell or a coroutine.
 
     A cancelled call cancels the requests in flight and re-raises ``CancelledError``; what
-    finished is then in ``partial_results()``.
+    finished is then in ``citekit.last_batch`` (see ``last_batch``).
     """
     _check_errors(errors)
     batch = _Batch(
@@ -394,7 +500,8 @@ def ask_many(
     Raises
     ------
     BatchInterrupted
-        On Ctrl-C, with the finished answers in ``.results``.
+        On Ctrl-C, with the finished answers in ``.results`` and the run in ``.batch``; the
+        run is also ``citekit.last_batch``.
     """
     _check_errors(errors)
     batch = _Batch(
@@ -410,10 +517,10 @@ def ask_many(
     try:
         run_sync(batch.run(), poll=lambda: bar.update(batch.done, batch.failed))
     except KeyboardInterrupt:
-        global _partial
-        _partial = list(batch.results)
+        # The run may still be winding down on the background loop: it is stopped all the same.
+        batch.result._stop(interrupted=True)
         bar.close(batch.done, batch.failed)
-        raise BatchInterrupted(batch.results) from None
+        raise BatchInterrupted(batch.result.results, batch=batch.result) from None
     bar.close(batch.done, batch.failed)
     return batch.outcome(errors)
 

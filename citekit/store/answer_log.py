@@ -1,16 +1,19 @@
 """The local log of every answer: one SQLite file shared by notebooks, scripts and processes.
 
 Each call to a provider becomes one row of ``answers`` (request body without secrets, the
-response JSON, timings, the error if any) with its ``citations`` and ``references`` rows.
+response JSON, timings, the error if any) with its ``citations`` and ``knowledge_references``
+rows, whose columns have the names of every table of sources (``citekit.core.columns``).
 The file lives at ``$CITEKIT_HOME/log.sqlite3``, or in the user's data directory
 (``~/.local/share/citekit`` on Linux, ``~/Library/Application Support/citekit`` on macOS,
 ``%LOCALAPPDATA%\\citekit`` on Windows). ``CITEKIT_LOG=0`` turns recording off.
 
 The file is opened in WAL mode with a busy timeout and every answer is written in one
 ``BEGIN IMMEDIATE`` transaction, so several processes can write at once and a process killed
-mid-write leaves a file that still opens. With caching on (``cache=True`` per call, ``with
-log.options(cache=True)``, or ``CITEKIT_CACHE=1``) a request identical to a logged one (same
-provider, base URL and body) is answered from the log, with ``Answer.cached == True``.
+mid-write leaves a file that still opens. A file laid out by an older citekit is migrated in
+place, in one transaction, when first opened; one laid out by a newer citekit is left alone
+(nothing is written to it, with a ``LogWarning``). With caching on (``cache=True`` per call,
+``with log.options(cache=True)``, or ``CITEKIT_CACHE=1``) a request identical to a logged one
+(same provider, base URL and body) is answered from the log, with ``Answer.cached == True``.
 
 ``Log`` is the front; the package's other modules hold the parts: ``schema`` (file, tables,
 connections), ``rows`` (answers to rows and back), ``keys`` (the cache key and what is never

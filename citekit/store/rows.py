@@ -1,5 +1,6 @@
-"""The log's rows: one call as ``answers``, ``citations`` and ``knowledge_references`` rows,
-the query behind the filters, and rows read back as answers, dicts or a polars frame."""
+"""The log's rows: one call as ``answers``, ``citations`` and ``knowledge_references`` rows
+(the sources' columns named as in ``citekit.core.columns``), the query behind the filters, and
+rows read back as answers, dicts or a polars frame."""
 
 from __future__ import annotations
 
@@ -8,14 +9,27 @@ import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, date, datetime
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
+from ..core.columns import CITATION_COLUMNS, REFERENCE_COLUMNS
 from ..core.errors import ProviderError
 from ..core.models import Answer, References
 from .keys import dumps, question_of, redacted, request_key
 
 if TYPE_CHECKING:
     import polars as pl
+
+_CITATION_VALUES = attrgetter(*CITATION_COLUMNS)
+_REFERENCE_VALUES = attrgetter(*REFERENCE_COLUMNS.values())
+_INSERT_CITATION = (
+    f"INSERT INTO citations (answer, position, {', '.join(CITATION_COLUMNS)}) "
+    f"VALUES (?, ?{', ?' * len(CITATION_COLUMNS)})"
+)
+_INSERT_REFERENCE = (
+    f"INSERT INTO knowledge_references (answer, {', '.join(REFERENCE_COLUMNS)}) "
+    f"VALUES (?{', ?' * len(REFERENCE_COLUMNS)})"
+)
 
 ANSWER_COLUMNS = "id, provider, question, response_json, references_json, notes_json, partial, text"
 
@@ -133,23 +147,14 @@ def insert(conn: sqlite3.Connection, row: Mapping[str, Any], answer: Answer | No
         row_id = int(cur.lastrowid or 0)
         if answer is not None and answer.citations:
             conn.executemany(
-                "INSERT INTO citations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (row_id, i, c.marker, c.document_index, c.cited_text,
-                     c.cited_text_heading, c.document_title, c.document_author,
-                     c.document_year, c.document_reference, c.source_url)
-                    for i, c in enumerate(answer.citations)
-                ],
-            )  # fmt: skip
+                _INSERT_CITATION,
+                [(row_id, i, *_CITATION_VALUES(c)) for i, c in enumerate(answer.citations)],
+            )
         if answer is not None and answer.references:
             conn.executemany(
-                "INSERT INTO knowledge_references VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (row_id, r.rank, r.data_id, r.data_name, r.source_url, r.score,
-                     r.content)
-                    for r in answer.references
-                ],
-            )  # fmt: skip
+                _INSERT_REFERENCE,
+                [(row_id, *_REFERENCE_VALUES(r)) for r in answer.references],
+            )
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")

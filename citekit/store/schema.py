@@ -13,9 +13,13 @@ HOME_ENV = "CITEKIT_HOME"
 LOG_ENV = "CITEKIT_LOG"
 CACHE_ENV = "CITEKIT_CACHE"
 FILE_NAME = "log.sqlite3"
-SCHEMA_VERSION = 1
+#: The layout of the tables; raised by one for each change, and a file of an older layout is
+#: migrated in place when it is opened (``_RENAMED``).
+SCHEMA_VERSION = 2
 _FALSE = ("0", "false", "no", "off", "")
 
+#: The sources' columns are named as in ``citekit.core.columns`` (the vocabulary of every table
+#: of sources); ``answer`` and ``position`` tie a row to its answer.
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS answers (
     id INTEGER PRIMARY KEY,
@@ -56,25 +60,56 @@ CREATE TABLE IF NOT EXISTS citations (
     marker INTEGER NOT NULL,
     document_index INTEGER NOT NULL,
     cited_text TEXT,
-    heading TEXT,
-    title TEXT,
-    author TEXT,
-    year TEXT,
-    reference TEXT,
-    url TEXT
+    cited_text_heading TEXT,
+    document_title TEXT,
+    document_author TEXT,
+    document_year TEXT,
+    document_reference TEXT,
+    source_url TEXT
 );
 CREATE INDEX IF NOT EXISTS citations_answer ON citations (answer);
 CREATE TABLE IF NOT EXISTS knowledge_references (
     answer INTEGER NOT NULL REFERENCES answers (id) ON DELETE CASCADE,
     rank INTEGER NOT NULL,
     data_id TEXT,
-    data_name TEXT,
+    document_title TEXT,
     source_url TEXT,
     score REAL,
-    content TEXT
+    cited_text TEXT
 );
 CREATE INDEX IF NOT EXISTS references_answer ON knowledge_references (answer);
 """
+
+#: Columns each schema version renamed, ``{version: {table: ((old, new), ...)}}``. Version 2
+#: took the vocabulary of ``citekit.core.columns`` for the sources' columns.
+_RENAMED: dict[int, dict[str, tuple[tuple[str, str], ...]]] = {
+    2: {
+        "citations": (
+            ("heading", "cited_text_heading"),
+            ("title", "document_title"),
+            ("author", "document_author"),
+            ("year", "document_year"),
+            ("reference", "document_reference"),
+            ("url", "source_url"),
+        ),
+        "knowledge_references": (("data_name", "document_title"), ("content", "cited_text")),
+    },
+}
+
+
+def migrate(conn: sqlite3.Connection, version: int) -> None:
+    """Bring the tables of a file laid out by schema ``version`` to ``SCHEMA_VERSION``.
+
+    Runs inside the caller's transaction, so a file is migrated whole or not at all. Columns
+    are renamed in place (``ALTER TABLE ... RENAME COLUMN``): every row stays as it was. A
+    rename already done, or of a table the file does not have yet, is skipped.
+    """
+    for step in range(version + 1, SCHEMA_VERSION + 1):
+        for table, renames in _RENAMED.get(step, {}).items():
+            present = {row[1] for row in conn.execute(f'PRAGMA table_info("{table}")')}
+            for old, new in renames:
+                if old in present and new not in present:
+                    conn.execute(f'ALTER TABLE "{table}" RENAME COLUMN "{old}" TO "{new}"')
 
 
 def default_path() -> Path:
@@ -105,7 +140,8 @@ def env_flag(name: str, default: bool) -> bool:
 
 class Connections:
     """Connections to log files, one per thread, process and file, made on first use; the
-    first one a process opens to a file switches it to WAL and creates the missing tables."""
+    first one a process opens to a file switches it to WAL, migrates a file of an older
+    schema and creates the missing tables, in one transaction."""
 
     def __init__(self) -> None:
         self._local = threading.local()
@@ -144,6 +180,7 @@ class Connections:
                         f"the log was written by a newer citekit (schema {version}, this one "
                         f"knows {SCHEMA_VERSION}); set CITEKIT_HOME to use another log"
                     )
+                migrate(conn, version)
                 for statement in _SCHEMA.split(";"):
                     if statement.strip():
                         conn.execute(statement)

@@ -1,0 +1,93 @@
+"""The names of a source's columns: one vocabulary for the frames, the exports and the log.
+
+A *source* is what an answer rests on: a passage it cites (a ``Citation``) or a knowledge chunk
+retrieved for it (a GPTBots ``Reference``). Wherever citekit lays sources out as columns
+(``citations_frame`` and ``references_frame``, the CSV and Parquet rows of
+``export_citations``, the ``citations`` and ``knowledge_references`` tables of the answer log)
+a column of one of these meanings has the name given here, and a column with one of these
+names has that meaning.
+
+Magisterium's field names are the vocabulary. A knowledge chunk is mapped into it where the
+meaning is the same (the name of its knowledge document is ``document_title``, its text
+``cited_text``); what only GPTBots reports keeps GPTBots' name (``data_id``, ``score``).
+BibTeX and CSL-JSON keep their own formats' field names: they are formats, not tables.
+
+Types are named by kind (``"str"``, ``"int"``, ``"float"``, ``"bool"``); each place maps a kind
+to its own type (polars: ``String``, ``Int32``, ``Float64``, ``Boolean``; SQLite: ``TEXT``,
+``INTEGER``, ``REAL``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Final, Literal, NamedTuple
+
+__all__ = ["CITATION_COLUMNS", "COLUMNS", "REFERENCE_COLUMNS", "Column", "Kind"]
+
+Kind = Literal["str", "int", "float", "bool"]
+
+
+class Column(NamedTuple):
+    """One name of the vocabulary: its kind of value and what it means."""
+
+    name: str
+    kind: Kind
+    meaning: str
+
+
+_VOCABULARY: Final = (
+    # The answer a source belongs to.
+    Column("provider", "str", "The provider that answered: magisterium, maritaca or gptbots."),
+    Column("answer_id", "str", "The provider's id of the answer."),
+    Column("question", "str", "The question asked."),
+    Column("model", "str", "The model that answered."),
+    Column("conversation_id", "str", "The GPTBots conversation of the answer."),
+    Column("question_id", "str", "GPTBots' id of the question message."),
+    # The source.
+    Column(
+        "kind", "str", '"citation" (a passage the answer cites) or "reference" (a knowledge chunk).'
+    ),
+    Column("marker", "int", "The one-based footnote number in the text (document_index + 1)."),
+    Column("document_index", "int", "Zero-based; several cited passages may share a document."),
+    Column("rank", "int", "A knowledge chunk's place in the provider's list, 1 first."),
+    Column("cited_text", "str", "The passage cited, or the knowledge chunk's text."),
+    Column("cited_text_heading", "str", "The heading above the cited passage."),
+    Column("document_title", "str", "The document's title, or the knowledge document's name."),
+    Column("document_author", "str", "The document's author as the provider wrote it."),
+    Column("document_year", "str", 'The year as the provider wrote it ("c. 1270", "1891-1893").'),
+    Column("year", "int", "The year read from document_year (parse_year); null when none."),
+    Column("document_reference", "str", 'Where in the document ("no. 11", "2434").'),
+    Column("source_url", "str", "The link to the passage or the document."),
+    Column("score", "float", "The relevance the provider reported for a knowledge chunk."),
+    Column("data_id", "str", "GPTBots' id of the knowledge document."),
+    Column("cited_inline", "bool", "Whether the marker appears in the answer's text."),
+)
+
+#: The vocabulary, by name, in the order a table lists them.
+COLUMNS: Final[Mapping[str, Column]] = MappingProxyType({c.name: c for c in _VOCABULARY})
+
+#: A ``Citation``'s columns, in order; each holds the ``Citation`` field of the same name.
+CITATION_COLUMNS: Final = (
+    "marker",
+    "document_index",
+    "cited_text",
+    "cited_text_heading",
+    "document_title",
+    "document_author",
+    "document_year",
+    "document_reference",
+    "source_url",
+)
+
+#: A ``Reference``'s columns, in order, each with the ``Reference`` field it holds.
+REFERENCE_COLUMNS: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "rank": "rank",
+        "cited_text": "content",
+        "data_id": "data_id",
+        "document_title": "data_name",
+        "source_url": "source_url",
+        "score": "score",
+    }
+)
