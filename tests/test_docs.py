@@ -39,6 +39,12 @@ _ABSENT = object()
 
 #: Docstrings that must keep their examples (a guard against the finder silently missing them).
 DOCUMENTED = {
+    "citekit",
+    "citekit.core.errors.AuthenticationError",
+    "citekit.core.errors.ConfigurationError",
+    "citekit.core.models.Answer",
+    "citekit.core.models.Answer.from_response",
+    "citekit.core.models.Citation",
     "citekit.providers.registry.client",
 }
 
