@@ -46,6 +46,8 @@ DOCUMENTED = {
     "citekit.core.models.Answer.from_response",
     "citekit.core.models.Citation",
     "citekit.providers.registry.client",
+    "citekit.store.answer_log.Log.answers",
+    "citekit.store.answer_log.Log.frame",
 }
 
 #: Examples still marked ``+SKIP`` in modules being rewritten elsewhere; each must be made to
