@@ -45,6 +45,7 @@ DOCUMENTED = {
     "citekit.core.models.Answer",
     "citekit.core.models.Answer.from_response",
     "citekit.core.models.Citation",
+    "citekit.data.charts",
     "citekit.providers.registry.client",
     "citekit.store.answer_log.Log.answers",
     "citekit.store.answer_log.Log.frame",
