@@ -6,6 +6,33 @@ footnotes, and load every citation and knowledge chunk into polars frames and al
 ``citekit.last_batch`` is the most recent ``ask_many`` / ``aask_many`` run of the process (a
 ``BatchResult``, or None before any): after Ctrl-C in a notebook, ``ck.last_batch.answers``
 holds what finished. It is read afresh at each access and cannot be assigned.
+
+Examples
+--------
+Ask, read the sources, and make a frame of them (the key comes from ``MAGISTERIUM_API_KEY``):
+
+>>> import citekit as ck
+>>> mg = ck.Magisterium()
+>>> ans = mg.ask("What is the principle of subsidiarity?")
+>>> ans.citations[0].document_title, ans.citations[0].document_author
+('Quadragesimo anno', 'Pius XI')
+>>> ck.citations_frame([ans]).select("marker", "document_author", "year").head(3)
+shape: (3, 3)
+┌────────┬─────────────────┬──────┐
+│ marker ┆ document_author ┆ year │
+│ ---    ┆ ---             ┆ ---  │
+│ i32    ┆ str             ┆ i32  │
+╞════════╪═════════════════╪══════╡
+│ 1      ┆ Pius XI         ┆ 1931 │
+│ 2      ┆ Catholic Church ┆ 1997 │
+│ 2      ┆ Catholic Church ┆ 1997 │
+└────────┴─────────────────┴──────┘
+
+In a notebook, ``ans`` on its own displays the answer with clickable footnotes.
+
+The examples in citekit's docstrings run as tests against ``citekit.testing``'s loopback
+server, which answers a recorded question with its recorded sample from ``sample_data/``
+(``ans.sample`` names it); a live provider words its answers differently.
 """
 
 from __future__ import annotations

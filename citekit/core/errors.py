@@ -16,7 +16,8 @@
     ├── ResponseFormatError         a body that is not what the protocol promises
     └── StreamInterrupted           a stream that broke mid-way; ``.answer`` is the partial Answer
 
-``CitekitWarning`` is the package's own warning class.
+``CitekitWarning`` is the package's own warning class. Catch ``CitekitError`` for anything
+citekit raises, ``ProviderError`` for a refusal by the provider, or one of its subclasses.
 
 No message or repr here ever holds an API key: errors are built from response bodies and
 status codes only, and ``redact`` scrubs any known secret out of text before it is stored.
@@ -64,7 +65,20 @@ class CitekitError(Exception):
 
 
 class ConfigurationError(CitekitError, ValueError):
-    """A client was set up wrongly (no key, unknown region, bad URL)."""
+    """A client was set up wrongly (no key, unknown region, bad URL).
+
+    Raised when the client is made, before anything is sent:
+
+    >>> try:
+    ...     ck.Maritaca(api_key="")
+    ... except ck.ConfigurationError as exc:
+    ...     print(exc)
+    No API key for Maritaca: set MARITACA_API_KEY or pass api_key=
+    >>> ck.GPTBots(endpoint="eu")
+    Traceback (most recent call last):
+    ...
+    citekit.core.errors.ConfigurationError: endpoint='eu' is not a GPTBots region; use one of ...
+    """
 
 
 class ProviderError(CitekitError):
@@ -153,7 +167,26 @@ class TokenLimitError(BadRequestError):
 
 
 class AuthenticationError(ProviderError):
-    """The API key was refused."""
+    """The API key was refused.
+
+    ``citekit.testing`` serves a Magisterium that accepts one key only, to try this out:
+
+    >>> from citekit.testing import serve
+    >>> with serve() as srv:
+    ...     url = srv.base_url("magisterium", api_key="the-right-key")
+    ...     mg = ck.Magisterium(api_key="a-wrong-key", base_url=url)
+    ...     try:
+    ...         mg.ask("What is the principle of subsidiarity?")
+    ...     except ck.AuthenticationError as exc:
+    ...         error = exc
+    >>> error.provider, error.status
+    ('magisterium', 401)
+    >>> print(error)
+    Magisterium returned HTTP 401: Incorrect API key provided. Check the key in
+    MAGISTERIUM_API_KEY or the api_key= you passed (request id req_...)
+    >>> "a-wrong-key" in str(error) or "a-wrong-key" in repr(error)
+    False
+    """
 
 
 class InsufficientCreditsError(ProviderError):
@@ -169,7 +202,21 @@ class UnsupportedFeatureError(ProviderError):
 
 
 class RateLimitError(ProviderError):
-    """Too many requests; ``retry_after`` is the server's advice in seconds, if any."""
+    """Too many requests; ``retry_after`` is the server's advice in seconds, if any.
+
+    Clients retry it ``max_retries`` times (2 by default), waiting as ``Retry-After`` says,
+    before raising it:
+
+    >>> from citekit.testing import serve
+    >>> with serve() as srv:
+    ...     busy = srv.base_url("maritaca", fault="status", status=429, retry_after=30)
+    ...     try:
+    ...         ck.Maritaca(base_url=busy, max_retries=0).ask("O que é o Pix?")
+    ...     except ck.RateLimitError as exc:
+    ...         error = exc
+    >>> error.status, error.retry_after
+    (429, 30.0)
+    """
 
 
 class ServerError(ProviderError):
@@ -197,7 +244,18 @@ class ResponseFormatError(CitekitError):
 
 
 class StreamInterrupted(CitekitError):
-    """The stream broke before its end; ``answer`` holds what arrived, marked ``partial``."""
+    """The stream broke before its end; ``answer`` holds what arrived, marked ``partial``.
+
+    >>> from citekit.testing import serve
+    >>> with serve() as srv:
+    ...     url = srv.base_url("magisterium", fault="reset", after=3)  # cut after 3 events
+    ...     try:
+    ...         ck.Magisterium(base_url=url).ask("What is subsidiarity?", stream=True)
+    ...     except ck.StreamInterrupted as exc:
+    ...         error = exc
+    >>> error.answer.partial, error.answer.text
+    (True, 'The **principle of subsidiarity** holds ')
+    """
 
     def __init__(self, message: str, *, answer: Answer) -> None:
         self.answer = answer

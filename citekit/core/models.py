@@ -58,6 +58,24 @@ class Citation:
     """A passage the answer cites, with Magisterium's field names.
 
     ``document_index`` is zero-based; ``marker`` is the one-based footnote number used inline.
+    Several passages of one document share its index and its marker.
+
+    Examples
+    --------
+    >>> ans = ck.Magisterium().ask(
+    ...     "What does Catholic social teaching say about the dignity of human work?"
+    ... )
+    >>> c = ans.citations[4]
+    >>> c.marker, c.document_index
+    (2, 1)
+    >>> c.document_title, c.document_author, c.document_year, c.document_reference
+    ('Catechism of the Catholic Church', 'Catholic Church', '1992', '2428')
+    >>> c.cited_text_heading
+    'Human work'
+    >>> c.cited_text
+    'In work, the person exercises ... Work is for man, not man for work.'
+    >>> c.source_url
+    'https://www.vatican.va/archive/ENG0015/__P8B.HTM'
     """
 
     cited_text: str
@@ -272,6 +290,23 @@ class Answer:
     ``text`` is choice 0; ``choices`` holds all of them when ``n > 1``. ``raw`` keeps the
     provider's JSON with every field, known or not. ``notes`` are messages for the reader
     (a content filter, references that could not be fetched, a recorded sample).
+
+    Examples
+    --------
+    >>> ans = ck.Magisterium().ask(
+    ...     "What does Catholic social teaching say about the dignity of human work?"
+    ... )
+    >>> print(ans.text.splitlines()[0])  # Markdown, with [^n] footnote markers
+    Catholic social teaching treats work not merely as a way of earning a living but as a place
+    where the human person expresses and develops the dignity given by God.
+    >>> len(ans.citations), ans.cited_markers
+    (9, {1, 2, 3, 4, 5})
+    >>> {marker: len(passages) for marker, passages in ans.citation_groups().items()}
+    {1: 3, 2: 2, 3: 1, 4: 2, 5: 1}
+    >>> ans.related_questions[0]
+    'How does Laborem exercens explain the priority of labour over capital?'
+    >>> ans.usage.total_tokens, ans.finish_reason, ans.sample
+    (7169, 'stop', 'magisterium/01_dignity_of_work')
     """
 
     provider: str
@@ -310,7 +345,16 @@ class Answer:
 
     @property
     def cited_markers(self) -> set[int]:
-        """Footnote numbers that appear inline in ``text`` (outside code)."""
+        """Footnote numbers that appear inline in ``text`` (outside code).
+
+        A citation whose marker is not among them is listed but cited nowhere in the text:
+
+        >>> ans = ck.Magisterium().ask("What is a just wage according to Catholic teaching?")
+        >>> sorted(ans.cited_markers)
+        [1, 2, 3, 4, 5]
+        >>> sorted({c.marker for c in ans.citations} - ans.cited_markers)
+        [6]
+        """
         return inline_numbers(self.text)
 
     def citation_groups(self) -> dict[int, list[Citation]]:
@@ -332,7 +376,49 @@ class Answer:
         provider: str,
         question: str | None = None,
     ) -> Answer:
-        """Build from a provider's (saved) non-streaming JSON response."""
+        """Build from a provider's (saved) non-streaming JSON response.
+
+        Examples
+        --------
+        A Magisterium ``chat.completion`` body, as saved from an earlier call:
+
+        >>> saved = {
+        ...     "id": "chatcmpl-1",
+        ...     "object": "chat.completion",
+        ...     "created": 1767225600,
+        ...     "model": "magisterium-1",
+        ...     "choices": [
+        ...         {
+        ...             "index": 0,
+        ...             "message": {"role": "assistant", "content": "Work is for man.[^1]"},
+        ...             "finish_reason": "stop",
+        ...         }
+        ...     ],
+        ...     "citations": [
+        ...         {
+        ...             "cited_text": "Work is for man, not man for work.",
+        ...             "document_index": 0,
+        ...             "document_title": "Catechism of the Catholic Church",
+        ...             "document_year": "1992",
+        ...             "document_reference": "2428",
+        ...         }
+        ...     ],
+        ... }
+        >>> ans = ck.Answer.from_response(saved, provider="magisterium")
+        >>> ans.text, ans.created.year, ans.citations[0].marker
+        ('Work is for man.[^1]', 2026, 1)
+
+        ``raw`` is the provider's JSON, so a live answer saved with ``json`` comes back equal:
+
+        >>> import json
+        >>> live = ck.Magisterium().ask("What is the principle of subsidiarity?")
+        >>> text = json.dumps(dict(live.raw))
+        >>> again = ck.Answer.from_response(
+        ...     json.loads(text), provider="magisterium", question=live.question
+        ... )
+        >>> again == live
+        True
+        """
         from ..wire.parsers import get_spec
 
         answer: Answer = get_spec(provider).parse_response(data, question=question)
@@ -356,13 +442,49 @@ class Answer:
 
     # -- display -------------------------------------------------------------------------
     def to_html(self, *, strict: bool = False) -> str:
-        """The answer as HTML with clickable footnotes (``strict`` survives sanitizers)."""
+        """The answer as HTML with clickable footnotes (``strict`` survives sanitizers).
+
+        Element ids start with a prefix unique to each render, so two renders of one answer
+        can share a page.
+
+        >>> ans = ck.Magisterium().ask("What is the principle of subsidiarity?")
+        >>> html = ans.to_html()
+        >>> html.startswith('<div class="citekit-answer" id="ck')
+        True
+        >>> html.count('class="citekit-footnote"')  # one per cited document
+        5
+        """
         from ..render import answer_html
 
         return answer_html(self, strict=strict)
 
     def to_markdown(self) -> str:
-        """The answer as Markdown with ``[^n]`` footnotes and their definitions."""
+        """The answer as Markdown with ``[^n]`` footnotes and their definitions.
+
+        >>> ans = ck.Answer.from_response(
+        ...     {
+        ...         "choices": [{"message": {"content": "Work is for man.[^1]"}}],
+        ...         "citations": [
+        ...             {
+        ...                 "cited_text": "Work is for man, not man for work.",
+        ...                 "document_index": 0,
+        ...                 "document_title": "Catechism of the Catholic Church",
+        ...                 "document_reference": "2428",
+        ...             }
+        ...         ],
+        ...     },
+        ...     provider="magisterium",
+        ... )
+        >>> print(ans.to_markdown())
+        Work is for man.[^1]
+        <BLANKLINE>
+        [^1]: Catechism of the Catholic Church — no. 2428
+        <BLANKLINE>
+            > *no. 2428*
+            >
+            > Work is for man, not man for work.
+        <BLANKLINE>
+        """
         from ..render import answer_markdown
 
         return answer_markdown(self)

@@ -12,6 +12,23 @@ knowledge source for ``"unknown source"``. Citations without a year are left out
 and counted in its subtitle.
 
 altair is imported when a chart is made, so ``import citekit`` stays light.
+
+Examples
+--------
+>>> mg = ck.Magisterium()
+>>> answers = [
+...     mg.ask("What is the principle of subsidiarity?"),
+...     mg.ask("How does the Church define the common good?"),
+... ]
+>>> cits = ck.citations_frame(answers)
+>>> cits.height
+15
+>>> chart = ck.charts.authors(cits)
+>>> type(chart).__name__, chart.data.height  # one row per author, not per citation
+('Chart', 9)
+>>> chart = chart.properties(title="Who the answers cite")  # chain like any altair chart
+
+In a notebook, ``chart`` on its own draws it; ``chart.save("authors.png")`` writes a file.
 """
 
 from __future__ import annotations
@@ -81,6 +98,20 @@ def authors(cits: pl.DataFrame | Source, *, top: int = 15) -> alt.Chart:
     Returns
     -------
     A horizontal bar chart.
+
+    Examples
+    --------
+    >>> mg = ck.Magisterium()
+    >>> answers = [
+    ...     mg.ask("What is the principle of subsidiarity?"),
+    ...     mg.ask("How does the Church define the common good?"),
+    ...     mg.ask("What is a just wage according to Catholic teaching?"),
+    ... ]
+    >>> chart = ck.charts.authors(ck.citations_frame(answers), top=3)
+    >>> chart.data["author"].to_list()
+    ['Pontifical Council for Justice and Peace', 'Catholic Church', 'Benedict XVI']
+    >>> chart.title.subtitle
+    'citations per author; top 3 of 10 authors'
     """
     import altair as alt
 
@@ -131,6 +162,19 @@ def documents(cits: pl.DataFrame | Source, *, top: int = 15) -> alt.Chart:
     Returns
     -------
     A horizontal bar chart.
+
+    Examples
+    --------
+    >>> mg = ck.Magisterium()
+    >>> answers = [
+    ...     mg.ask("What is the principle of subsidiarity?"),
+    ...     mg.ask("How does the Church define the common good?"),
+    ...     mg.ask("What is a just wage according to Catholic teaching?"),
+    ... ]
+    >>> chart = ck.charts.documents(ck.citations_frame(answers), top=2)
+    >>> chart.data.select("document", "citations", "answers").rows()
+    [('Catechism of the Catholic Church', 5, 3),
+     ('Compendium of the Social Doctrine of the Church', 5, 3)]
     """
     import altair as alt
 
@@ -188,6 +232,20 @@ def years(cits: pl.DataFrame | Source, *, by: Period = "auto") -> alt.Chart:
     Returns
     -------
     A bar chart over a year axis.
+
+    Examples
+    --------
+    An answer citing Augustine, Aquinas, the Council of Florence and the Catechism is charted
+    by century; the undated Athanasian Creed is left out:
+
+    >>> ans = ck.Magisterium().ask(
+    ...     "How does the Catholic Church explain the mystery of the Trinity?"
+    ... )
+    >>> chart = ck.charts.years(ck.citations_frame([ans]))
+    >>> chart.data["period"].to_list()
+    ['4th century', '13th century', '15th century', '20th century']
+    >>> chart.title.subtitle
+    'citations per century of the cited document; 1 citation without a year not shown'
     """
     import altair as alt
 
@@ -248,6 +306,19 @@ def citations_per_answer(cits: pl.DataFrame | Source) -> alt.Chart:
     Returns
     -------
     A bar chart, coloured by provider when there are several.
+
+    Examples
+    --------
+    >>> answers = [
+    ...     ck.Magisterium().ask("What is the principle of subsidiarity?"),
+    ...     ck.Magisterium().ask("How does the Church define the common good?"),
+    ...     ck.Maritaca().ask("Como funciona o Pix?"),  # Maritaca answers cite nothing
+    ... ]
+    >>> chart = ck.charts.citations_per_answer(ck.answers_frame(answers))
+    >>> chart.data.rows()  # (provider, citations, answers)
+    [('maritaca', 0, 1), ('magisterium', 7, 1), ('magisterium', 8, 1)]
+    >>> chart.title.subtitle
+    '3 answers; median 7 citations'
     """
     import altair as alt
 
@@ -323,6 +394,22 @@ def scores(
     -------
     The strip chart layered with the threshold rule (an ``alt.LayerChart``, since a rule is a
     second mark).
+
+    Examples
+    --------
+    >>> gb = ck.GPTBots()
+    >>> answers = [
+    ...     gb.ask("Why was the Great Wall built?"),
+    ...     gb.ask("How do I factory reset my SmartHome Hub X2?"),
+    ... ]
+    >>> refs = ck.references_frame(answers)
+    >>> refs.height
+    14
+    >>> chart = ck.charts.scores(refs, threshold=0.6)
+    >>> type(chart).__name__
+    'LayerChart'
+    >>> chart.title.subtitle
+    '10 of 14 scored chunks at or above 0.6'
     """
     import altair as alt
 

@@ -83,9 +83,22 @@ def explore(
 
     Examples
     --------
-    >>> ex = ck.explore(answers)  # doctest: +SKIP
-    >>> ex.author.value = "Leo XIII"  # doctest: +SKIP
-    >>> ex.filtered.height  # doctest: +SKIP
+    >>> mg = ck.Magisterium()
+    >>> answers = [
+    ...     mg.ask("What does Catholic social teaching say about the dignity of human work?"),
+    ...     mg.ask("What is a just wage according to Catholic teaching?"),
+    ... ]
+    >>> ex = ck.explore(answers)
+    >>> ex
+    <Explorer of 16 citations, 16 shown after filters>
+
+    The controls can be set from code as well as clicked:
+
+    >>> ex.author.value = "Leo XIII"
+    >>> ex.filtered.select("marker", "document_title", "document_reference").rows()
+    [(5, 'Rerum novarum', '20'), (1, 'Rerum novarum', '45'), (1, 'Rerum novarum', '45')]
+    >>> ex.selected_answer().question
+    'What does Catholic social teaching say about the dignity of human work?'
     """
     answers: list[Answer] = []
     if isinstance(source, pl.DataFrame):
@@ -149,6 +162,19 @@ class Explorer:
         The table page (1-based) and the selected row (0-based in ``filtered``).
     table, chart, detail, status
         The HTML outputs; ``widget`` is the whole ``VBox``.
+
+    Examples
+    --------
+    A GPTBots answer has knowledge chunks instead of citations:
+
+    >>> ex = ck.explore([ck.GPTBots().ask("Why was the Great Wall built?")], chart=False)
+    >>> ex.kind, ex.author is None
+    ('references', True)
+    >>> ex.min_score.value = 0.8
+    >>> ex.filtered.select("rank", "document_title", "score").rows()
+    [(1, 'great_wall_history.pdf', 0.9349), ...]
+    >>> print(ex.status.value)
+    <span style='padding-right:1em'>1–4 of 4 knowledge chunks (filtered from 8)</span>
     """
 
     def __init__(

@@ -66,7 +66,18 @@ class _NamespaceFormatter(string.Formatter):
 
 
 def interpolate(text: str, namespace: Mapping[str, Any]) -> str:
-    """``text`` with each ``{name}`` replaced from ``namespace``."""
+    """``text`` with each ``{name}`` replaced from ``namespace``.
+
+    ``str.format`` rules apply: ``{{`` and ``}}`` are literal braces, and attributes, items
+    and format specs work.
+
+    >>> from citekit.notebook.magic import interpolate
+    >>> encyclicals = ["Rerum novarum", "Laudato si'"]
+    >>> interpolate("What does {doc[1]} say about {topic}?", {"doc": encyclicals, "topic": "water"})
+    "What does Laudato si' say about water?"
+    >>> interpolate("Why is {{1, 2}} a set?", {})
+    'Why is {1, 2} a set?'
+    """
     try:
         return _NamespaceFormatter(namespace).vformat(text, (), {})
     except (ValueError, AttributeError, IndexError, KeyError, TypeError) as exc:
@@ -114,7 +125,23 @@ def _ask(client: Any, question: str, *, stream: bool, model: str | None) -> Answ
 
 
 def ask_cell(shell: Any, line: str, cell: str) -> Answer | None:
-    """What ``%%ask`` does with its ``line`` and ``cell`` in ``shell``."""
+    """What ``%%ask`` does with its ``line`` and ``cell`` in ``shell``.
+
+    ``shell`` is IPython's shell; only its ``user_ns`` (the notebook's variables) is used, so
+    the magic can be run without a kernel:
+
+    >>> from types import SimpleNamespace
+    >>> from citekit.notebook.magic import ask_cell
+    >>> shell = SimpleNamespace(user_ns={"mg": ck.Magisterium(), "topic": "subsidiarity"})
+    >>> ans = ask_cell(shell, "mg --out ans", "What is the principle of {topic}?")
+    >>> ans.question, shell.user_ns["ans"] is ans
+    ('What is the principle of subsidiarity?', True)
+    >>> ask_cell(shell, "mg", "What is the principle of {topc}?")
+    Traceback (most recent call last):
+    ...
+    IPython.core.error.UsageError: %%ask: {topc} names no variable of the notebook; define topc
+    first, or write {{ and }} for literal braces
+    """
     from IPython.core.error import UsageError
 
     namespace: dict[str, Any] = shell.user_ns

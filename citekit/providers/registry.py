@@ -36,6 +36,9 @@ def client(name: str, **options: Any) -> ProviderClient:
     the key is read from the provider's environment variable when ``api_key`` is not given.
 
     >>> import citekit as ck
+    >>> mt = ck.client("maritaca", model="sabia-3")  # the key from MARITACA_API_KEY
+    >>> type(mt).__name__, mt.model
+    ('Maritaca', 'sabia-3')
     >>> ck.client("chatgpt")
     Traceback (most recent call last):
     ...

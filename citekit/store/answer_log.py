@@ -116,7 +116,21 @@ class Log:
 
     @contextlib.contextmanager
     def options(self, *, log: bool | None = None, cache: bool | None = None) -> Iterator[None]:
-        """Within the block (and tasks started in it) turn logging and caching on or off."""
+        """Within the block (and tasks started in it) turn logging and caching on or off.
+
+        Examples
+        --------
+        >>> mg = ck.Magisterium()
+        >>> with ck.log.options(cache=True):
+        ...     first = mg.ask("What is the principle of subsidiarity?")
+        ...     again = mg.ask("What is the principle of subsidiarity?")  # from the log
+        >>> first.cached, again.cached, again.text == first.text
+        (False, True, True)
+        >>> with ck.log.options(log=False):
+        ...     _ = mg.ask("How does the Church define the common good?")
+        >>> ck.log.count()  # the cached answer and the unlogged one are not rows
+        1
+        """
         log_token = _log_var.set(log) if log is not None else None
         cache_token = _cache_var.set(cache) if cache is not None else None
         try:
@@ -356,6 +370,20 @@ class Log:
         ``since`` / ``until`` take ISO dates or times (``"2026-11-01"``), ``date``,
         ``datetime`` or Unix seconds; naive values are local time. ``limit`` keeps the most
         recent ones. Answers are rebuilt from the saved JSON with ``Answer.from_response``.
+
+        Examples
+        --------
+        >>> mg = ck.Magisterium()
+        >>> _ = mg.ask("What is the principle of subsidiarity?")
+        >>> _ = mg.ask("How does the Church define the common good?")
+        >>> [a.question for a in ck.log.answers(provider="magisterium", since="2020-01-01")]
+        ['What is the principle of subsidiarity?', 'How does the Church define the common good?']
+        >>> [ans] = ck.log.answers(question_contains="common good")
+        >>> ans.citations[0].document_title
+        'Gaudium et spes'
+        >>> cits = ck.citations_frame(ck.log.answers())  # every logged citation, as a frame
+        >>> cits.height
+        15
         """
         rows = self._select(
             ANSWER_COLUMNS,
@@ -369,7 +397,15 @@ class Log:
         return [answer_from_row(row) for row in rows]
 
     def get(self, row_id: int) -> Answer:
-        """The answer logged as row ``row_id`` (``KeyError`` if none)."""
+        """The answer logged as row ``row_id`` (``KeyError`` if none).
+
+        Examples
+        --------
+        >>> _ = ck.Maritaca().ask("O que é o Pix?")
+        >>> row = ck.log.rows()[-1]
+        >>> ck.log.get(row["id"]).sample
+        'maritaca/01_pix'
+        """
         found = []
         if self.path.exists():
             found = (
@@ -395,7 +431,15 @@ class Log:
         limit: int | None = None,
         errors: bool = True,
     ) -> list[dict[str, Any]]:
-        """The log rows (one dict per call, failed ones included), oldest first."""
+        """The log rows (one dict per call, failed ones included), oldest first.
+
+        Examples
+        --------
+        >>> _ = ck.Magisterium().ask("What is the principle of subsidiarity?")
+        >>> row = ck.log.rows()[0]
+        >>> row["provider"], row["n_citations"], row["error_type"], row["sample"]
+        ('magisterium', 7, None, 'magisterium/02_subsidiarity')
+        """
         rows = self._select(
             LOG_COLUMNS,
             provider=provider,
@@ -417,7 +461,24 @@ class Log:
         limit: int | None = None,
         errors: bool = True,
     ) -> pl.DataFrame:
-        """The log rows as a polars frame with the ``LOG_SCHEMA`` columns."""
+        """The log rows as a polars frame with the ``LOG_SCHEMA`` columns.
+
+        Examples
+        --------
+        >>> mg = ck.Magisterium()
+        >>> _ = mg.ask("What is the principle of subsidiarity?")
+        >>> _ = mg.ask("How does the Church define the common good?")
+        >>> ck.log.frame(provider="magisterium").select("id", "question", "n_citations")
+        shape: (2, 3)
+        ┌─────┬─────────────────────────────────┬─────────────┐
+        │ id  ┆ question                        ┆ n_citations │
+        │ --- ┆ ---                             ┆ ---         │
+        │ i64 ┆ str                             ┆ i64         │
+        ╞═════╪═════════════════════════════════╪═════════════╡
+        │ 1   ┆ What is the principle of subsi… ┆ 7           │
+        │ 2   ┆ How does the Church define the… ┆ 8           │
+        └─────┴─────────────────────────────────┴─────────────┘
+        """
         rows = self.rows(
             provider=provider,
             since=since,
@@ -429,7 +490,16 @@ class Log:
         return log_frame(rows)
 
     def count(self) -> int:
-        """How many calls the log holds (failed ones included)."""
+        """How many calls the log holds (failed ones included).
+
+        Examples
+        --------
+        >>> ck.log.count()
+        0
+        >>> _ = ck.GPTBots().ask("Why was the Great Wall built?")
+        >>> ck.log.count()
+        1
+        """
         if not self.path.exists():
             return 0
         return int(self.connect().execute("SELECT count(*) FROM answers").fetchone()[0])
