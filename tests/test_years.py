@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -141,11 +143,18 @@ def test_parse_year_span(text: str | None, span: tuple[int, int] | None) -> None
 
 
 def test_importing_the_rule_does_not_import_polars() -> None:
+    import os
     import subprocess
     import sys
 
+    import citekit
+
+    root = str(Path(citekit.__file__).resolve().parent.parent)  # this checkout's citekit
+    env = {**os.environ, "PYTHONPATH": root}
     code = "import sys, citekit.core.years; print('polars' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
     assert out.stdout.strip() == "False"
 
 
