@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from citekit.core import text as reader
+from citekit.core._source_map import normalise
 from citekit.core.text import (
     MARKER_TOKEN,
     NO_MARKERS,
@@ -412,13 +413,13 @@ _SHAPE = {"caret": r"\[\^([0-9]+)\]", "bracket": r"\[([0-9]+)\]", "corner": r"\$
 
 def _parse_markers(text: str, *, scan: bool = False) -> list[tuple[int, int, int, str]]:
     """Markers from markdown-it's parse (``scan``: blocks without code or links scanned)."""
-    norm, shift = reader._normalise(text)
+    norm, shift = normalise(text)
     markers, _ = reader._parsed(norm, shift, scan=scan)
     return [(m.start, m.end, m.number, m.style) for m in markers]
 
 
 def _check_fast_path(text: str) -> None:
-    norm, shift = reader._normalise(text)
+    norm, shift = normalise(text)
     if reader._needs_parse(norm):
         return
     fast = [(shift(m.start), shift(m.end), m.number, m.style) for m in reader._scan(norm)]

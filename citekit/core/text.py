@@ -51,8 +51,8 @@ layer can use it.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from bisect import bisect_right
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from types import MappingProxyType
@@ -64,7 +64,8 @@ from markdown_it.rules_block import StateBlock
 from markdown_it.rules_block.table import table as _table_rule
 from markdown_it.rules_inline import StateInline
 from markdown_it.rules_inline.backticks import backtick as _backtick_rule
-from markdown_it.token import Token
+
+from ._source_map import MD_TRIM, Lines, Shift, identity, locate, locator, normalise
 
 __all__ = [
     "MARKER_TOKEN",
@@ -344,7 +345,7 @@ def read(text: str) -> Reading:
     if body == text:
         return _plain_reading(text)
     inner = read(body)
-    shift = _Shift(removed)
+    shift = Shift(removed)
     whole = len(text)
     tail_blank = not text[shift(len(body)) :].strip("\r\n")
 
@@ -371,7 +372,6 @@ def read(text: str) -> Reading:
 # -- definition lines ---------------------------------------------------------------------------
 
 _DEFINITION = re.compile(r"^[ ]{0,3}\[\^([1-9][0-9]{0,3})\]:[ \t]?(.*)$", re.MULTILINE)
-_LINE_END = re.compile(r"\r\n?|\n")
 
 
 def _split_definitions(text: str) -> tuple[str, dict[int, str], list[tuple[int, int]]]:
@@ -379,7 +379,7 @@ def _split_definitions(text: str) -> tuple[str, dict[int, str], list[tuple[int, 
     body, characters cut)`` pairs."""
     if "[^" not in text or "]:" not in text:
         return _trim_end(text), {}, []
-    norm, shift = _normalise(text)
+    norm, shift = normalise(text)
     found = list(_DEFINITION.finditer(norm))
     if not found:
         return _trim_end(text), {}, []
@@ -418,54 +418,13 @@ def _trim_end(body: str, text: str | None = None) -> str:
     return stripped + ("\r\n" if text.endswith("\r\n") else text[-1])
 
 
-class _Shift:
-    """Positions in a string with pieces cut out -> positions in the string it was cut from.
-
-    ``cuts`` are ``(position in the shorter string, characters cut there)``, in order; a
-    position at a cut maps to before the cut piece."""
-
-    __slots__ = ("_at", "_total")
-
-    def __init__(self, cuts: Sequence[tuple[int, int]]) -> None:
-        self._at = [at for at, _ in cuts]
-        totals = [0]
-        for _, size in cuts:
-            totals.append(totals[-1] + size)
-        self._total = totals
-
-    def __call__(self, pos: int) -> int:
-        return pos + self._total[bisect_left(self._at, pos)]
-
-
-def _identity(pos: int) -> int:
-    return pos
-
-
-def _normalise(text: str) -> tuple[str, Callable[[int], int]]:
-    """``text`` as markdown-it reads it (line ends ``\\n``, NUL replaced, which keeps
-    positions), and the map from its positions back to positions in ``text``."""
-    if "\x00" in text:
-        text = text.replace("\x00", "\ufffd")
-    if "\r" not in text:
-        return text, _identity
-    cuts: list[tuple[int, int]] = []
-    dropped = 0
-    for m in _LINE_END.finditer(text):
-        if m.end() - m.start() == 2:  # \r\n -> \n: the \r is cut
-            cuts.append((m.start() - dropped, 1))
-            dropped += 1
-    return _LINE_END.sub("\n", text), _Shift(cuts)
-
-
 # -- reading text without definition lines -------------------------------------------------------
 
 _AUTOLINK = re.compile(r"<[A-Za-z][A-Za-z0-9.+-]{1,31}:[^<>\x00-\x20]*>")
-_MD_TRIM = " \t\n\x0b\x0c\r\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
-_MD_TRIM += "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 # A line whose text may start a block with "[": a reference definition, or a definition-like
 # "[N]:" that the inline rule sees at the start of its line.
 _LINE_OPENS_BRACKET = re.compile(
-    "^[ >*+\\-#0-9.)" + re.escape(_MD_TRIM.replace("\n", "")) + "]*\\[", re.MULTILINE
+    "^[ >*+\\-#0-9.)" + re.escape(MD_TRIM.replace("\n", "")) + "]*\\[", re.MULTILINE
 )
 # Four container markers (">", a list item) at the start of one line: with neither tabs nor
 # four spaces in the text, lines holding fewer cannot nest blocks deep enough to reach
@@ -527,13 +486,13 @@ def _scan(text: str) -> list[Marker]:
 @lru_cache(maxsize=64)
 def _plain_reading(text: str) -> Reading:
     """The reading of ``text`` as it stands (no definition lines taken out)."""
-    norm, shift = _normalise(text)
+    norm, shift = normalise(text)
     if "[" not in norm:
         code = _LazyCode(lambda: _parsed(norm, shift)[1]) if _could_hold_code(norm) else _NO_CODE
         return Reading(text, text, _EMPTY, (), code)
     if not _needs_parse(norm):
         markers = _scan(norm)
-        if shift is not _identity:
+        if shift is not identity:
             markers = [Marker(shift(m.start), shift(m.end), m.number, m.style) for m in markers]
         return Reading(text, text, _EMPTY, tuple(markers), _NO_CODE)
     parsed_markers, code_value = _parsed(norm, shift)
@@ -553,7 +512,7 @@ def _parsed(
     env: dict[str, Any] = {}
     tokens = _PARSER.parse(norm, env)  # blocks only: the core "inline" rule is off
     scan = scan and not env.get("references")
-    lines = _Lines(norm)
+    lines = Lines(norm)
     markers: list[Marker] = []
     spans: list[Span] = []
     blocks: list[Span] = []
@@ -580,15 +539,15 @@ def _parsed(
                     code.append((meta["start"], meta["end"]))
         if not found and not code:
             continue
-        locate = _locator(token, tokens[i - 1], norm, lines)
+        to_source = locator(token, tokens[i - 1], norm, lines)
         for start, end, number, style in found:
             source = content[start:end]
-            a = _locate(locate, start, norm, token, lines, source)
-            b = _locate(locate, end - 1, norm, token, lines, source, last=True) + 1
+            a = locate(to_source, start, norm, token, lines, source)
+            b = locate(to_source, end - 1, norm, token, lines, source, last=True) + 1
             markers.append(Marker(shift(a), shift(b), number, style))
         for start, end in code:
-            a = _locate(locate, start, norm, token, lines, "`")
-            b = _locate(locate, end - 1, norm, token, lines, "`", last=True) + 1
+            a = locate(to_source, start, norm, token, lines, "`")
+            b = locate(to_source, end - 1, norm, token, lines, "`", last=True) + 1
             spans.append((a, b))
     spans.sort()
     code_value = (
@@ -602,143 +561,3 @@ def _inline_needs_parse(content: str) -> bool:
     """Whether a block's text may hold code or a link (the inline-level part of
     :func:`_needs_parse`; references are checked on the whole document)."""
     return "`" in content or "](" in content or ("<" in content and bool(_AUTOLINK.search(content)))
-
-
-class _Lines:
-    """Line starts of a text whose line ends are ``\\n``."""
-
-    __slots__ = ("_starts", "_text")
-
-    def __init__(self, text: str) -> None:
-        starts = [0]
-        pos = text.find("\n")
-        while pos >= 0:
-            starts.append(pos + 1)
-            pos = text.find("\n", pos + 1)
-        self._starts = starts
-        self._text = text
-
-    def start(self, line: int) -> int:
-        """Where ``line`` starts (the text's length past the last line)."""
-        return self._starts[line] if line < len(self._starts) else len(self._text)
-
-    def end(self, line: int) -> int:
-        """Where ``line``'s text ends (its ``\\n``, or the end of the text)."""
-        return self._starts[line + 1] - 1 if line + 1 < len(self._starts) else len(self._text)
-
-
-def _locator(inline: Token, opener: Token, norm: str, lines: _Lines) -> Callable[[int], int]:
-    """Maps a position in an inline token's content (what the inline rules see: the block's
-    lines without their container prefixes) to a position in ``norm``."""
-    assert inline.map is not None
-    content = inline.content
-    first = inline.map[0]
-    if "row" in inline.meta:  # a table cell
-        positions = _cell_positions(norm, inline.meta["row"], lines.end(first), inline.meta["cell"])
-        return positions.__getitem__
-    if opener.type == "heading_open" and opener.markup.startswith("#"):
-        pos = norm.index("#", lines.start(first))
-        while norm.startswith("#", pos):
-            pos += 1
-        while pos < len(norm) and norm[pos] in _MD_TRIM:
-            pos += 1
-        return lambda p: pos + p
-    # A paragraph or setext heading: content line k is the end of a source line (its start
-    # may have lost container prefixes and indentation, its end only the final trim). Blank-
-    # looking lines (no-break spaces) trimmed off the ends can offset the pairing.
-    starts = [0]
-    nl = content.find("\n")
-    while nl >= 0:
-        starts.append(nl + 1)
-        nl = content.find("\n", nl + 1)
-    last = len(starts) - 1
-    offset = 0
-    for candidate in range(inline.map[1] - first - last):
-        if all(
-            norm[lines.start(first + candidate + k) : lines.end(first + candidate + k)]
-            .rstrip(_MD_TRIM)
-            .endswith(content[starts[k] : starts[k + 1] - 1 if k < last else None].strip(_MD_TRIM))
-            for k in range(last + 1)
-        ):
-            offset = candidate
-            break
-
-    def locate(p: int) -> int:
-        k = bisect_right(starts, p) - 1
-        content_end = starts[k + 1] - 1 if k < last else len(content)
-        line = first + offset + k
-        end = lines.end(line)
-        if k == last:
-            line_start = lines.start(line)
-            while end > line_start and norm[end - 1] in _MD_TRIM:
-                end -= 1
-        return end - (content_end - p)
-
-    return locate
-
-
-def _cell_positions(norm: str, row: int, row_end: int, cell: int) -> list[int]:
-    """Source positions of the characters of one table cell's content, as markdown-it's table
-    rule cuts the row (``escapedSplit``: an unescaped ``|`` separates, ``\\|`` is a ``|``)."""
-    start, end = row, row_end
-    while start < end and norm[start] in _MD_TRIM:
-        start += 1
-    while end > start and norm[end - 1] in _MD_TRIM:
-        end -= 1
-    cells: list[list[int]] = []
-    current: list[int] = []
-    last = start
-    escaped = False
-    for pos in range(start, end):
-        ch = norm[pos]
-        if ch == "|":
-            if not escaped:
-                cells.append(current + list(range(last, pos)))
-                current = []
-                last = pos + 1
-            else:
-                current += range(last, pos - 1)
-                last = pos
-        escaped = ch == "\\"
-    cells.append(current + list(range(last, end)))
-    if cells and not cells[0]:
-        cells.pop(0)
-    if cells and not cells[-1]:
-        cells.pop()
-    positions = cells[cell] if cell < len(cells) else []
-    while positions and norm[positions[0]] in _MD_TRIM:
-        positions = positions[1:]
-    while positions and norm[positions[-1]] in _MD_TRIM:
-        positions = positions[:-1]
-    return positions
-
-
-def _locate(
-    locate: Callable[[int], int],
-    pos: int,
-    norm: str,
-    inline: Token,
-    lines: _Lines,
-    source: str,
-    *,
-    last: bool = False,
-) -> int:
-    """``locate(pos)``, checked against the source (``source``: the marker's text, or a
-    backtick for code); if the mapping ever failed (it should not: the tests compare every
-    marker with its source text), the nearest occurrence in the block's lines is taken."""
-    offset = len(source) - 1 if last else 0
-    try:
-        found = locate(pos)
-    except IndexError:
-        found = -1
-    if found >= 0 and norm.startswith(source, found - offset):
-        return found
-    assert inline.map is not None
-    region_start, region_end = lines.start(inline.map[0]), lines.end(inline.map[1] - 1)
-    hits = [
-        region_start + m.start() + offset
-        for m in re.finditer(re.escape(source), norm[region_start:region_end])
-    ]
-    if not hits:
-        return max(found, region_start)
-    return min(hits, key=lambda hit: abs(hit - found))
