@@ -1,0 +1,563 @@
+"""The one reader of an answer's text: markers, code, links and definition lines.
+
+Every output and every table asks this module the same question, "is this ``[1]`` a
+footnote marker?", and gets the same answer, because the answer comes from one place: the
+inline rule :func:`marker_plugin`, run by markdown-it-py over the text, exactly as the HTML
+renderer parses it (CommonMark, plus tables and strikethrough; no images; links only to
+``http(s)`` URLs; see :func:`make_parser`).
+
+Markers
+    ``[^N]`` (caret), ``[N]`` (bracket) and GPTBots' corner citations ``$[N]$`` (corner: the
+    whole ``$[1]$`` is one marker), N from 1 to 9999 (``N - 1 == document_index``). A bracket
+    marker followed by ``(`` is a link (``[1](url)``), one followed by ``[`` is a reference
+    link unless that bracket opens another marker (``[1][ref]`` is a link, ``[^1][^3]`` two
+    markers), and ``[N]:``/``[^N]:`` at the start of a line of a block's text (only spaces or
+    tabs before it, once the block's own markup is read: ``[^1]: text``, ``> [1]: x``,
+    ``- [2]: x``, ``## [^3]: x``, a table cell) is a definition, not a marker. Elsewhere a
+    colon or a parenthesis after a space (``see [2]: ...``, ``[1] (CCC 1730)``) does not stop
+    a marker.
+
+Code and links
+    Whatever markdown-it reads as code (fenced blocks, indented blocks, code spans) holds
+    literal text, and so does a link: its text keeps ``[1]`` as written (``[see [1]](url)``),
+    its destination and autolinks (``<https://e.org/[1]>``) are not read at all. A backslash
+    escapes a marker (``\\[1]``, ``\\$[1]$`` leaves the bracket marker ``[1]``), as it
+    escapes any Markdown.
+
+Definition lines
+    A line ``[^N]: text`` (at most three spaces before it) outside code is a footnote
+    definition: :attr:`Reading.definitions` holds its text and :attr:`Reading.body` is the text
+    without those lines (trailing blank lines trimmed), which is what the outputs render.
+    A definition-like line inside a code block or a code span is code and stays in the body.
+
+Positions
+    :class:`Marker` and code spans are positions in the text handed to :func:`read`, as written:
+    ``\\r\\n`` and lone ``\\r`` line ends are read as markdown-it reads them (as ``\\n``), but
+    positions are not shifted by that normalisation. Markers of a definition line are not
+    markers of the answer (the line is not part of the body).
+
+Speed
+    :func:`read` is cached on the text (several outputs read the same answer). Text that can
+    hold no code, link, table, reference definition or deep nesting (see :func:`_needs_parse`)
+    is read by a scan of its characters (:func:`_scan`) that finds what the parse would find,
+    without parsing. Other text is parsed into blocks by markdown-it, and the text of each
+    block is parsed inline only if it may hold code or a link; the other blocks are scanned.
+    ``tests/test_text_reader.py`` checks both shortcuts against the full parse.
+
+This module imports nothing of citekit (only the standard library and markdown-it-py), so every
+layer can use it.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from types import MappingProxyType
+from typing import Any, Final, Literal, NamedTuple
+from urllib.parse import urlsplit
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_block import StateBlock
+from markdown_it.rules_block.table import table as _table_rule
+from markdown_it.rules_inline import StateInline
+from markdown_it.rules_inline.backticks import backtick as _backtick_rule
+
+from ._source_map import MD_TRIM, Lines, Shift, identity, locate, locator, normalise
+
+__all__ = [
+    "MARKER_TOKEN",
+    "NO_MARKERS",
+    "Marker",
+    "MarkerStyle",
+    "Reading",
+    "link_allowed",
+    "make_parser",
+    "marker_plugin",
+    "read",
+]
+
+MarkerStyle = Literal["caret", "bracket", "corner"]
+
+#: Type of the token :func:`marker_plugin` emits; its ``content`` is the marker's source text
+#: and its ``meta`` holds ``number``, ``style``, and ``start``/``end`` in the inline source.
+MARKER_TOKEN: Final = "citekit_marker"
+#: An ``env`` key: ``md.parse(text, {NO_MARKERS: True})`` leaves every marker literal text
+#: (cited passages are rendered so).
+NO_MARKERS: Final = "citekit_no_markers"
+
+
+class Marker(NamedTuple):
+    """One inline marker: its span in the text, the one-based number and how it was written.
+
+    An immutable value (a named tuple: markers are made by the thousand for frames)."""
+
+    start: int
+    end: int
+    number: int
+    style: MarkerStyle = "bracket"
+
+    @property
+    def caret(self) -> bool:
+        """``[^N]`` (the form of Markdown footnotes)."""
+        return self.style == "caret"
+
+    @property
+    def document_index(self) -> int:
+        return self.number - 1
+
+
+# -- what a marker is, judged at one position ---------------------------------------------------
+
+_BRACKET = re.compile(r"\[(\^?)([1-9][0-9]{0,3})\]")
+_CORNER = re.compile(r"\$\[([1-9][0-9]{0,3})\]\$")
+
+
+def _marker_at(src: str, pos: int) -> Marker | None:
+    """The marker starting at ``src[pos]``, if the characters there make one.
+
+    Only the marker's own characters, the one right after it and what precedes it on its line
+    count; whether ``src[pos]`` is escaped or inside code or a link is decided by whoever calls
+    (markdown-it's inline parser, or :func:`_scan` where no code or link can occur).
+    """
+    if src.startswith("$", pos):
+        corner = _CORNER.match(src, pos)
+        return None if corner is None else Marker(pos, corner.end(), int(corner[1]), "corner")
+    found = _BRACKET.match(src, pos)
+    return None if found is None else _bracket_marker(src, found)
+
+
+def _bracket_marker(src: str, found: re.Match[str]) -> Marker | None:
+    """The bracket or caret marker ``found`` (a match of ``_BRACKET``), unless what follows
+    makes it a link or a definition."""
+    end = found.end()
+    after = src[end : end + 1]
+    if after == "(":  # a link [1](url)
+        return None
+    if after == "[" and _BRACKET.match(src, end) is None:  # a reference link [1][ref]
+        return None
+    pos = found.start()
+    if after == ":" and not src[src.rfind("\n", 0, pos) + 1 : pos].strip(" \t"):
+        return None  # [1]: opening a line of a block is a definition
+    return Marker(pos, end, int(found[2]), "caret" if found[1] else "bracket")
+
+
+def _marker_rule(state: StateInline, silent: bool) -> bool:
+    # Silent calls come from a link label scan: there ``[1]`` is brackets inside the label, so
+    # ``[see [1]](url)`` stays a link; inside a link's text (linkLevel > 0) markers stay text.
+    if silent or state.linkLevel > 0 or state.src[state.pos] not in "[$":
+        return False
+    if state.env.get(NO_MARKERS):
+        return False
+    marker = _marker_at(state.src, state.pos)
+    if marker is None or marker.end > state.posMax:
+        return False
+    token = state.push(MARKER_TOKEN, "", 0)
+    token.content = state.src[marker.start : marker.end]
+    token.meta = {
+        "number": marker.number,
+        "style": marker.style,
+        "start": marker.start,
+        "end": marker.end,
+    }
+    state.pos = marker.end
+    return True
+
+
+def marker_plugin(md: MarkdownIt) -> None:
+    """Install the marker rule in ``md`` (once): each marker becomes a :data:`MARKER_TOKEN`.
+
+    The rule runs before markdown-it's link rule, so ``[1]`` is a marker even where a
+    reference ``[1]: url`` is defined; code spans, autolinks, escapes and links are parsed by
+    markdown-it, so a marker never comes out of them.
+    """
+    md.inline.ruler.before("link", MARKER_TOKEN, _marker_rule)
+
+
+# -- the parser every output shares -------------------------------------------------------------
+
+# Browsers drop tabs and newlines inside URLs ("java\tscript:"), so any control character or
+# space refuses a URL outright. The same rule as citekit.render._safe.safe_url.
+_FORBIDDEN_URL_CHARS = frozenset(chr(c) for c in range(0x21)) | {"\x7f", '"', "<", ">", "`", "\\"}
+
+
+def link_allowed(url: str) -> bool:
+    """True for an absolute ``http``/``https`` URL with a host (surrounding space ignored).
+
+    markdown-it refuses a link whose target fails this (``[x](javascript:...)`` stays text), and
+    that decides whether a marker inside it is one, so the rule lives with the reader.
+    """
+    candidate = url.strip()
+    if not candidate or any(ch in _FORBIDDEN_URL_CHARS for ch in candidate):
+        return False
+    try:
+        parts = urlsplit(candidate)
+    except ValueError:
+        return False
+    return parts.scheme.lower() in ("http", "https") and bool(parts.netloc)
+
+
+def make_parser() -> MarkdownIt:
+    """A new markdown-it parser as citekit reads answers: CommonMark with tables and
+    strikethrough, raw HTML off, images off (they would load remote content; ``![x](u)`` reads
+    as ``!`` and a link), links only to ``http(s)`` (:func:`link_allowed`), markers on
+    (:func:`marker_plugin`). The HTML renderer and :func:`read` both use it."""
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    md.enable(["table", "strikethrough"])
+    md.disable("image")
+    md.validateLink = link_allowed  # type: ignore[method-assign]
+    marker_plugin(md)
+    return md
+
+
+# The reader's own parser also records where code spans and table rows start (token meta); that
+# changes no token the renderer uses.
+def _code_span_rule(state: StateInline, silent: bool) -> bool:
+    start = state.pos
+    count = len(state.tokens)
+    if not _backtick_rule(state, silent):
+        return False
+    if not silent and len(state.tokens) > count and state.tokens[-1].type == "code_inline":
+        state.tokens[-1].meta = {"start": start, "end": state.pos}
+    return True
+
+
+def _table_rows_rule(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+    count = len(state.tokens)
+    if not _table_rule(state, start_line, end_line, silent):
+        return False
+    if not silent:
+        cell = 0
+        for token in state.tokens[count:]:
+            if token.type == "tr_open":
+                cell = 0
+            elif token.type == "inline" and token.map:
+                line = token.map[0]
+                token.meta = {"row": state.bMarks[line] + state.tShift[line], "cell": cell}
+                cell += 1
+    return True
+
+
+def _reader_parser() -> MarkdownIt:
+    md = make_parser()
+    md.inline.ruler.at("backticks", _code_span_rule)
+    md.block.ruler.at("table", _table_rows_rule, {"alt": ["paragraph", "reference"]})
+    md.disable(["inline", "text_join"])  # the reader runs the inline parser block by block
+    return md
+
+
+_PARSER = _reader_parser()
+
+
+# -- the reading --------------------------------------------------------------------------------
+
+Span = tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Reading:
+    """What an answer's text says: its markers, code, definition lines and body.
+
+    Positions (:attr:`markers`, :attr:`code_spans`, :attr:`code_blocks`) are in :attr:`text`.
+    ``read(reading.body)`` is the same reading in the body's own positions (it is cached, and
+    the body reads as itself: no definitions, the same markers).
+    """
+
+    text: str
+    #: ``text`` without its definition lines: what the outputs render.
+    body: str
+    #: Footnote definitions by number, the first one of a number kept (read-only).
+    definitions: Mapping[int, str]
+    #: Every marker of the body, in order (outside code, links and definition lines).
+    markers: tuple[Marker, ...]
+    _code: _LazyCode = field(repr=False)
+
+    @property
+    def numbers(self) -> frozenset[int]:
+        """The footnote numbers cited inline."""
+        return frozenset(m.number for m in self.markers)
+
+    @property
+    def code_spans(self) -> tuple[Span, ...]:
+        """``(start, end)`` of every code block and code span of the body, in order. A block
+        spans whole lines (fences included); a span runs from its first backtick to past its
+        last; a block left open runs to the end of the text."""
+        return self._code.get()[0]
+
+    @property
+    def code_blocks(self) -> tuple[Span, ...]:
+        """The fenced and indented code blocks among :attr:`code_spans`."""
+        return self._code.get()[1]
+
+    def in_code(self, pos: int) -> bool:
+        """Whether ``text[pos]`` is inside a code block or a code span."""
+        spans = self.code_spans
+        i = bisect_right(spans, (pos, len(self.text) + 1)) - 1
+        return i >= 0 and spans[i][0] <= pos < spans[i][1]
+
+    def segments(self) -> Iterator[str | Marker]:
+        """The text cut into plain strings and markers, in order (definition lines are plain
+        text here; iterate ``read(reading.body).segments()`` for the body alone)."""
+        text = self.text
+        pos = 0
+        for m in self.markers:
+            if m.start > pos:
+                yield text[pos : m.start]
+            yield m
+            pos = m.end
+        if pos < len(text):
+            yield text[pos:]
+
+
+class _LazyCode:
+    """Code spans, computed on first use: most callers only want markers, and a text whose
+    markers came from the scan (or that has none) needs no parse for them."""
+
+    __slots__ = ("_compute", "_value")
+
+    def __init__(
+        self,
+        compute: Callable[[], tuple[tuple[Span, ...], tuple[Span, ...]]] | None = None,
+        value: tuple[tuple[Span, ...], tuple[Span, ...]] | None = None,
+    ) -> None:
+        self._compute = compute
+        self._value = value
+
+    def get(self) -> tuple[tuple[Span, ...], tuple[Span, ...]]:
+        value = self._value
+        if value is None:
+            assert self._compute is not None
+            value = self._value = self._compute()
+            self._compute = None
+        return value
+
+
+_NO_CODE: Final = _LazyCode(value=((), ()))
+_EMPTY: Final[Mapping[int, str]] = MappingProxyType({})
+
+
+@lru_cache(maxsize=512)
+def read(text: str) -> Reading:
+    """The reading of an answer's text (cached on the text)."""
+    body, definitions, removed = _split_definitions(text)
+    if body == text:
+        return _plain_reading(text)
+    inner = read(body)
+    shift = Shift(removed)
+    whole = len(text)
+    tail_blank = not text[shift(len(body)) :].strip("\r\n")
+
+    def to_text(pos: int, *, end: bool = False) -> int:
+        # Code left open at the end of the body runs to the end of the text: only blank lines
+        # (trimmed off the body) come after it.
+        if end and pos == len(body) and tail_blank:
+            return whole
+        return shift(pos)
+
+    def code() -> tuple[tuple[Span, ...], tuple[Span, ...]]:
+        spans, blocks = inner._code.get()
+        return (
+            tuple((to_text(a), to_text(b, end=True)) for a, b in spans),
+            tuple((to_text(a), to_text(b, end=True)) for a, b in blocks),
+        )
+
+    markers = inner.markers
+    if removed:  # (else only blank lines were trimmed off the end: positions stand)
+        markers = tuple(Marker(shift(m.start), shift(m.end), m.number, m.style) for m in markers)
+    return Reading(text, inner.body, MappingProxyType(definitions), markers, _LazyCode(code))
+
+
+# -- definition lines ---------------------------------------------------------------------------
+
+_DEFINITION = re.compile(r"^[ ]{0,3}\[\^([1-9][0-9]{0,3})\]:[ \t]?(.*)$", re.MULTILINE)
+
+
+def _split_definitions(text: str) -> tuple[str, dict[int, str], list[tuple[int, int]]]:
+    """The body, the definitions and where the definition lines were cut: ``(position in the
+    body, characters cut)`` pairs."""
+    if "[^" not in text or "]:" not in text:
+        return _trim_end(text), {}, []
+    norm, shift = normalise(text)
+    found = list(_DEFINITION.finditer(norm))
+    if not found:
+        return _trim_end(text), {}, []
+    in_code: Callable[[int], bool] = lambda pos: False  # noqa: E731
+    if "`" in norm or "~~~" in norm:  # only fences and code spans can hold such a line
+        in_code = _plain_reading(text).in_code
+    definitions: dict[int, str] = {}
+    pieces: list[str] = []
+    removed: list[tuple[int, int]] = []
+    kept = 0  # length of the body so far
+    last = 0
+    for m in found:
+        start, end = shift(m.start()), shift(m.end())
+        if in_code(start):
+            continue
+        definitions.setdefault(int(m[1]), m[2].strip())
+        pieces.append(text[last:start])
+        kept += start - last
+        removed.append((kept, end - start))
+        last = end
+    if not removed:
+        return _trim_end(text), {}, []
+    pieces.append(text[last:])
+    return _trim_end("".join(pieces), text), definitions, removed
+
+
+def _trim_end(body: str, text: str | None = None) -> str:
+    """``body`` without trailing blank lines; one line end kept when the text ends with one
+    (as ``split_definitions`` always did for ``\\n``)."""
+    text = body if text is None else text
+    stripped = body.rstrip("\r\n")
+    if stripped == body:
+        return body
+    if not text.endswith(("\n", "\r")) or not stripped.strip():
+        return stripped
+    return stripped + ("\r\n" if text.endswith("\r\n") else text[-1])
+
+
+# -- reading text without definition lines -------------------------------------------------------
+
+_AUTOLINK = re.compile(r"<[A-Za-z][A-Za-z0-9.+-]{1,31}:[^<>\x00-\x20]*>")
+# A line whose text may start a block with "[": a reference definition, or a definition-like
+# "[N]:" that the inline rule sees at the start of its line.
+_LINE_OPENS_BRACKET = re.compile(
+    "^[ >*+\\-#0-9.)" + re.escape(MD_TRIM.replace("\n", "")) + "]*\\[", re.MULTILINE
+)
+# Four container markers (">", a list item) at the start of one line: with neither tabs nor
+# four spaces in the text, lines holding fewer cannot nest blocks deep enough to reach
+# markdown-it's nesting limit (20 levels), past which it drops text unread.
+_CONTAINERS = r"(?:[ ]*(?:>|[-+*](?=[ \n]|\Z)|[0-9]{1,9}[.)](?=[ \n]|\Z))){4}"
+_DEEP_FIRST = re.compile(_CONTAINERS)
+_DEEP = re.compile("\n" + _CONTAINERS)  # led by a literal: a fast search
+
+
+def _needs_parse(text: str) -> bool:
+    """Whether ``text`` may hold something that takes a marker away from the scan's reading:
+    code (backticks, ``~~~``, indentation by a tab or four spaces), a link (``](``, an
+    autolink), a table (``|``), a reference definition or a definition head (``]:`` with a
+    line that opens with ``[``), or blocks nested deep enough to reach the nesting limit."""
+    if "`" in text or "|" in text or "\t" in text or "~~~" in text or "    " in text:
+        return True
+    if "](" in text:
+        return True
+    if "]:" in text and _LINE_OPENS_BRACKET.search(text):
+        return True
+    if "<" in text and _AUTOLINK.search(text):
+        return True
+    return bool(_DEEP_FIRST.match(text) or _DEEP.search(text))
+
+
+def _could_hold_code(text: str) -> bool:
+    return "`" in text or "~~~" in text or "    " in text or "\t" in text
+
+
+def _escaped(text: str, pos: int) -> bool:
+    """An odd run of backslashes before ``pos``: markdown-it reads the last one as an escape."""
+    run = pos
+    while run and text[run - 1] == "\\":
+        run -= 1
+    return (pos - run) % 2 == 1
+
+
+def _scan(text: str) -> list[Marker]:
+    """The markers of ``text`` read without parsing: the same markers markdown-it finds when
+    :func:`_needs_parse` is false (``tests/test_text_reader.py`` checks it). Each marker is
+    judged by :func:`_marker_at`, as the inline rule judges it."""
+    markers: list[Marker] = []
+    taken = 0  # characters before this belong to a marker already
+    # Every marker holds a bracket marker's shape, which a literal-led pattern finds fast.
+    for found in _BRACKET.finditer(text):
+        start = found.start()
+        before = text[start - 1 : start] if start > taken else ""
+        marker = None
+        if before == "$" and not _escaped(text, start - 1):
+            marker = _marker_at(text, start - 1)  # a corner $[N]$
+        if marker is None and (before != "\\" or not _escaped(text, start)):
+            marker = _bracket_marker(text, found)
+        if marker is not None:
+            markers.append(marker)
+            taken = marker.end
+    return markers
+
+
+@lru_cache(maxsize=64)
+def _plain_reading(text: str) -> Reading:
+    """The reading of ``text`` as it stands (no definition lines taken out)."""
+    norm, shift = normalise(text)
+    if "[" not in norm:
+        code = _LazyCode(lambda: _parsed(norm, shift)[1]) if _could_hold_code(norm) else _NO_CODE
+        return Reading(text, text, _EMPTY, (), code)
+    if not _needs_parse(norm):
+        markers = _scan(norm)
+        if shift is not identity:
+            markers = [Marker(shift(m.start), shift(m.end), m.number, m.style) for m in markers]
+        return Reading(text, text, _EMPTY, tuple(markers), _NO_CODE)
+    parsed_markers, code_value = _parsed(norm, shift)
+    return Reading(text, text, _EMPTY, parsed_markers, _LazyCode(value=code_value))
+
+
+def _parsed(
+    norm: str, shift: Callable[[int], int], *, scan: bool = True
+) -> tuple[tuple[Marker, ...], tuple[tuple[Span, ...], tuple[Span, ...]]]:
+    """Markers and code of ``norm`` (line ends ``\\n``) from markdown-it's tokens, in positions
+    of the original text (``shift``).
+
+    markdown-it parses the blocks; the text of a block is then parsed inline only if it may
+    hold code or a link, else :func:`_scan` reads it (what the inline parse would find there,
+    when the document defines no link reference; ``scan=False`` parses every block's text).
+    """
+    env: dict[str, Any] = {}
+    tokens = _PARSER.parse(norm, env)  # blocks only: the core "inline" rule is off
+    scan = scan and not env.get("references")
+    lines = Lines(norm)
+    markers: list[Marker] = []
+    spans: list[Span] = []
+    blocks: list[Span] = []
+    for i, token in enumerate(tokens):
+        kind = token.type
+        if kind in ("fence", "code_block") and token.map:
+            block = (lines.start(token.map[0]), lines.start(token.map[1]))
+            blocks.append(block)
+            spans.append(block)
+            continue
+        content = token.content
+        if kind != "inline" or ("[" not in content and "`" not in content):
+            continue
+        found: list[tuple[int, int, int, MarkerStyle]] = []
+        code: list[Span] = []
+        if scan and not _inline_needs_parse(content):
+            found = [(m.start, m.end, m.number, m.style) for m in _scan(content)]
+        else:
+            for child in _PARSER.inline.parse(content, _PARSER, env, []):
+                meta = child.meta
+                if child.type == MARKER_TOKEN:
+                    found.append((meta["start"], meta["end"], meta["number"], meta["style"]))
+                elif child.type == "code_inline" and meta:
+                    code.append((meta["start"], meta["end"]))
+        if not found and not code:
+            continue
+        to_source = locator(token, tokens[i - 1], norm, lines)
+        for start, end, number, style in found:
+            source = content[start:end]
+            a = locate(to_source, start, norm, token, lines, source)
+            b = locate(to_source, end - 1, norm, token, lines, source, last=True) + 1
+            markers.append(Marker(shift(a), shift(b), number, style))
+        for start, end in code:
+            a = locate(to_source, start, norm, token, lines, "`")
+            b = locate(to_source, end - 1, norm, token, lines, "`", last=True) + 1
+            spans.append((a, b))
+    spans.sort()
+    code_value = (
+        tuple((shift(a), shift(b)) for a, b in spans),
+        tuple((shift(a), shift(b)) for a, b in blocks),
+    )
+    return tuple(markers), code_value
+
+
+def _inline_needs_parse(content: str) -> bool:
+    """Whether a block's text may hold code or a link (the inline-level part of
+    :func:`_needs_parse`; references are checked on the whole document)."""
+    return "`" in content or "](" in content or ("<" in content and bool(_AUTOLINK.search(content)))
