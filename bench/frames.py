@@ -35,7 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import polars as pl
 
 from citekit import Answer
-from citekit.data.frames import citations_frame, parse_year
+from citekit.core.years import year_expr
+from citekit.data.frames import citations_frame
 
 AUTHORS = [
     "Pope Leo XIII",
@@ -125,7 +126,7 @@ def polars_floor(records: list[dict[str, Any]]) -> pl.DataFrame:
     return pl.concat([answers[owner], cits], how="horizontal").with_columns(
         provider=pl.lit("magisterium"),
         marker=(pl.col("document_index") + 1).cast(pl.Int32),
-        year=parse_year("document_year"),
+        year=year_expr("document_year"),
     )
 
 

@@ -1,4 +1,4 @@
-"""How long ``citekit.core.text.read`` takes on answer shapes, against the readings it replaces.
+"""How long ``citekit.core.text.read`` takes on answer shapes, against a markdown-it parse.
 
 Times, best of ``--repeat`` runs, one uncached ``read`` (the cache is bypassed) of:
 
@@ -7,10 +7,11 @@ Times, best of ``--repeat`` runs, one uncached ``read`` (the cache is bypassed) 
   text of the block holding the code (the other blocks are scanned);
 * the 30 KB answer of ``bench/render.py`` (200 citations), and that answer with one code span;
 
-next to the old ``_markers.inline_numbers`` (regex, fenced code only) and a whole markdown-it
-parse of the same text. Then the frames' use: the cited numbers of 100,000 answers (300
-distinct bodies, as ``bench/frames.py`` builds them), through the cache and without it, against
-``inline_numbers`` and the frames' own shortcut (``frames._inline_numbers``).
+next to a whole markdown-it parse of the same text (the peer: what a correct reading would
+cost without the reader's shortcuts) and a bare ``re.findall`` of marker shapes (the floor: fast,
+but it counts markers in code and links). Then the frames' use: the cited numbers of 100,000
+answers (300 distinct bodies, as ``bench/frames.py`` builds them), through the cache and
+without it, against the bare regex.
 
 Run: ``.venv/bin/python bench/text_reader.py [--repeat 200]``
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -30,10 +32,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from markdown_it import MarkdownIt
 
 from bench.render import large_answer
-from citekit._markers import inline_numbers
 from citekit.core import text as reader
 from citekit.core.text import read
-from citekit.frames import _inline_numbers as frames_numbers
+
+_SHAPE = re.compile(r"\[\^?([1-9][0-9]{0,3})\]")
+
+
+def regex_numbers(text: str) -> set[int]:
+    return {int(n) for n in _SHAPE.findall(text)}
+
 
 WORDS = ["grace", "nature", "law", "faith", "reason", "church", "council", "labour", "wage"]
 
@@ -82,14 +89,14 @@ def main() -> None:
         "30 KB, no code": large,
         "30 KB, a code span": large.replace("## Section 2", "## Section `2`", 1),
     }
-    print(f"{'text':<22}{'chars':>7}{'read()':>11}{'old regex':>11}{'md parse':>11}")
+    print(f"{'text':<22}{'chars':>7}{'read()':>11}{'md parse':>11}{'md/read':>9}{'bare regex':>12}")
     for name, text in shapes.items():
         t_read = best(lambda text=text: uncached(text), args.repeat)
-        t_old = best(lambda text=text: inline_numbers(text), args.repeat)
         t_md = best(lambda text=text: md.parse(text), max(args.repeat // 4, 5))
+        t_re = best(lambda text=text: regex_numbers(text), args.repeat)
         print(
-            f"{name:<22}{len(text):>7}{t_read * 1e6:>9.0f}µs{t_old * 1e6:>9.0f}µs"
-            f"{t_md * 1e6:>9.0f}µs"
+            f"{name:<22}{len(text):>7}{t_read * 1e6:>9.0f}µs{t_md * 1e6:>9.0f}µs"
+            f"{t_md / t_read:>8.1f}x{t_re * 1e6:>10.0f}µs"
         )
     rng = random.Random(7)
     bodies = [" ".join(rng.choices(WORDS, k=120)) for _ in range(300)]
@@ -98,8 +105,7 @@ def main() -> None:
     for label, fn in (
         ("read(t).numbers, cached", lambda: [read(t).numbers for t in texts]),
         ("read(t).numbers, uncached", lambda: [uncached(t).numbers for t in texts]),
-        ("old inline_numbers(t)", lambda: [inline_numbers(t) for t in texts]),
-        ("old frames _inline_numbers(t)", lambda: [frames_numbers(t) for t in texts]),
+        ("bare regex (floor)", lambda: [regex_numbers(t) for t in texts]),
     ):
         read.cache_clear()
         print(f"100,000 answers, {label:<31}{best(fn, 3):>7.2f} s")

@@ -14,14 +14,11 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 from citekit import Answer, References, answers_frame, citations_frame, references_frame
-from citekit.core.markers import inline_numbers
 from citekit.data.frames import (
     ANSWERS_SCHEMA,
     CITATIONS_SCHEMA,
     REFERENCES_SCHEMA,
-    _inline_numbers,
     load_answers,
-    parse_year,
 )
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
@@ -260,35 +257,6 @@ def test_entities_are_decoded_in_text_fields() -> None:
 # -- year parsing ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("text", "year"),
-    [
-        ("1993", 1993),
-        ("1891-1893", 1891),
-        ("1545–1563", 1545),
-        ("c. 1270", 1270),
-        ("ca.1270", 1270),
-        ("1960s", 1960),
-        ("397", 397),
-        ("593-594", 593),
-        ("33 AD", 33),
-        ("AD 1054", 1054),
-        ("400 BC", -400),
-        ("May 24, 2015", 2015),
-        ("2015-05-24", 2015),
-        ("19th century", None),
-        ("unknown", None),
-        ("", None),
-        (None, None),
-    ],
-)
-def test_parse_year(text: str | None, year: int | None) -> None:
-    frame = pl.DataFrame({"y": [text]}, schema={"y": pl.String})
-    expected = pl.DataFrame({"year": [year]}, schema={"year": pl.Int32})
-    assert_frame_equal(frame.select(year=parse_year("y")), expected)
-    assert_frame_equal(frame.select(year=parse_year(pl.col("y"))), expected)
-
-
 def test_year_column_maps_repeated_strings() -> None:
     body = magisterium_response()
     years = ["1891", "1891", None, "", "c. 1270", "1891", None]
@@ -308,8 +276,14 @@ _PIECES += ["`", "```\n", "~~~\n"]
 
 
 @given(st.lists(st.sampled_from(_PIECES), max_size=14).map("".join))
-def test_fast_marker_path_agrees_with_inline_numbers(text: str) -> None:
-    assert _inline_numbers(text) == inline_numbers(text)
+def test_cited_inline_is_the_answers_cited_markers(text: str) -> None:
+    body = magisterium_response()
+    body["choices"][0]["message"]["content"] = text
+    body["citations"] = [{"cited_text": str(i), "document_index": i} for i in range(13)]
+    answer = Answer.from_response(body, provider="magisterium")
+    frame = citations_frame(answer)
+    cited = set(frame.filter("cited_inline")["marker"].to_list())
+    assert cited == answer.cited_markers & set(range(1, 14))
 
 
 def test_markers_inside_code_are_not_cited_inline() -> None:

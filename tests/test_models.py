@@ -7,7 +7,7 @@ import pickle
 import pytest
 
 import citekit as ck
-from citekit.core.markers import find_markers, marker_numbers, split_definitions
+from citekit.core.text import read
 
 
 @pytest.mark.parametrize(
@@ -25,19 +25,20 @@ from citekit.core.markers import find_markers, marker_numbers, split_definitions
     ],
 )
 def test_markers(text: str, numbers: list[int]) -> None:
-    assert [m.number for m in find_markers(text)] == numbers
+    assert [m.number for m in read(text).markers] == numbers
 
 
 def test_marker_spans_and_document_index() -> None:
     text = "Grace[^2] and [3]."
-    first, second = find_markers(text)
+    first, second = read(text).markers
     assert text[first.start : first.end] == "[^2]" and first.caret and first.document_index == 1
     assert text[second.start : second.end] == "[3]" and not second.caret
-    assert marker_numbers(text) == {2, 3}
+    assert read(text).numbers == {2, 3}
 
 
 def test_split_definitions() -> None:
-    body, defs = split_definitions("Text [^1].\n\n[^1]: Catechism, 1934\n[^2]: Gaudium et spes")
+    reading = read("Text [^1].\n\n[^1]: Catechism, 1934\n[^2]: Gaudium et spes")
+    body, defs = reading.body, reading.definitions
     assert defs == {1: "Catechism, 1934", 2: "Gaudium et spes"}
     assert "[^1]:" not in body and body.startswith("Text [^1].")
 
@@ -131,4 +132,4 @@ def test_answers_are_hashable_values() -> None:
 )
 def test_definition_after_a_block_prefix_is_not_a_marker(text: str) -> None:
     # What the HTML renderer sees too: the block's text starts with "[^N]:".
-    assert find_markers(text) == []
+    assert read(text).markers == ()

@@ -17,7 +17,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from citekit.core.markers import find_markers
 from citekit.core.models import Answer, Choice, Citation, Reference, References, ToolCall, Usage
 from citekit.render import (
     LiveAnswer,
@@ -619,7 +618,7 @@ def test_every_sample_renders_with_its_label() -> None:
         ids = by_id(root)
         for marker in root.find_all("a", "citekit-marker"):
             assert marker.attrs["href"][1:] in ids
-        numbers = {m.number for m in find_markers(answer.text)}
+        numbers = answer.cited_markers
         assert len(root.find_all("li", "citekit-footnote")) == len(
             {c.marker for c in answer.citations}
         )

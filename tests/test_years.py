@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import polars as pl
@@ -108,8 +109,8 @@ def test_year_table_is_large_and_hostile() -> None:
     assert {"1960s", "s.f.", "n.d.", "19th century", "500 BC", "500 a.C."} <= texts
 
 
-def test_the_old_frames_table_still_holds() -> None:
-    # Every year tests/test_frames.py pins for frames.parse_year, read by the new rule.
+def test_the_frames_table_still_holds() -> None:
+    # Every year the frames read before the one rule, read the same by it.
     old = [
         ("1993", 1993), ("1891-1893", 1891), ("1545–1563", 1545), ("c. 1270", 1270),
         ("ca.1270", 1270), ("1960s", 1960), ("397", 397), ("593-594", 593), ("33 AD", 33),
@@ -181,3 +182,32 @@ _year_texts = st.one_of(
 def test_scalar_and_polars_agree_on_any_text(texts: list[str | None]) -> None:
     frame = pl.DataFrame({"y": texts}, schema={"y": pl.String})
     assert frame.select(year=year_expr("y"))["year"].to_list() == [parse_year(t) for t in texts]
+
+
+@pytest.mark.parametrize(
+    ("text", "year", "key_year"),
+    [
+        ("33 AD", 33, "33"),
+        ("500 a.C.", -500, "500bc"),
+        ("c. 1270", 1270, "1270"),
+        ("1962-1965", 1962, "1962"),
+        ("19th century", None, "nd"),
+        ("", None, "nd"),
+    ],
+)
+def test_frames_bibtex_and_csl_read_one_year(
+    text: str, year: int | None, key_year: str, tmp_path: Path
+) -> None:
+    import citekit as ck
+
+    citation = ck.Citation(
+        cited_text="x", document_index=0, document_title="Acta", document_author="Leo",
+        document_year=text,
+    )  # fmt: skip
+    answer = ck.Answer(provider="magisterium", text="Said [1].", citations=(citation,))
+    assert ck.citations_frame([answer])["year"].to_list() == [year]
+    bib = ck.export_citations([answer], tmp_path / "refs.bib").read_text(encoding="utf-8")
+    assert bib.startswith(f"@misc{{leo{key_year}acta,")
+    csl = json.loads(ck.export_citations([answer], tmp_path / "refs.json").read_text("utf-8"))
+    issued = csl[0].get("issued", {}).get("date-parts")
+    assert (issued[0][0] if issued else None) == year

@@ -17,8 +17,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple, overload
 
-from .markers import inline_numbers
 from .names import ProviderName
+from .text import read
 
 __all__ = [
     "Answer",
@@ -355,7 +355,7 @@ class Answer:
         >>> sorted({c.marker for c in ans.citations} - ans.cited_markers)
         [6]
         """
-        return inline_numbers(self.text)
+        return set(read(self.text).numbers)
 
     def citation_groups(self) -> dict[int, list[Citation]]:
         """Citations grouped by footnote number (several passages may share one document)."""

@@ -179,7 +179,7 @@ def marker_plugin(md: MarkdownIt) -> None:
 # -- the parser every output shares -------------------------------------------------------------
 
 # Browsers drop tabs and newlines inside URLs ("java\tscript:"), so any control character or
-# space refuses a URL outright. The same rule as citekit.render._safe.safe_url.
+# space refuses a URL outright. citekit.render._safe.safe_url applies it to every link target.
 _FORBIDDEN_URL_CHARS = frozenset(chr(c) for c in range(0x21)) | {"\x7f", '"', "<", ">", "`", "\\"}
 
 

@@ -124,6 +124,7 @@ _GROUPS = (("year1", "end1", "bc1"), ("year2", "end2", "bc2"), ("year3", "end3",
 def parse_year(text: str | None) -> int | None:
     """The year ``text`` gives (negative before Christ), or ``None`` (see the module's rule).
 
+    >>> from citekit.core.years import parse_year
     >>> parse_year("c. 1270"), parse_year("1891-1893"), parse_year("500 a.C.")
     (1270, 1891, -500)
     >>> parse_year("19th century") is None

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.columns import CITATION_COLUMNS, COLUMNS, REFERENCE_COLUMNS
 from ..core.models import Answer
+from ..core.years import parse_year, parse_year_span
 
 if TYPE_CHECKING:
     import polars as pl
@@ -212,9 +213,10 @@ def _ascii_words(text: str | None) -> list[str]:
 
 def _bib_key(author: str | None, year: str | None, title: str | None) -> str:
     names = _ascii_words(author)
-    found = re.search(r"\d{3,4}", year or "")
+    number = parse_year(year)
+    when = "nd" if number is None else f"{-number}bc" if number < 0 else str(number)
     words = [w for w in _ascii_words(title) if w not in _STOPWORDS][:2]
-    return (names[0] if names else "anon") + (found.group(0) if found else "nd") + "".join(words)
+    return (names[0] if names else "anon") + when + "".join(words)
 
 
 def _unique(key: str, taken: set[str]) -> str:
@@ -272,13 +274,23 @@ def bibtex(answers: Iterable[Answer]) -> str:
     return "\n".join(entries)
 
 
+_NUMBERS_ONLY = re.compile(r"\s*[0-9]{1,4}\s*(?:[-\u2013/]\s*[0-9]{1,4}\s*)?")
+
+
 def _issued(year: str | None) -> dict[str, Any] | None:
+    """CSL ``issued``: the year (or both ends of a range; negative before Christ, as CSL-JSON
+    writes it) read by ``parse_year_span``, with the provider's text as ``raw`` when it says
+    more than the numbers; text without a year is kept as ``literal``."""
     if not year or not year.strip():
         return None
-    numbers = [int(n) for n in re.findall(r"\d{1,4}", year)]
-    if re.fullmatch(r"\s*\d{1,4}\s*(?:[-–/]\s*\d{1,4}\s*)?", year) and numbers:
-        return {"date-parts": [[n] for n in numbers[:2]]}
-    return {"literal": year.strip()}
+    span = parse_year_span(year)
+    if span is None:
+        return {"literal": year.strip()}
+    first, last = span
+    issued: dict[str, Any] = {"date-parts": [[first]] if first == last else [[first], [last]]}
+    if not _NUMBERS_ONLY.fullmatch(year):  # "c. 1270", "500 BC": keep what the source wrote
+        issued["raw"] = year.strip()
+    return issued
 
 
 def csl_json(answers: Iterable[Answer]) -> list[dict[str, Any]]:

@@ -32,7 +32,6 @@ year parsing and the repeated per-answer columns are computed in polars over who
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from operator import attrgetter
 from typing import Any, Final
@@ -40,8 +39,9 @@ from typing import Any, Final
 import polars as pl
 
 from ..core.columns import CITATION_COLUMNS, COLUMNS, REFERENCE_COLUMNS, Kind
-from ..core.markers import inline_numbers, marker_numbers
 from ..core.models import Answer, Citation, References
+from ..core.text import read
+from ..core.years import year_expr
 from .sources import Source, iter_items, load_answers
 
 __all__ = [
@@ -52,7 +52,6 @@ __all__ = [
     "answers_frame",
     "citations_frame",
     "load_answers",
-    "parse_year",
     "references_frame",
     "source_schema",
 ]
@@ -119,32 +118,6 @@ ANSWERS_SCHEMA: Final = pl.Schema(
     }
 )
 
-# A year is the first standalone 3-4 digit number ("c. 1270", "1891-1893", "1960s"), else the
-# first standalone 1-2 digit one ("33 AD"); "19th century" holds none. "BC"/"BCE" negates it.
-# ``(?-u:\b)`` is an ASCII word boundary, which keeps the regex on polars' fast path.
-_YEAR_LONG = r"(?-u:\b)([0-9]{3,4})s?(?-u:\b)"
-_YEAR_SHORT = r"(?-u:\b)([0-9]{1,2})(?-u:\b)"
-_BEFORE_CHRIST = r"(?i)(?-u:\b)B\.?\s?C\.?(?:E\.?)?(?:[^A-Za-z]|$)"
-
-
-def parse_year(expr: pl.Expr | str) -> pl.Expr:
-    """A polars expression that reads a year (``Int32``) out of a free-text year column.
-
-    ``"1993"`` gives 1993, a range ``"1891-1893"`` its first year, ``"c. 1270"`` 1270,
-    ``"1960s"`` 1960, ``"33 AD"`` 33, ``"400 BC"`` -400; ``""``, ``None`` and text without a
-    year (``"19th century"``) give null.
-
-    Parameters
-    ----------
-    expr
-        A column name or an expression of dtype ``String``.
-    """
-    text = pl.col(expr) if isinstance(expr, str) else expr
-    digits = pl.coalesce(text.str.extract(_YEAR_LONG, 1), text.str.extract(_YEAR_SHORT, 1))
-    year = digits.cast(pl.Int32)
-    return pl.when(text.str.contains(_BEFORE_CHRIST)).then(-year).otherwise(year)
-
-
 # -- frames ----------------------------------------------------------------------------------
 
 
@@ -156,9 +129,10 @@ def citations_frame(source: Source, *, provider: str | None = None) -> pl.DataFr
     ``marker`` (the one-based inline footnote number), ``document_index`` (zero-based; several
     citations may share it), ``cited_text``, ``cited_text_heading``, ``document_title``,
     ``document_author``, ``document_year`` (the provider's string), ``year`` (``Int32`` read
-    from it by ``parse_year``: ranges give their first year, "c. 1270" gives 1270, "" and
-    null give null), ``document_reference``, ``source_url``, and ``cited_inline`` (whether
-    the marker appears in the answer text). HTML entities in text fields are decoded.
+    from it by ``citekit.core.years.parse_year``: ranges give their first year, "c. 1270"
+    gives 1270, "33 AD" 33, "500 a.C." -500, "" and null give null), ``document_reference``,
+    ``source_url``, and ``cited_inline`` (whether the marker appears in the answer text,
+    outside code: ``Answer.cited_markers``). HTML entities in text fields are decoded.
 
     Parameters
     ----------
@@ -205,7 +179,7 @@ def _citations(answers: list[Answer]) -> pl.DataFrame:
         position = len(kept)
         kept.append(a)
         owner.extend([position] * len(cs))
-        cited = _inline_numbers(a.text)
+        cited = read(a.text).numbers
         inline.extend([c.document_index + 1 in cited for c in cs])
         cits.extend(cs)
     per_answer = pl.DataFrame(
@@ -248,25 +222,8 @@ def _citations(answers: list[Answer]) -> pl.DataFrame:
 def _years(document_year: pl.Series) -> pl.Series:
     # Year strings repeat (one per document), so parse each distinct one once and map back.
     distinct = document_year.unique()
-    parsed = pl.select(year=parse_year(pl.lit(distinct))).get_column("year")
+    parsed = pl.select(year=year_expr(pl.lit(distinct))).get_column("year")
     return document_year.replace_strict(distinct, parsed, default=None, return_dtype=pl.Int32)
-
-
-# Most answers hold only plain ``[^N]``/``[N]`` markers, read with one ``findall``. A marker
-# that is escaped or followed by "(", ":" or a non-marker "[" (a link, a definition) sends the
-# text through ``marker_numbers``, which handles those cases and is several times slower.
-_PLAIN_MARKER = re.compile(r"\[\^?([1-9][0-9]{0,3})\](\s*[(:]|\[(?!\^?[1-9][0-9]{0,3}\]))?")
-
-
-def _inline_numbers(text: str) -> set[int]:
-    if "[" not in text:
-        return set()
-    if "`" in text or "~~~" in text:  # markers inside code are not footnotes
-        return inline_numbers(text)
-    found = _PLAIN_MARKER.findall(text)
-    if "\\[" in text or any(tail for _, tail in found):
-        return marker_numbers(text)
-    return {int(number) for number, _ in found}
 
 
 def references_frame(source: Source, *, provider: str | None = None) -> pl.DataFrame:

@@ -6,9 +6,10 @@ one made only of tags that nbconvert's ``sanitize_html=True`` keeps (``div``, ``
 ``a``, ``em``, ``strong``, ``code``, ``pre``, ``ul``/``ol``/``li``, ``blockquote``,
 ``table``/``tr``/``td``), so a sanitized export shows no literal tags.
 
-Inline markers (``[^2]``, ``[2]``) become a token of their own through an inline rule that
-asks :func:`citekit.core.markers.find_markers` where the markers of the paragraph are; code spans
-and code blocks never reach the rule, so markers there stay literal.
+The parser is the one the text reader uses (:func:`citekit.core.text.make_parser`): inline
+markers (``[^2]``, ``[2]``, ``$[2]$``) come out as tokens of their own, code and links keep
+them literal, and :attr:`Answer.cited_markers` and the frames count exactly the markers drawn
+here.
 """
 
 from __future__ import annotations
@@ -17,84 +18,17 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from markdown_it import MarkdownIt
-from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
-from ..core.markers import Marker, find_markers
+from ..core.text import MARKER_TOKEN, NO_MARKERS, make_parser
 from ._safe import STYLE, esc, safe_url
 
-__all__ = ["MarkerRenderer", "code_block_spans", "plain_paragraph", "render_markdown"]
+__all__ = ["MarkerRenderer", "plain_paragraph", "render_markdown"]
 
 #: ``(number, source text of the marker) -> HTML`` for one inline marker.
 MarkerRenderer = Callable[[int, str], str]
 
-_ENV_MARKERS = "citekit_markers"
-_ENV_CACHE = "citekit_marker_cache"
-
-
-def _marker_rule(state: StateInline, silent: bool) -> bool:
-    # Silent calls come from a link label scan: there ``[1]`` is brackets inside the label,
-    # so ``[see [1]](url)`` stays a link (whose text keeps ``[1]`` as it is).
-    if (
-        silent
-        or state.src[state.pos] != "["
-        or _ENV_MARKERS not in state.env
-        or state.linkLevel > 0
-    ):
-        return False
-    cache: dict[str, dict[int, Marker]] = state.env.setdefault(_ENV_CACHE, {})
-    by_start = cache.get(state.src)
-    if by_start is None:
-        by_start = {m.start: m for m in find_markers(state.src)}
-        cache[state.src] = by_start
-    marker = by_start.get(state.pos)
-    if marker is None or marker.end > state.posMax:
-        return False
-    if not silent:
-        token = state.push("citekit_marker", "", 0)
-        token.meta = {"number": marker.number}
-        token.content = state.src[marker.start : marker.end]
-    state.pos = marker.end
-    return True
-
-
-def _validate_link(url: str) -> bool:
-    return safe_url(url) is not None
-
-
-def _make_parser() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
-    md.enable(["table", "strikethrough"])
-    # Images would load remote content inside the notebook; they render as links instead.
-    md.disable("image")
-    md.inline.ruler.before("link", "citekit_marker", _marker_rule)
-    md.validateLink = _validate_link  # type: ignore[method-assign]
-    return md
-
-
-_PARSER = _make_parser()
-# Block structure only (no inline parsing): where the code blocks are.
-_BLOCK_PARSER = MarkdownIt("commonmark", {"html": False}).disable(["inline", "text_join"])
-
-
-def code_block_spans(text: str) -> list[tuple[int, int]]:
-    """Character spans of the fenced and indented code blocks of ``text`` (whose line
-    endings must be ``\\n``), as markdown-it parses them."""
-    if "```" not in text and "~~~" not in text and "    " not in text and "\t" not in text:
-        return []
-    starts = [0]
-    pos = text.find("\n")
-    while pos >= 0:
-        starts.append(pos + 1)
-        pos = text.find("\n", pos + 1)
-    spans: list[tuple[int, int]] = []
-    for token in _BLOCK_PARSER.parse(text):
-        if token.type in ("fence", "code_block") and token.map:
-            first, last = token.map
-            end = starts[last] if last < len(starts) else len(text)
-            spans.append((starts[first], end))
-    return spans
+_PARSER = make_parser()
 
 
 _ALIGN = {
@@ -221,7 +155,7 @@ class _Renderer:
             kind = token.type
             if kind == "text" or kind == "text_special":
                 out.append(esc(token.content))
-            elif kind == "citekit_marker":
+            elif kind == MARKER_TOKEN:
                 out.append(self.markers(int(token.meta["number"]), token.content))
             elif kind == "softbreak":
                 out.append("\n")
@@ -279,8 +213,6 @@ def render_markdown(
     plain = plain_paragraph(text)
     if plain is not None:
         return plain
-    env: dict[str, Any] = {}
-    if markers is not None:
-        env[_ENV_MARKERS] = True
+    env: dict[str, Any] = {} if markers is not None else {NO_MARKERS: True}
     tokens = _PARSER.parse(text, env)
     return _Renderer(strict=strict, markers=markers, top_heading=top_heading).block(tokens)

@@ -13,7 +13,8 @@ import html
 import secrets
 import sys
 import warnings
-from urllib.parse import urlsplit
+
+from ..core.text import link_allowed
 
 __all__ = [
     "STYLE",
@@ -34,12 +35,6 @@ def esc(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
-_ALLOWED_SCHEMES = frozenset({"http", "https"})
-# Browsers drop tabs and newlines inside URLs ("java\tscript:"), so refuse any control
-# character or space outright instead of reasoning about what a browser would make of it.
-_FORBIDDEN_URL_CHARS = frozenset(chr(c) for c in range(0x21)) | {"\x7f", '"', "<", ">", "`", "\\"}
-
-
 def safe_url(url: str | None) -> str | None:
     """``url`` when it is an absolute ``http``/``https`` URL with a host, else ``None``.
 
@@ -49,15 +44,7 @@ def safe_url(url: str | None) -> str | None:
     if not url:
         return None
     candidate = url.strip()
-    if not candidate or any(ch in _FORBIDDEN_URL_CHARS for ch in candidate):
-        return None
-    try:
-        parts = urlsplit(candidate)
-    except ValueError:
-        return None
-    if parts.scheme.lower() not in _ALLOWED_SCHEMES or not parts.netloc:
-        return None
-    return candidate
+    return candidate if link_allowed(candidate) else None
 
 
 def new_token() -> str:

@@ -2,8 +2,9 @@
 
 A footnote is one document (one ``document_index``): its number is the one-based marker, and
 it groups every passage the answer cites from that document. HTML, Markdown and plain text
-all build on :func:`footnotes`, :func:`answer_notes` and :func:`inline_markers`, so the three
-formats always agree on numbering, grouping and which citations are cited inline.
+all build on :func:`footnotes` and :func:`answer_notes`, and read the answer's text with
+:func:`citekit.core.text.read`, so the three formats always agree on numbering, grouping and
+which citations are cited inline.
 """
 
 from __future__ import annotations
@@ -13,14 +14,12 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..core.markers import Marker, code_regions, find_markers
 from ..core.models import Answer, Citation, Reference, References
 
 __all__ = [
     "Footnote",
     "answer_notes",
     "footnotes",
-    "inline_markers",
     "reference_label",
     "score_fractions",
     "snippet",
@@ -120,15 +119,6 @@ def snippet(text: str, width: int) -> str:
     """``text`` on one line, cut to ``width`` characters with an ellipsis."""
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
-
-
-def inline_markers(text: str) -> list[Marker]:
-    """Markers in ``text`` outside code (see :func:`code_regions`)."""
-    markers = find_markers(text)
-    if not markers or ("`" not in text and "~~~" not in text):
-        return markers
-    regions = code_regions(text)
-    return [m for m in markers if not any(a <= m.start < b for a, b in regions)]
 
 
 def answer_notes(answer: Answer) -> list[tuple[str, str]]:

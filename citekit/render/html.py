@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..core.markers import split_definitions
 from ..core.models import Answer, Citation, References
+from ..core.text import read
 from ._incremental import fill_markers
 from ._mdhtml import render_markdown
 from ._safe import STYLE, esc, new_token, safe_url
@@ -245,7 +245,8 @@ def render_answer_html(
     token = new_token()
     notes = footnotes(answer.citations)
     links = _MarkerLinks(token, notes, strict=strict)
-    body, definitions = split_definitions(answer.text)
+    reading = read(answer.text)
+    body, definitions = reading.body, reading.definitions
     out = [f'<div class="citekit-answer" id="{token}" style="{STYLE.ROOT}">\n']
     out.append(_notes_html(answer_notes(answer), strict=strict))
     if answer.question:

@@ -30,8 +30,8 @@ from contextlib import contextmanager, suppress
 from typing import Any, TextIO
 
 from ..core.kernel import in_kernel
-from ..core.markers import split_definitions
 from ..core.models import Answer
+from ..core.text import read
 from ._incremental import IncrementalMarkdown, fill_markers
 from ._mdhtml import render_markdown
 from ._safe import STYLE, esc, report_render_error
@@ -256,7 +256,7 @@ class NotebookLiveAnswer(LiveAnswer):
         if text and text == answer.text:
             try:
                 rendered = self._markdown.render(text, final=True)
-                if self._markdown.exact and not split_definitions(text)[1]:
+                if self._markdown.exact and not read(text).definitions:
                     body = rendered
             except Exception:
                 body = None

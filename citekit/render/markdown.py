@@ -12,16 +12,14 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping
 
-from ..core.markers import Marker, split_definitions
 from ..core.models import Answer, References
-from ._mdhtml import code_block_spans
+from ..core.text import Marker, read
 from ._safe import safe_url
 from ._sources import (
     Footnote,
     answer_notes,
     footnotes,
     format_score,
-    inline_markers,
     passage_caption,
     reference_title,
     references_notes,
@@ -57,38 +55,35 @@ _REFERENCE = re.compile(
     re.MULTILINE,
 )
 _IMAGE = re.compile(r"(?<!\\)!\[")
-_DESTINATION = re.compile(r"\]\([^)\s]*\)")
 _HTTP = re.compile(r"<?https?://", re.IGNORECASE)
 
 
-def neutralize(text: str, marker: Callable[[Marker], str | None]) -> str:
-    """``text`` with markers rewritten by ``marker`` (``None`` keeps one as it is) and, outside
+def neutralize(text: str, marker: Callable[[Marker, str], str | None]) -> str:
+    """``text`` with markers rewritten by ``marker`` (called with the marker and its source
+    text; ``None`` keeps it as it is) and, outside
     code blocks, raw HTML tags, images and links to anything but http(s) made literal text,
     so a front end that renders Markdown permissively shows them instead of acting on them.
 
-    Code blocks are found by markdown-it itself; inline code spans are not spared (a ``<`` in
-    one gets a visible backslash), since guessing them wrong would let HTML through.
+    Markers are those :func:`citekit.core.text.read` finds (none in code or links). Code
+    blocks are spared the escaping; inline code spans are not (a ``<`` in one gets a visible
+    backslash): a front end whose Markdown reads a span differently would let HTML through.
     """
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     edits: list[tuple[int, int, str]] = []
-    spans = code_block_spans(text)
+    reading = read(text)
+    spans = reading.code_blocks
     starts = [a for a, _ in spans]
 
     def in_code(pos: int) -> bool:
         i = bisect_right(starts, pos) - 1
         return i >= 0 and pos < spans[i][1]
 
-    # Where a marker is literal: code blocks, autolinks and link destinations.
-    autolink_spans = [(a.start(), a.end()) for a in _AUTOLINK.finditer(text)]
-    literal = autolink_spans + [(d.start(), d.end()) for d in _DESTINATION.finditer(text)]
-    for m in inline_markers(text):
-        if in_code(m.start) or any(a <= m.start < b for a, b in literal):
-            continue
-        replacement = marker(m)
+    for m in reading.markers:
+        replacement = marker(m, text[m.start : m.end])
         if replacement is not None:
             edits.append((m.start, m.end, replacement))
     if "<" in text or "](" in text or "]:" in text or "![" in text:
-        autolinks = {a for a, _ in autolink_spans}
+        autolinks = {a.start() for a in _AUTOLINK.finditer(text)}
         for lt in _TAG_START.finditer(text):
             pos = lt.start()
             if pos not in autolinks and not in_code(pos):
@@ -119,8 +114,14 @@ def neutralize(text: str, marker: Callable[[Marker], str | None]) -> str:
     return "".join(out)
 
 
+def _literal_marker(marker: Marker, source: str) -> str:
+    """The marker's source with its bracket escaped: shown as written, never a footnote."""
+    bracket = source.index("[")
+    return f"{source[:bracket]}\\{source[bracket:]}"
+
+
 def _quote(text: str, indent: str) -> list[str]:
-    body = neutralize(text, lambda m: "\\" + text[m.start : m.end])
+    body = neutralize(text, _literal_marker)
     lines = body.strip("\n").split("\n") or [""]
     return [f"{indent}> {line}".rstrip() for line in lines]
 
@@ -197,7 +198,7 @@ def _close_open_fence(text: str) -> str:
     so the footnote definitions after it are not swallowed by the code block."""
     if "```" not in text and "~~~" not in text:
         return text
-    spans = code_block_spans(text)
+    spans = read(text).code_blocks
     if not spans or spans[-1][1] < len(text):
         return text
     opening = _OPEN_FENCE.match(text, spans[-1][0])
@@ -217,10 +218,11 @@ def answer_markdown(answer: Answer) -> str:
     """The answer as Markdown: markers as ``[^n]`` footnotes, definitions with the cited
     passages at the end, then related questions and ranked references."""
     notes = footnotes(answer.citations)
-    body, definitions = split_definitions(answer.text)
+    whole = read(answer.text)
+    body, definitions = whole.body, whole.definitions
     cited: set[int] = set()
 
-    def rewrite(m: Marker) -> str | None:
+    def rewrite(m: Marker, source: str) -> str | None:
         if m.number not in notes:
             return None
         cited.add(m.number)

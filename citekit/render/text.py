@@ -6,14 +6,13 @@ The answer text is kept as written (Markdown reads well as text), with markers n
 
 from __future__ import annotations
 
-from ..core.markers import split_definitions
 from ..core.models import Answer, References
+from ..core.text import read
 from ._sources import (
     Footnote,
     answer_notes,
     footnotes,
     format_score,
-    inline_markers,
     passage_caption,
     reference_title,
     references_notes,
@@ -66,8 +65,7 @@ def sources_text(answer: Answer, *, cited: set[int] | None = None) -> str:
     """The numbered source list, related questions and references (no answer text)."""
     notes = footnotes(answer.citations)
     if cited is None:
-        body, _ = split_definitions(answer.text)
-        cited = {m.number for m in inline_markers(body)}
+        cited = set(read(answer.text).numbers)
     lines: list[str] = []
     if notes:
         lines.append("Sources:")
@@ -86,11 +84,12 @@ def sources_text(answer: Answer, *, cited: set[int] | None = None) -> str:
 def answer_text(answer: Answer) -> str:
     """The answer as readable plain text with a numbered source list."""
     notes = footnotes(answer.citations)
-    body, definitions = split_definitions(answer.text)
+    whole = read(answer.text)
+    body, definitions = whole.body, whole.definitions
     pieces: list[str] = []
     pos = 0
     cited: set[int] = set()
-    for m in inline_markers(body):
+    for m in read(body).markers:
         pieces.append(body[pos : m.start])
         if m.number in notes:
             cited.add(m.number)
