@@ -81,6 +81,7 @@ from .providers.magisterium import Magisterium
 from .providers.maritaca import Maritaca, MaritacaModel
 from .providers.maritaca import Model as Model  # the name before 0.2
 from .providers.registry import client
+from .transport.stream import AsyncStream, Stream
 
 if TYPE_CHECKING:
     from .data import charts
@@ -168,6 +169,7 @@ __version__ = "0.1.0"
 __all__ = [
     "APITimeoutError",
     "Answer",
+    "AsyncStream",
     "AuthenticationError",
     "BadRequestError",
     "BatchError",
@@ -193,6 +195,7 @@ __all__ = [
     "References",
     "ResponseFormatError",
     "ServerError",
+    "Stream",
     "StreamInterrupted",
     "TextDelta",
     "TokenLimitError",

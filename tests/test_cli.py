@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from citekit import Answer
+from citekit import Answer, log
 from citekit.cli.main import main
-from citekit.store.answer_log import log
 from citekit.testing import ProviderServer
 
 # Some recorded samples are withheld by Magisterium's content filter, which warns.

@@ -55,10 +55,7 @@ DOCUMENTED = {
 
 #: Examples still marked ``+SKIP`` in modules being rewritten elsewhere; each must be made to
 #: run and removed from here (a new skipped example fails ``test_no_example_is_skipped``).
-KNOWN_SKIPPED = {
-    "citekit.data.frames.citations_frame": 3,
-    "citekit.testing._server.ProviderServer": 1,
-}
+KNOWN_SKIPPED: dict[str, int] = {}
 
 
 def package_modules() -> list[ModuleType]:

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from citekit.core.models import Answer, Choice, Citation, Reference, References, ToolCall, Usage
+from citekit import Answer, Choice, Citation, Reference, References, ToolCall, Usage
 from citekit.render import (
     LiveAnswer,
     NotebookLiveAnswer,

@@ -11,8 +11,8 @@ import httpx
 import pytest
 
 import citekit as ck
+from citekit import AsyncStream, Stream
 from citekit.testing import ProviderServer
-from citekit.transport.stream import AsyncStream, Stream
 
 from .conftest import sample_records
 

@@ -153,9 +153,24 @@ def citations_frame(source: Source, *, provider: str | None = None) -> pl.DataFr
 
     Examples
     --------
-    >>> import citekit as ck  # doctest: +SKIP
-    >>> cits = ck.citations_frame("sample_data/magisterium")  # doctest: +SKIP
-    >>> cits.group_by("document_author").len().sort("len", descending=True)  # doctest: +SKIP
+    A folder of saved responses (here the recorded samples) gives one row per citation:
+
+    >>> from citekit.testing import default_data_dir
+    >>> cits = ck.citations_frame(default_data_dir() / "magisterium")
+    >>> cits.height
+    130
+    >>> by_author = cits.group_by("document_author").len()
+    >>> by_author.sort("len", "document_author", descending=[True, False]).head(3)
+    shape: (3, 2)
+    ┌─────────────────────────────────┬─────┐
+    │ document_author                 ┆ len │
+    │ ---                             ┆ --- │
+    │ str                             ┆ u32 │
+    ╞═════════════════════════════════╪═════╡
+    │ Catholic Church                 ┆ 25  │
+    │ John Paul II                    ┆ 9   │
+    │ Pontifical Council for Justice… ┆ 8   │
+    └─────────────────────────────────┴─────┘
     """
     answers = [
         a

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
 
 import httpx
 
-from ..core.errors import ConfigurationError, redact
+from ..core.errors import ConfigurationError
 from ..core.kernel import in_kernel
 from ..core.models import Answer, TextDelta
 from ..core.names import display_name
@@ -150,9 +150,6 @@ class ProviderClient:
             f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r}, "
             "api_key='***')"
         )
-
-    def _redact(self, text: str) -> str:
-        return redact(text, (self._config.api_key,))
 
     # drivers ---------------------------------------------------------------------------
     @property

@@ -48,8 +48,17 @@ class ProviderServer:
 
     Examples
     --------
-    >>> with ProviderServer() as srv:  # doctest: +SKIP
+    A base URL can carry a fault: here the first request gets a 429, and the client's retry
+    gets the recorded answer.
+
+    >>> import citekit as ck
+    >>> from citekit.testing import ProviderServer
+    >>> with ProviderServer() as srv:
     ...     url = srv.base_url("magisterium", fault="status", status=429, times=1)
+    ...     mg = ck.Magisterium(api_key="sk-test", base_url=url)
+    ...     ans = mg.ask("What is the principle of subsidiarity?")
+    >>> ans.sample, ans.citations[0].document_author
+    ('...', 'Pius XI')
     """
 
     def __init__(

@@ -50,6 +50,12 @@ class Stream(_Outcome):
     An iterator and a context manager; ``close()`` frees the connection of a stream you stop
     reading. A stream that breaks after it began raises ``StreamInterrupted``, whose ``.answer``
     (and this object's) holds the partial answer.
+
+    >>> mg = ck.Magisterium()
+    >>> with mg.stream("What is the principle of subsidiarity?") as s:
+    ...     text = "".join(s.text_deltas())
+    >>> s.answer.text == text, len(s.answer.citations) > 0
+    (True, True)
     """
 
     def __init__(self, driver: SyncDriver, flow: Flow[Answer]) -> None:

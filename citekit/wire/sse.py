@@ -9,8 +9,6 @@ line by line in Python.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 __all__ = ["SSEDecoder"]
 
 _BOM = b"\xef\xbb\xbf"
@@ -97,9 +95,3 @@ class SSEDecoder:
         elif name == b"id":
             self.last_event_id = value.decode("utf-8", "replace")
         # "retry" and unknown fields: nothing to do for a one-shot request.
-
-    def iter_events(self, chunks: Iterator[bytes]) -> Iterator[bytes]:
-        """Every event's data from an iterator of byte chunks, then the flushed tail."""
-        for chunk in chunks:
-            yield from self.feed(chunk)
-        yield from self.flush()

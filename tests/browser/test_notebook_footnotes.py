@@ -230,7 +230,7 @@ def test_strict_html_in_a_sanitized_nbconvert_export(
     from nbconvert import HTMLExporter
     from playwright.sync_api import expect
 
-    from citekit.core.models import Answer, Citation
+    from citekit import Answer, Citation
 
     answer = Answer(
         provider="magisterium",
