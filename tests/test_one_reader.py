@@ -36,7 +36,8 @@ def html_markers(html: str) -> set[int]:
 
 
 def markdown_footnotes(markdown: str) -> set[int]:
-    return {int(n) for n in re.findall(r"^\[\^(\d+)\]: ", markdown, re.MULTILINE)}
+    """The footnotes the Markdown defines (a ``[^n]: `` line in a code block defines none)."""
+    return set(read(markdown).definitions)
 
 
 def text_uncited(plain: str) -> set[int]:
@@ -89,6 +90,8 @@ def test_the_indented_code_case_agrees_everywhere(tmp_path: Path) -> None:
         ("> Quote [3]\n>\n>     code [4]", {3}),
         ("- item [1]\n\n      code [2]\n", {1}),
         ("| a | b |\n|---|---|\n| [1] | `[2]` |", {1}),
+        ("```\n[^1]: in an open fence", set()),
+        ("[2]\n\n~~~$[3]$[4]\n\t", {2}),  # an open fence with blank lines after it
         ("Beyond the list [9] and [1].", {1}),
     ],
 )

@@ -64,6 +64,7 @@ from markdown_it.rules_block import StateBlock
 from markdown_it.rules_block.table import table as _table_rule
 from markdown_it.rules_inline import StateInline
 from markdown_it.rules_inline.backticks import backtick as _backtick_rule
+from markdown_it.token import Token
 
 from ._source_map import MD_TRIM, Lines, Shift, identity, locate, locator, normalise
 
@@ -519,7 +520,10 @@ def _parsed(
     for i, token in enumerate(tokens):
         kind = token.type
         if kind in ("fence", "code_block") and token.map:
-            block = (lines.start(token.map[0]), lines.start(token.map[1]))
+            end = lines.start(token.map[1])
+            if kind == "fence" and not norm[end:].strip() and not _fence_closed(token, norm, lines):
+                end = len(norm)  # left open: it runs to the end (markdown-it's map stops early)
+            block = (lines.start(token.map[0]), end)
             blocks.append(block)
             spans.append(block)
             continue
@@ -555,6 +559,18 @@ def _parsed(
         tuple((shift(a), shift(b)) for a, b in blocks),
     )
     return tuple(markers), code_value
+
+
+def _fence_closed(token: Token, norm: str, lines: Lines) -> bool:
+    """Whether a fence token's last line is its closing fence (a run of its fence character at
+    least as long as the opening one, after any indentation or block-quote marks)."""
+    assert token.map is not None
+    first, last = token.map[0], token.map[1] - 1
+    if last <= first:
+        return False
+    line = norm[lines.start(last) : lines.end(last)].lstrip(" \t>").rstrip()
+    mark = token.markup
+    return len(line) >= len(mark) and set(line) == {mark[0]}
 
 
 def _inline_needs_parse(content: str) -> bool:
