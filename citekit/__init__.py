@@ -75,6 +75,7 @@ from .core.models import (
     ToolCallDelta,
     Usage,
 )
+from .core.search import SearchResult, SearchResults
 from .providers._chat import ContentFilteredWarning
 from .providers.gptbots import GPTBots
 from .providers.magisterium import Magisterium
@@ -194,6 +195,8 @@ __all__ = [
     "Reference",
     "References",
     "ResponseFormatError",
+    "SearchResult",
+    "SearchResults",
     "ServerError",
     "Stream",
     "StreamInterrupted",

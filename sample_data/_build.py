@@ -353,6 +353,42 @@ def build_magisterium(answer: dict[str, Any]) -> tuple[dict[str, Any], str]:
 # --------------------------------------------------------------------------- Maritaca
 
 
+def build_search(search: dict[str, Any], answers: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """A ``POST /search`` sample: the cited passages of the answers it names, best first.
+
+    The response shape is not documented publicly; this one (``results`` of ``title``, ``url``,
+    ``text``, ``author``, ``year``, ``score``) is a plausible one the lenient parser reads.
+    """
+    stem = search["stem"]
+    sample = f"magisterium/{stem}"
+    rng = _rng("search", sample)
+    results: list[dict[str, Any]] = []
+    score = 0.95
+    for source in search["from"]:
+        answer = answers[source]
+        for cit in build_citations(answer):
+            results.append(
+                {
+                    "title": cit["document_title"],
+                    "url": cit["source_url"],
+                    "text": cit["cited_text"],
+                    "author": cit["document_author"],
+                    "year": cit["document_year"],
+                    "score": round(score, 4),
+                }
+            )
+            score -= rng.uniform(0.01, 0.05)
+    request = {"query": search["query"], "numResults": 20, "category": search["category"]}
+    response = {"results": results, "citekit_sample": sample}
+    # "search_response", not "response": a folder of samples read as answers skips this file.
+    return {
+        "query": search["query"],
+        "language": search["language"],
+        "request": request,
+        "search_response": response,
+    }
+
+
 def build_maritaca(answer: dict[str, Any]) -> tuple[dict[str, Any], str]:
     stem = answer["stem"]
     sample = f"maritaca/{stem}"
@@ -647,10 +683,15 @@ def _items(name: str) -> Iterator[dict[str, Any]]:
 def main() -> None:
     written: set[Path] = set()
 
-    for answer in _items("magisterium.json"):
+    magisterium = _load("magisterium.json")
+    for answer in magisterium["answers"]:
         doc, sse = build_magisterium(answer)
         _write(HERE / "magisterium" / f"{answer['stem']}.json", dump_json(doc), written)
         _write(HERE / "magisterium" / f"{answer['stem']}.sse", sse, written)
+    by_stem = {answer["stem"]: answer for answer in magisterium["answers"]}
+    for search in magisterium.get("searches", []):
+        doc = build_search(search, by_stem)
+        _write(HERE / "magisterium" / f"{search['stem']}.json", dump_json(doc), written)
 
     maritaca = _load("maritaca.json")
     _write(HERE / "maritaca" / "models.json", dump_json(build_models(maritaca["models"])), written)

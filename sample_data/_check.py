@@ -100,7 +100,11 @@ def word_count(text: str) -> int:
 
 def load_pairs(provider: str) -> list[tuple[str, dict[str, Any], bytes]]:
     folder = HERE / provider
-    stems_json = {p.stem for p in folder.glob("*.json") if p.stem != "models"}
+    stems_json = {
+        p.stem
+        for p in folder.glob("*.json")
+        if p.stem != "models" and not p.stem.startswith("search_")
+    }
     stems_sse = {p.stem for p in folder.glob("*.sse")}
     check(stems_json == stems_sse, f"{provider}: .json and .sse files do not pair up")
     out = []
@@ -554,6 +558,47 @@ def check_gptbots() -> dict[str, int]:
 # --------------------------------------------------------------------------- main
 
 
+SEARCH_CATEGORIES = {"auto", "magisterial", "scholarly"}
+SEARCH_ITEM_FIELDS = {"title", "url", "text", "author", "year", "score"}
+
+
+def check_searches() -> int:
+    """Magisterium ``POST /search`` samples: ``search_NN_slug.json``, no stream.
+
+    The response shape is not documented; ``search_response`` holds ``{"results": [{title, url,
+    text, author, year, score}], "citekit_sample"}``, results best first, within ``numResults``.
+    """
+    folder = HERE / "magisterium"
+    paths = sorted(folder.glob("search_*.json"))
+    for path in paths:
+        where = f"magisterium/{path.stem}"
+        check(re.match(r"^search_\d\d_[a-z0-9_]+$", path.stem), f"{where}: not search_NN_slug")
+        check(not path.with_suffix(".sse").exists(), f"{where}: a search has no stream")
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        check(set(doc) == {"query", "language", "request", "search_response"}, f"{where}: keys")
+        req, resp = doc.get("request") or {}, doc.get("search_response") or {}
+        query = req.get("query")
+        check(isinstance(query, str) and 0 < len(query) <= 1024, f"{where}: query")
+        check(query == doc.get("query"), f"{where}: query is not the request's")
+        count = req.get("numResults")
+        check(isinstance(count, int) and 1 <= count <= 100, f"{where}: numResults 1-100")
+        check(req.get("category") in SEARCH_CATEGORIES, f"{where}: category")
+        check(resp.get(SAMPLE_FIELD) == where, f"{where}: {SAMPLE_FIELD} label")
+        results = resp.get("results")
+        if not check(isinstance(results, list) and results, f"{where}: no results"):
+            continue
+        check(isinstance(count, int) and len(results) <= count, f"{where}: over numResults")
+        scores = []
+        for i, item in enumerate(results):
+            check(set(item) == SEARCH_ITEM_FIELDS, f"{where}: results[{i}] fields")
+            check(isinstance(item.get("text"), str) and item["text"], f"{where}: results[{i}] text")
+            check(str(item.get("url", "")).startswith("https://"), f"{where}: results[{i}] url")
+            scores.append(item.get("score"))
+        check(scores == sorted(scores, reverse=True), f"{where}: results not best first")
+    check(len(paths) >= 1, "magisterium: no search_*.json sample")
+    return len(paths)
+
+
 def require(tally: dict[str, int], name: str, test: Callable[[dict[str, int]], bool]) -> None:
     check(test(tally), f"variety: {name}")
 
@@ -562,6 +607,7 @@ def main() -> int:
     mag = check_magisterium()
     mar = check_maritaca()
     gpt = check_gptbots()
+    n_search = check_searches()
 
     langs = {k[5:]: v for k, v in mag.items() if k.startswith("lang:")}
     require(
@@ -627,7 +673,10 @@ def main() -> int:
     n_mag = sum(langs.values())
     n_mar = sum(v for k, v in mar.items() if k.startswith("lang:"))
     n_gpt = sum(v for k, v in gpt.items() if k.startswith("lang:"))
-    print(f"ok: {n_mag} magisterium, {n_mar} maritaca (+ models.json), {n_gpt} gptbots samples")
+    print(
+        f"ok: {n_mag} magisterium (+ {n_search} searches), {n_mar} maritaca (+ models.json), "
+        f"{n_gpt} gptbots samples"
+    )
     return 0
 
 

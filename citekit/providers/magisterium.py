@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from ..core.search import SearchResults
+from ..wire.search import Category, search_flow, search_request
 from ._chat import ChatClient
 
 __all__ = ["Magisterium"]
@@ -48,7 +50,7 @@ class Magisterium(ChatClient):
     ``ask`` and ``chat`` take ``return_related_questions=`` (default True) and
     ``safety_settings=`` besides the usual chat parameters. An answer withheld by the
     content filter has ``finish_reason == "content_filter"``, a note, and a
-    ``ContentFilteredWarning``.
+    ``ContentFilteredWarning``. ``search`` finds documents without an answer.
     """
 
     name: ClassVar[str] = "magisterium"
@@ -69,3 +71,34 @@ class Magisterium(ChatClient):
         if settings is not None:
             body["safety_settings"] = check_safety_settings(settings)
         super()._provider_body(body, options)
+
+    def search(
+        self, query: str, *, num_results: int = 10, category: Category | str = "auto"
+    ) -> SearchResults:
+        """Search Magisterium's documents (``POST /search``): the ``SearchResults``, best first.
+
+        Parameters
+        ----------
+        query
+            What to look for, at most 1024 characters.
+        num_results
+            How many results, 1 to 100.
+        category
+            ``"auto"``, ``"magisterial"`` (Church documents) or ``"scholarly"``.
+
+        Searches are retried like any request and are not written to the answer log.
+
+        >>> import citekit as ck
+        >>> found = ck.Magisterium().search("subsidiarity", num_results=2, category="magisterial")
+        >>> len(found), found[0].rank
+        (2, 1)
+        """
+        spec = search_request(query, num_results=num_results, category=category)
+        return self._run(search_flow(self._wire, spec))
+
+    async def asearch(
+        self, query: str, *, num_results: int = 10, category: Category | str = "auto"
+    ) -> SearchResults:
+        """Async twin of ``search``."""
+        spec = search_request(query, num_results=num_results, category=category)
+        return await self._arun(search_flow(self._wire, spec))

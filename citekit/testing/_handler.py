@@ -35,6 +35,8 @@ __all__ = ["LoopbackHTTPServer", "ServerState"]
 _BLOCK = 64 * 1024
 _ROUTES: dict[tuple[str, str], tuple[ProviderName, Endpoint, str]] = {
     ("magisterium", "/api/v1/chat/completions"): ("magisterium", "chat", "POST"),
+    # Magisterium documents POST /search on the same base URL and key as chat.
+    ("magisterium", "/api/v1/search"): ("magisterium", "search", "POST"),
     ("maritaca", "/api/chat/completions"): ("maritaca", "chat", "POST"),
     ("maritaca", "/api/models"): ("maritaca", "models", "GET"),
     ("gptbots", "/v1/conversation"): ("gptbots", "conversation", "POST"),

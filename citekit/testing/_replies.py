@@ -106,7 +106,36 @@ class Responder:
             return self._new_conversation(body)
         if endpoint == "message":
             return self._gptbots_message(body)
+        if endpoint == "search":
+            return self._search(body)
         return self._chat(provider, body, scenario)
+
+    # Magisterium search ---------------------------------------------------------------------
+
+    def _search(self, body: dict[str, Any]) -> Reply:
+        """``POST /search``: the documented inputs are checked (query <= 1024 characters,
+        numResults 1-100, category auto | magisterial | scholarly); the response shape is not
+        documented, so the samples hold a plausible one, cut to ``numResults``."""
+        query, count = body.get("query"), body.get("numResults", 10)
+        category = body.get("category", "auto")
+        problem = None
+        if not isinstance(query, str) or not query.strip() or len(query) > 1024:
+            problem = "'query' must be a non-empty string of at most 1024 characters"
+        elif isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 100:
+            problem = "'numResults' must be an integer from 1 to 100"
+        elif category not in ("auto", "magisterial", "scholarly"):
+            problem = "'category' must be 'auto', 'magisterial' or 'scholarly'"
+        if problem:
+            return json_reply(400, error_body("magisterium", 400, problem))
+        assert isinstance(query, str) and isinstance(count, int)
+        sample = choose_sample(self.samples.searches, query)
+        if sample is None:
+            what = f"No recorded magisterium search samples in {self.samples.root}"
+            return json_reply(500, error_body("magisterium", 500, what))
+        response = copy.deepcopy(sample.response)
+        if isinstance(response.get("results"), list):
+            response["results"] = response["results"][:count]
+        return json_reply(200, response)
 
     # Magisterium and Maritaca -------------------------------------------------------------
 

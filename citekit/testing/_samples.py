@@ -93,6 +93,9 @@ class SampleSet:
     models: dict[str, Any] | None
     #: Files that could not be read as samples, with the reason (kept for debugging).
     skipped: tuple[tuple[Path, str], ...] = ()
+    #: Magisterium ``POST /search`` samples (``magisterium/search_*.json``, whose ``query`` is
+    #: the sample's ``question`` and whose ``search_response`` is its ``response``).
+    searches: tuple[Sample, ...] = ()
 
     def __getitem__(self, provider: ProviderName) -> tuple[Sample, ...]:
         return self.by_provider.get(provider, ())
@@ -102,6 +105,7 @@ class SampleSet:
         """Read every ``<provider>/*.json`` sample under ``root``; a missing root gives none."""
         by_provider: dict[ProviderName, tuple[Sample, ...]] = {}
         skipped: list[tuple[Path, str]] = []
+        searches: list[Sample] = []
         for provider in PROVIDERS:
             found: list[Sample] = []
             folder = root / provider
@@ -109,13 +113,23 @@ class SampleSet:
             for path in paths:
                 if provider == "maritaca" and path.name == "models.json":
                     continue
+                search = provider == "magisterium" and path.name.startswith("search_")
                 try:
-                    found.append(_load_sample(provider, path))
+                    if search:
+                        searches.append(_load_sample(provider, path, search=True))
+                    else:
+                        found.append(_load_sample(provider, path))
                 except (OSError, ValueError, TypeError) as exc:
                     skipped.append((path, str(exc)))
             by_provider[provider] = tuple(found)
         models = _read_json(root / "maritaca" / "models.json")
-        return cls(root, by_provider, models if isinstance(models, dict) else None, tuple(skipped))
+        return cls(
+            root,
+            by_provider,
+            models if isinstance(models, dict) else None,
+            tuple(skipped),
+            tuple(searches),
+        )
 
 
 def _read_json(path: Path) -> Any:
@@ -125,14 +139,15 @@ def _read_json(path: Path) -> Any:
         return None
 
 
-def _load_sample(provider: ProviderName, path: Path) -> Sample:
+def _load_sample(provider: ProviderName, path: Path, *, search: bool = False) -> Sample:
     data = json.loads(path.read_text(encoding="utf-8"))
     if not isinstance(data, dict):
         raise TypeError("the file does not hold a JSON object")
-    question = data.get("question")
+    question = data.get("query" if search else "question")
     if not isinstance(question, str):
-        raise TypeError("no 'question' string")
-    response = data.get("message" if provider == "gptbots" else "response")
+        raise TypeError("no 'question' string (or 'query' for a search)")
+    body_key = "search_response" if search else "message" if provider == "gptbots" else "response"
+    response = data.get(body_key)
     if not isinstance(response, dict):
         raise TypeError("no reply body ('response', or 'message' for gptbots)")
     request = data.get("request")

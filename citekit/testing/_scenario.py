@@ -20,9 +20,17 @@ __all__ = [
 Fault = Literal["status", "reset", "malformed", "html", "stall", "gptbots_code"]
 FAULTS: tuple[Fault, ...] = ("status", "reset", "malformed", "html", "stall", "gptbots_code")
 
-#: ``chat`` and ``models`` are Magisterium's and Maritaca's; the other three are GPTBots'.
-Endpoint = Literal["chat", "models", "conversation", "message", "correlate"]
-ENDPOINTS: tuple[Endpoint, ...] = ("chat", "models", "conversation", "message", "correlate")
+#: ``chat`` is Magisterium's and Maritaca's, ``models`` Maritaca's, ``search`` Magisterium's;
+#: the other three are GPTBots'.
+Endpoint = Literal["chat", "models", "search", "conversation", "message", "correlate"]
+ENDPOINTS: tuple[Endpoint, ...] = (
+    "chat",
+    "models",
+    "search",
+    "conversation",
+    "message",
+    "correlate",
+)
 
 
 class ScenarioOptions(TypedDict, total=False):
