@@ -123,9 +123,17 @@ def generic_error(
             **kw,
         )
     if status in (401, 403):
-        if "billing" in low or "tier" in low or "credit" in low:
+        # Magisterium documents three 401s: "Incorrect API key provided", "Invalid billing",
+        # "Tier not found". All refuse the key; the hint says which fix each one needs.
+        if "billing" in low:
+            hint = "The key was refused over billing: check the billing of the key's account"
+            return AuthenticationError(message, hint=hint, **kw)
+        if "tier" in low:
+            hint = "The key's plan (tier) was not found: check the plan of the key's account"
+            return AuthenticationError(message, hint=hint, **kw)
+        if "credit" in low:
             return InsufficientCreditsError(
-                message, hint="Check the plan and billing of this API key", **kw
+                message, hint="Top up the credits of this API key's account", **kw
             )
         return AuthenticationError(
             message, hint=f"Check the key in {env} or the api_key= you passed", **kw
