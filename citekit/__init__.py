@@ -95,12 +95,12 @@ if TYPE_CHECKING:
         BatchInterrupted,
         BatchResult,
         Failed,
-        RateLimiter,
         aask_many,
         ask_many,
     )
     from .store import log
     from .transport.loop import allow_nested_asyncio
+    from .transport.ratelimit import RateLimiter
 
     #: The most recent batch (see ``_Facade.last_batch``).
     last_batch: BatchResult | None
@@ -115,7 +115,7 @@ _LAZY = {
     "BatchInterrupted": ".providers.batch",
     "BatchResult": ".providers.batch",
     "Failed": ".providers.batch",
-    "RateLimiter": ".providers.batch",
+    "RateLimiter": ".transport.ratelimit",
     "aask_many": ".providers.batch",
     "ask_many": ".providers.batch",
     "export_answer": ".data.exports",

@@ -23,6 +23,7 @@ from ..core.models import Answer, TextDelta
 from ..core.names import display_name
 from ..transport.driver import AsyncDriver, SyncDriver
 from ..transport.http import HttpConfig, make_timeout
+from ..transport.ratelimit import RateLimit, RateLimiter
 from ..transport.stream import AsyncStream, Stream
 from ..wire.flow import Flow
 from ..wire.response import Wire
@@ -65,6 +66,11 @@ class ProviderClient:
         Your own ``httpx.Client`` / ``httpx.AsyncClient`` (you close them).
     transport
         An httpx transport for the clients citekit creates (``httpx.MockTransport`` works).
+    rate_limit
+        At most this many requests, evenly spaced: ``"5/s"``, ``"60/min"``, a number per
+        minute, or a ``RateLimiter`` (one may be shared by several clients). Every HTTP request
+        of this client counts (retries, and GPTBots' three requests per question), from sync
+        and async calls, threads and ``ask_many`` alike. None (default): no limit.
     """
 
     name: ClassVar[str]
@@ -96,6 +102,7 @@ class ProviderClient:
         async_http_client: httpx.AsyncClient | None = None,
         transport: Any = None,
         headers: dict[str, str] | None = None,
+        rate_limit: RateLimit | None = None,
     ) -> None:
         key = api_key if api_key is not None else os.environ.get(self.api_key_env)
         if not key or not key.strip():
@@ -127,6 +134,13 @@ class ProviderClient:
             classify=self._classify_error,
             check_body=self._check_body,
         )
+        #: The client's ``RateLimiter`` (from ``rate_limit=``), or None.
+        self.rate_limit: RateLimiter | None = None
+        if rate_limit is not None:
+            try:
+                self.rate_limit = RateLimiter.parse(rate_limit)
+            except ValueError as exc:
+                raise ConfigurationError(str(exc)) from None
         self._http_client = http_client
         self._async_http_client = async_http_client
         self._transport = transport
@@ -159,7 +173,10 @@ class ProviderClient:
                 self._transport if isinstance(self._transport, httpx.BaseTransport) else None
             )
             self._sync = SyncDriver(
-                self._config, http_client=self._http_client, transport=transport
+                self._config,
+                http_client=self._http_client,
+                transport=transport,
+                limiter=self.rate_limit,
             )
         return self._sync
 
@@ -172,7 +189,10 @@ class ProviderClient:
             if not isinstance(transport, httpx.AsyncBaseTransport):
                 transport = None
             driver = AsyncDriver(
-                self._config, http_client=self._async_http_client, transport=transport
+                self._config,
+                http_client=self._async_http_client,
+                transport=transport,
+                limiter=self.rate_limit,
             )
             self._async[loop] = driver
         return driver

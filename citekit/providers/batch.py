@@ -2,7 +2,9 @@
 
 ``ask_many(client, questions)`` works with any client that has ``aask`` (Magisterium,
 Maritaca, GPTBots). The questions go out through at most ``concurrency`` requests in flight,
-spaced by a client-side rate limiter; retries are the client's own (``max_retries=``). One
+their starts spaced by ``rate_limit=`` (one per question); retries are the client's own
+(``max_retries=``), and so is the client's ``rate_limit=``, which counts every HTTP request
+(GPTBots sends three per question) and holds across batches, threads and other calls. One
 failed question does not stop the others: with ``errors="raise"`` (default) a ``BatchError``
 carrying every result is raised at the end, with ``errors="keep"`` the failed slots hold
 ``Failed(question, error, index)`` objects, which are falsy::
@@ -26,7 +28,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, overload
@@ -36,6 +37,7 @@ from ..core.models import Answer
 from ..render.progress import make_progress
 from ..store import log as _log
 from ..transport.loop import run_sync
+from ..transport.ratelimit import RateLimit, RateLimiter
 
 __all__ = [
     "AsyncAsker",
@@ -50,19 +52,6 @@ __all__ = [
 ]
 
 Errors = Literal["raise", "keep"]
-
-_UNITS = {
-    "s": 1.0,
-    "sec": 1.0,
-    "second": 1.0,
-    "m": 60.0,
-    "min": 60.0,
-    "minute": 60.0,
-    "h": 3600.0,
-    "hr": 3600.0,
-    "hour": 3600.0,
-}
-_RATE_RE = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*(?:/|per\s)\s*(\d+(?:\.\d*)?)?\s*([a-z]+?)s?\s*$")
 
 
 class AsyncAsker(Protocol):
@@ -226,53 +215,6 @@ class BatchInterrupted(KeyboardInterrupt):
         return [r for r in self.results if isinstance(r, Answer)]
 
 
-class RateLimiter:
-    """Spaces calls evenly: at most ``count`` per ``period`` seconds, never a burst.
-
-    Each ``wait`` takes the next free slot, ``period / count`` seconds after the previous
-    one, and sleeps until it comes.
-    """
-
-    def __init__(self, count: float, period: float = 60.0) -> None:
-        if not count > 0 or not period > 0:
-            raise ValueError(f"a rate limit needs count > 0 and period > 0, not {count}/{period}")
-        self.count = float(count)
-        self.period = float(period)
-        self.interval = self.period / self.count
-        self._next = 0.0
-
-    def __repr__(self) -> str:
-        return f"RateLimiter({self.count:g} per {self.period:g} s)"
-
-    @classmethod
-    def parse(cls, spec: str | float | RateLimiter) -> RateLimiter:
-        """``"60/min"``, ``"2/s"``, ``"3/minute"``, ``"100 per hour"``, ``"10/30s"``, or a
-        number of requests per minute."""
-        if isinstance(spec, RateLimiter):
-            return spec
-        if isinstance(spec, int | float) and not isinstance(spec, bool):
-            return cls(spec, 60.0)
-        if isinstance(spec, str):
-            m = _RATE_RE.match(spec.lower())
-            if m and m.group(3) in _UNITS:
-                span = float(m.group(2)) if m.group(2) else 1.0
-                return cls(float(m.group(1)), span * _UNITS[m.group(3)])
-        raise ValueError(
-            f"rate_limit={spec!r} is not understood; write it like '60/min', '2/s', "
-            "'3/minute', '1000/hour', or give a number of requests per minute"
-        )
-
-    async def wait(self) -> None:
-        """Wait for the next free slot; a wait that is cancelled gives its slot back."""
-        loop = asyncio.get_running_loop()
-        while True:
-            now = loop.time()
-            if now >= self._next:
-                self._next = now + self.interval
-                return
-            await asyncio.sleep(self._next - now)
-
-
 def _question_list(questions: Iterable[str]) -> list[str]:
     if isinstance(questions, str):
         raise TypeError("questions must be a list of strings; wrap one question in [...]")
@@ -296,7 +238,7 @@ class _Batch:
         questions: Sequence[str],
         *,
         concurrency: int,
-        rate_limit: str | float | RateLimiter | None,
+        rate_limit: RateLimit | None,
         cache: bool | None,
         log: bool | None,
         options: dict[str, Any],
@@ -375,7 +317,7 @@ async def aask_many(
     questions: Iterable[str],
     *,
     concurrency: int = ...,
-    rate_limit: str | float | RateLimiter | None = ...,
+    rate_limit: RateLimit | None = ...,
     errors: Literal["raise"] = ...,
     progress: bool | None = ...,
     cache: bool | None = ...,
@@ -388,7 +330,7 @@ async def aask_many(
     questions: Iterable[str],
     *,
     concurrency: int = ...,
-    rate_limit: str | float | RateLimiter | None = ...,
+    rate_limit: RateLimit | None = ...,
     errors: Literal["keep"],
     progress: bool | None = ...,
     cache: bool | None = ...,
@@ -400,7 +342,7 @@ async def aask_many(
     questions: Iterable[str],
     *,
     concurrency: int = 8,
-    rate_limit: str | float | RateLimiter | None = None,
+    rate_limit: RateLimit | None = None,
     errors: Errors = "raise",
     progress: bool | None = None,
     cache: bool | None = None,
@@ -437,7 +379,7 @@ def ask_many(
     questions: Iterable[str],
     *,
     concurrency: int = ...,
-    rate_limit: str | float | RateLimiter | None = ...,
+    rate_limit: RateLimit | None = ...,
     errors: Literal["raise"] = ...,
     progress: bool | None = ...,
     cache: bool | None = ...,
@@ -450,7 +392,7 @@ def ask_many(
     questions: Iterable[str],
     *,
     concurrency: int = ...,
-    rate_limit: str | float | RateLimiter | None = ...,
+    rate_limit: RateLimit | None = ...,
     errors: Literal["keep"],
     progress: bool | None = ...,
     cache: bool | None = ...,
@@ -462,7 +404,7 @@ def ask_many(
     questions: Iterable[str],
     *,
     concurrency: int = 8,
-    rate_limit: str | float | RateLimiter | None = None,
+    rate_limit: RateLimit | None = None,
     errors: Errors = "raise",
     progress: bool | None = None,
     cache: bool | None = None,
@@ -483,8 +425,10 @@ def ask_many(
     concurrency
         Most requests in flight at once.
     rate_limit
-        Client-side limit such as ``"60/min"`` or ``"2/s"`` (a number means per minute);
-        requests are spaced evenly. None: no limit.
+        Client-side limit on questions such as ``"60/min"`` or ``"2/s"`` (a number means per
+        minute); their starts are spaced evenly. None: no limit. To limit HTTP requests (a
+        GPTBots question is three), create the client with ``rate_limit=``: it applies here
+        too, to every request the batch sends.
     errors
         ``"raise"``: if any question failed, raise ``BatchError`` after all are done (its
         ``.results`` has everything). ``"keep"``: return ``Failed`` objects in their places.

@@ -4,6 +4,9 @@
 A driver does what a flow yields (send, read, close, sleep, hand events on) and sends the
 outcome back; a failure goes back into the flow as the citekit error it means, so the flow
 decides what follows. Retries, parsing and partial answers are the flow's: written once.
+
+A driver given a ``RateLimiter`` waits on it before every request it sends (retries too), so
+the client's ``rate_limit=`` counts HTTP requests wherever they come from.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from ..core.errors import StreamInterrupted
 from ..core.models import Answer, StreamEvent
 from ..wire.flow import CLOSE, READ, Flow, Op, Send, Sleep
 from .http import HttpConfig, make_timeout
+from .ratelimit import RateLimiter
 
 __all__ = ["AsyncDriver", "Run", "SyncDriver"]
 
@@ -104,8 +108,10 @@ class SyncDriver:
         *,
         http_client: httpx.Client | None = None,
         transport: httpx.BaseTransport | None = None,
+        limiter: RateLimiter | None = None,
     ) -> None:
         self.config = config
+        self.limiter = limiter
         self._owned = http_client is None
         self._client = http_client or httpx.Client(
             transport=transport, timeout=config.timeout or make_timeout(None)
@@ -141,6 +147,8 @@ class SyncDriver:
                 return
             self._close(run)  # any other op ends the use of the last response
             if isinstance(op, Send):
+                if self.limiter is not None:
+                    self.limiter.wait_sync()
                 request = self.config.build(self._client, op.spec)
                 response = self._client.send(request, stream=True)
                 run.opened(response, response.iter_bytes())
@@ -169,8 +177,10 @@ class AsyncDriver:
         *,
         http_client: httpx.AsyncClient | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
+        limiter: RateLimiter | None = None,
     ) -> None:
         self.config = config
+        self.limiter = limiter
         self._owned = http_client is None
         self._client = http_client or httpx.AsyncClient(
             transport=transport, timeout=config.timeout or make_timeout(None)
@@ -207,6 +217,8 @@ class AsyncDriver:
                 return
             await self._close(run)
             if isinstance(op, Send):
+                if self.limiter is not None:
+                    await self.limiter.wait()
                 request = self.config.build(self._client, op.spec)
                 response = await self._client.send(request, stream=True)
                 run.opened(response, response.aiter_bytes())
