@@ -278,3 +278,40 @@ def test_search_request_is_pure() -> None:
     spec = search_request("q", num_results=5, category="magisterial")
     assert (spec.method, spec.path, spec.stream) == ("POST", "/search", False)
     assert spec.json == {"query": "q", "numResults": 5, "category": "magisterial"}
+
+
+# the loopback server's /search --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "needle"),
+    [
+        ({"query": ""}, "'query'"),
+        ({"query": "x" * 1025}, "'query'"),
+        ({"query": "q", "numResults": 101}, "'numResults'"),
+        ({"query": "q", "category": "news"}, "'category'"),
+        ([1, 2], "not a valid JSON object"),
+    ],
+)
+def test_server_checks_the_documented_inputs(
+    server: ProviderServer, body: Any, needle: str
+) -> None:
+    url = server.base_url("magisterium") + "/search"
+    reply = httpx.post(url, json=body, headers={"Authorization": "Bearer k"})
+    assert reply.status_code == 400
+    assert needle in reply.json()["error"]["message"]
+
+
+def test_server_keeps_search_samples_apart(server: ProviderServer) -> None:
+    searches = server.sample_set.searches
+    assert searches and all(s.name.startswith("search_") for s in searches)
+    assert not any(s.name.startswith("search_") for s in server.samples("magisterium"))
+    reply = httpx.post(
+        server.base_url("magisterium") + "/search",
+        json={"query": "subsidiarity", "numResults": 1},
+        headers={"Authorization": "Bearer k"},
+    )
+    assert reply.status_code == 200 and len(reply.json()["results"]) == 1
+    # A folder of samples read as answers skips the search samples.
+    frame = ck.citations_frame(SAMPLES / "magisterium")
+    assert frame.height > 0

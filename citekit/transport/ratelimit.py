@@ -10,12 +10,15 @@ class.
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import threading
 import time
 from typing import Final
 
 __all__ = ["RateLimit", "RateLimiter"]
+
+log = logging.getLogger("citekit.transport")
 
 _UNITS: Final = {
     "s": 1.0,
@@ -91,13 +94,22 @@ class RateLimiter:
 
     async def wait(self) -> None:
         """Wait for the next free slot (async)."""
-        while (delay := self._take()) > 0:
-            await asyncio.sleep(delay)
+        if (delay := self._take()) > 0:
+            self._log(delay)
+            while delay > 0:
+                await asyncio.sleep(delay)
+                delay = self._take()
 
     def wait_sync(self) -> None:
         """Wait for the next free slot, blocking this thread."""
-        while (delay := self._take()) > 0:
-            time.sleep(delay)
+        if (delay := self._take()) > 0:
+            self._log(delay)
+            while delay > 0:
+                time.sleep(delay)
+                delay = self._take()
+
+    def _log(self, delay: float) -> None:
+        log.debug("Waiting %.2f s for the rate limit (%r)", delay, self)
 
 
 #: What ``rate_limit=`` takes: ``"5/s"``, a number per minute, or a ``RateLimiter``.
