@@ -502,7 +502,7 @@ def _credits(prompt: int, completion: int, rate_in: float, rate_out: float) -> d
     }
 
 
-def build_gptbots(turn: dict[str, Any]) -> tuple[dict[str, Any], str]:
+def build_gptbots(turn: dict[str, Any]) -> tuple[dict[str, Any], str, str]:
     stem = turn["stem"]
     sample = f"gptbots/{stem}"
     seconds = created_for(sample, turn.get("created"))
@@ -621,7 +621,10 @@ def build_gptbots(turn: dict[str, Any]) -> tuple[dict[str, Any], str]:
         data_prefix=opts.get("data_prefix", "data: "),
         rng=_rng("keepalive", sample),
     )
-    return document, body
+    # The same events as bare JSON lines, the framing of every official GPTBots example.
+    eol = "\r\n" if opts.get("crlf") else "\n"
+    lines = "".join(compact(e) + eol for e in events)
+    return document, body, lines
 
 
 # --------------------------------------------------------------------------- main
@@ -661,16 +664,17 @@ def main() -> None:
 
     seen_ids: set[str] = set()
     for turn in _items("gptbots.json"):
-        doc, sse = build_gptbots(turn)
+        doc, sse, lines = build_gptbots(turn)
         assert doc["message"]["message_id"] not in seen_ids, turn["stem"]
         seen_ids.add(doc["message"]["message_id"])
         _write(HERE / "gptbots" / f"{turn['stem']}.json", dump_json(doc), written)
         _write(HERE / "gptbots" / f"{turn['stem']}.sse", sse, written)
+        _write(HERE / "gptbots" / f"{turn['stem']}.jsonl", lines, written)
 
     # Drop generated files whose source entry is gone.
     for provider in ("magisterium", "maritaca", "gptbots"):
         for path in (HERE / provider).iterdir():
-            if path.suffix in {".json", ".sse"} and path not in written:
+            if path.suffix in {".json", ".sse", ".jsonl"} and path not in written:
                 path.unlink()
 
     print(f"wrote {len(written)} files")

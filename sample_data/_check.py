@@ -516,8 +516,13 @@ def check_gptbots() -> dict[str, int]:
         if scores:
             tally["max_refs"] = max(tally["max_refs"], len(scores))
 
-        # the stream
+        # the stream, framed as SSE (.sse) and as bare JSON lines (.jsonl), the same events
         events = [json.loads(e) for e in decode_sse(raw)]
+        lines_path = HERE / "gptbots" / f"{stem}.jsonl"
+        if check(lines_path.is_file(), f"{where}: no .jsonl stream"):
+            lines = lines_path.read_bytes().decode("utf-8").splitlines()
+            check(all(line.strip() for line in lines), f"{where}.jsonl: blank line")
+            check([json.loads(line) for line in lines] == events, f"{where}: .jsonl != .sse")
         check(b"[DONE]" not in raw, f"{where}: GPTBots streams have no [DONE]")
         check(
             all(

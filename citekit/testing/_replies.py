@@ -22,13 +22,15 @@ from ._samples import (
     find_by_message_id,
     last_user_text,
 )
-from ._scenario import Endpoint, Scenario
+from ._scenario import Endpoint, Framing, Scenario
 from ._sse import (
     Segment,
     cycle_pieces,
     data_event,
     drop_usage_chunk,
+    json_line,
     pieces_of,
+    split_lines,
     split_segments,
     strip_related_questions,
     synthesize_chat_stream,
@@ -105,7 +107,7 @@ class Responder:
         if endpoint == "conversation":
             return self._new_conversation(body)
         if endpoint == "message":
-            return self._gptbots_message(body)
+            return self._gptbots_message(body, scenario)
         return self._chat(provider, body, scenario)
 
     # Magisterium and Maritaca -------------------------------------------------------------
@@ -201,7 +203,7 @@ class Responder:
             self._conversations[conversation_id] = user_id
         return json_reply(200, {"conversation_id": conversation_id})
 
-    def _gptbots_message(self, body: dict[str, Any]) -> Reply:
+    def _gptbots_message(self, body: dict[str, Any], scenario: Scenario) -> Reply:
         conversation_id = body.get("conversation_id")
         with self._lock:
             known = isinstance(conversation_id, str) and conversation_id in self._conversations
@@ -221,12 +223,7 @@ class Responder:
             message = copy.deepcopy(sample.response)
             message["conversation_id"] = conversation_id
             return json_reply(200, message)
-        if sample.sse is not None:
-            raw = sample.sse
-            if sample.conversation_id:
-                raw = raw.replace(sample.conversation_id.encode(), conversation_id.encode())
-            return Reply(200, stream=split_segments(raw))
-        return Reply(200, stream=_gptbots_stream(sample, conversation_id))
+        return Reply(200, stream=_gptbots_stream(sample, conversation_id, scenario.framing))
 
     def _correlate(self, query: dict[str, str], scenario: Scenario) -> Reply:
         message_id = query.get("message_id", "")
@@ -244,8 +241,33 @@ class Responder:
         return json_reply(200, body)
 
 
-def _gptbots_stream(sample: Sample, conversation_id: str) -> list[Segment]:
-    """A GPTBots stream built from the blocking body, for samples recorded without ``.sse``."""
+def gptbots_event(obj: Any, framing: Framing) -> Segment:
+    """One GPTBots stream event in ``framing``."""
+    return json_line(obj) if framing == "lines" else data_event(obj)
+
+
+def _gptbots_stream(sample: Sample, conversation_id: str, framing: Framing) -> list[Segment]:
+    """The sample's stream in ``framing``: the recorded bytes of that framing when there are
+    some (bare JSON lines by default, as every official GPTBots example streams), else the
+    other framing's events re-framed, else events built from the blocking body."""
+    raw = sample.lines if framing == "lines" else sample.sse
+    if raw is not None:
+        if sample.conversation_id:
+            raw = raw.replace(sample.conversation_id.encode(), conversation_id.encode())
+        return split_lines(raw) if framing == "lines" else split_segments(raw)
+    other = sample.sse if framing == "lines" else sample.lines
+    if other is not None:
+        segments = split_segments(other) if framing == "lines" else split_lines(other)
+        events = [s.payload() for s in segments if s.data is not None]
+        if sample.conversation_id:
+            old, new = sample.conversation_id, conversation_id
+            events = [json.loads(json.dumps(e).replace(old, new)) for e in events]
+        return [gptbots_event(event, framing) for event in events]
+    return [gptbots_event(event, framing) for event in _built_events(sample, conversation_id)]
+
+
+def _built_events(sample: Sample, conversation_id: str) -> list[dict[str, Any]]:
+    """A GPTBots stream built from the blocking body, for samples recorded without a stream."""
     message_id = sample.message_id or ""
     events: list[dict[str, Any]] = [
         {
@@ -259,4 +281,4 @@ def _gptbots_stream(sample: Sample, conversation_id: str) -> list[Segment]:
     if "usage" in sample.response:
         events.append({"code": 4, "message": "Cost", "data": sample.response["usage"]})
     events.append({"code": 0, "message": "End", "data": None})
-    return [data_event(event) for event in events]
+    return events
