@@ -609,7 +609,18 @@ def build_gptbots(turn: dict[str, Any]) -> tuple[dict[str, Any], str, str]:
             if unknown and i == 0 and n == unknown["after"]:
                 events.append(unknown["event"])
             events.append({"code": 3, "message": "Text", "data": delta})
-        events.append({"code": 10, "message": "FlowOutput", "data": output})
+        # FlowOutput as documented: a list of per-component items, with a sibling componentId.
+        flow: dict[str, Any] = {
+            "content": text,
+            "branch": output["from_component_branch"],
+            "from_component_name": output["from_component_name"],
+        }
+        if "audio" in output["content"]:
+            flow["audioDatas"] = output["content"]["audio"]
+        component = object_id(seconds - 86400 * 90, "component", stem, str(i))
+        events.append(
+            {"code": 10, "message": "FlowOutput", "data": [flow], "componentId": component}
+        )
     events.append({"code": 4, "message": "Cost", "data": usage})
     events.append({"code": 0, "message": "End", "data": {SAMPLE_FIELD: sample}})
 

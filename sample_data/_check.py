@@ -543,7 +543,25 @@ def check_gptbots() -> dict[str, int]:
         text = "".join(e["data"] for e in events if e["code"] == 3)
         joined = "\n\n".join(o["content"]["text"] for o in outputs)
         check(text == joined, f"{where}: code-3 deltas differ from the output texts")
-        flows = [e["data"] for e in events if e["code"] == 10]
+        flows = []
+        for e in events:
+            if e["code"] != 10:
+                continue
+            check(
+                isinstance(e["data"], list) and HEX24.match(e.get("componentId", "")),
+                f"{where}: FlowOutput must be a list with a sibling componentId",
+            )
+            for item in e["data"]:
+                content = {"text": item["content"]}
+                if "audioDatas" in item:
+                    content["audio"] = item["audioDatas"]
+                flows.append(
+                    {
+                        "from_component_branch": item["branch"],
+                        "from_component_name": item["from_component_name"],
+                        "content": content,
+                    }
+                )
         check(flows == outputs, f"{where}: FlowOutput events differ from output")
         costs = [e["data"] for e in events if e["code"] == 4]
         check(costs == [usage], f"{where}: Cost event differs from usage")

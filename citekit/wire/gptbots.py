@@ -143,6 +143,43 @@ def _output_text(item: Any) -> str:
     return content if isinstance(content, str) else ""
 
 
+def flow_outputs(event: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A FlowOutput (code 10) event's items, shaped as a blocking reply's ``output`` items.
+
+    As documented, ``data`` is a list ``[{content: "<text>", branch, from_component_name,
+    audioDatas?}]`` with a sibling ``componentId``; an older single ``{from_component_branch,
+    from_component_name, content: {text}}`` dict is taken as it is.
+    """
+    data = event.get("data")
+    if isinstance(data, Mapping):
+        return [dict(data)]
+    if not isinstance(data, list):
+        return []
+    items = []
+    for item in data:
+        if not isinstance(item, Mapping):
+            continue
+        content = item.get("content")
+        body: dict[str, Any] = (
+            dict(content) if isinstance(content, Mapping) else {"text": _string(content)}
+        )
+        if "audioDatas" in item:
+            body.setdefault("audio", item["audioDatas"])
+        output: dict[str, Any] = {
+            "from_component_branch": item.get("branch"),
+            "from_component_name": item.get("from_component_name"),
+            "content": body,
+        }
+        if event.get("componentId") is not None:
+            output["component_id"] = event["componentId"]
+        items.append(output)
+    return items
+
+
+def _string(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
 def parse_message(data: Any, *, question: str | None = None) -> Answer:
     """An ``Answer`` from a blocking ``/v2/conversation/message`` reply."""
     if not isinstance(data, Mapping) or not data.get("message_id"):
@@ -170,7 +207,7 @@ class GPTBotsAccumulator:
         #: The conversation asked in, for a reply that does not name it.
         self.conversation_id = conversation_id
         self._parts: list[str] = []
-        self._outputs: list[Mapping[str, Any]] = []
+        self._outputs: list[dict[str, Any]] = []
         self._info: dict[str, Any] = {}
         self._usage: Any = None
         self._end: dict[str, Any] | None = None
@@ -191,7 +228,7 @@ class GPTBotsAccumulator:
         elif code == MESSAGE_INFO and isinstance(data, Mapping):
             self._info.update(data)
         elif code == FLOW_OUTPUT:
-            self._outputs.append(data if isinstance(data, Mapping) else {"content": data})
+            self._outputs.extend(flow_outputs(event))
         elif code == COST:
             self._usage = data
         elif code == END:
@@ -208,7 +245,7 @@ class GPTBotsAccumulator:
         raw: dict[str, Any] = {**self._info, **(self._end or {})}
         # Shaped like a blocking reply, so Answer.from_response(answer.raw) gives this answer.
         if "\n\n".join(outputs) == text:
-            raw["output"] = [dict(o) for o in self._outputs] or [{"content": {"text": text}}]
+            raw["output"] = list(self._outputs) or [{"content": {"text": text}}]
         else:  # flow outputs missing or cut short: the text as received is the reply
             raw["output"] = [{"content": {"text": text}}]
         raw["usage"] = self._usage
