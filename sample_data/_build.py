@@ -502,6 +502,72 @@ def _credits(prompt: int, completion: int, rate_in: float, rate_out: float) -> d
     }
 
 
+def gptbots_citations(
+    turn: dict[str, Any], seconds: int, millis: int
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+    """The blocking ``citations``, the same as Citation (code 20) event items, and the
+    CorrelateAttachment (code 83) items, in the documented shapes."""
+    stem = turn["stem"]
+    bot_id = object_id(seconds - 86400 * 200, "bot", stem)
+    component_id = object_id(seconds - 86400 * 90, "component", stem, "0")
+    blocking: list[dict[str, Any]] = []
+    streamed: list[dict[str, Any]] = []
+    attachments: list[dict[str, Any]] = []
+    for n, source in enumerate(turn.get("citations", [])):
+        index = str(n + 1)
+        data_id = object_id(seconds - 86400 * 40, "data", stem, str(n))
+        segment_id = object_id(seconds - 86400 * 39, "segment", stem, str(n))
+        segment_index = _rng("segment", stem, str(n)).randint(0, 40)
+        kind = source["type"]
+        detail: dict[str, Any] = {"id": object_id(seconds - 86400 * 41, "file", stem, str(n))}
+        detail["name"] = source["name"]
+        if kind == "attachment":
+            detail.update({"url": source["url"], "type": source.get("file_type", "pdf")})
+        item = {
+            "index": index,
+            "name": source["name"],
+            "type": kind,
+            "content": source["content"],
+            "segment_id": segment_id,
+            "segment_index": segment_index,
+            "position": n,
+            "timestamp_millis": millis - 4000 + n,
+            "data_id": data_id,
+            "bot_id": bot_id,
+            kind: detail,
+            "component_id": component_id,
+        }
+        blocking.append(item)
+        streamed.append(
+            {
+                "index": index,
+                "name": source["name"],
+                "type": kind,
+                kind: {**detail, "content": source["content"]},
+                "dataId": data_id,
+                "content": source["content"],
+                "segmentId": segment_id,
+                "segmentIndex": segment_index,
+                "position": n,
+                "timestampMillis": millis - 4000 + n,
+                "botId": bot_id,
+                "componentId": component_id,
+            }
+        )
+        attachments.append(
+            {
+                "dataId": data_id,
+                "dataName": source["name"],
+                "dataType": kind,
+                "url": source.get("url", ""),
+                "content": source["content"],
+                "segmentId": segment_id,
+                "segmentIndex": segment_index,
+            }
+        )
+    return blocking, streamed, attachments
+
+
 def build_gptbots(turn: dict[str, Any]) -> tuple[dict[str, Any], str, str]:
     stem = turn["stem"]
     sample = f"gptbots/{stem}"
@@ -557,6 +623,11 @@ def build_gptbots(turn: dict[str, Any]) -> tuple[dict[str, Any], str, str]:
         "output": outputs,
         "usage": usage,
     }
+    # Recorded with conversation_config.corner_citation: the text carries $[N]$ marks and the
+    # reply a top-level citations array (index is a string matching the mark).
+    citations, stream_citations, attachments = gptbots_citations(turn, seconds, millis)
+    if citations:
+        message["citations"] = citations
     message[SAMPLE_FIELD] = sample
 
     dataset = []
@@ -601,6 +672,8 @@ def build_gptbots(turn: dict[str, Any]) -> tuple[dict[str, Any], str, str]:
             "data": {"message_id": message_id, "conversation_id": conversation_id},
         }
     ]
+    if attachments:
+        events.append({"code": 83, "message": "CorrelateAttachment", "data": attachments})
     unknown = opts.get("unknown_event")
     for i, (text, output) in enumerate(zip(texts, outputs, strict=True)):
         if i:
@@ -621,6 +694,8 @@ def build_gptbots(turn: dict[str, Any]) -> tuple[dict[str, Any], str, str]:
         events.append(
             {"code": 10, "message": "FlowOutput", "data": [flow], "componentId": component}
         )
+    for item in stream_citations:
+        events.append({"code": 20, "message": "Citation", "data": [{"citation": item}]})
     events.append({"code": 4, "message": "Cost", "data": usage})
     events.append({"code": 0, "message": "End", "data": {SAMPLE_FIELD: sample}})
 

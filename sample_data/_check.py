@@ -36,7 +36,7 @@ CITATION_FIELDS = {
 }
 CHAT_RESPONSE_FIELDS = {"id", "object", "created", "model", "choices", "usage", SAMPLE_FIELD}
 MAGISTERIUM_KNOWN = CHAT_RESPONSE_FIELDS | {"citations", "related_questions"}
-GPTBOTS_CODES = {0, 3, 4, 10, 11, 39}
+GPTBOTS_CODES = {0, 3, 4, 5, 6, 10, 11, 20, 39, 41, 83}
 CREATED_RANGE = (1735689600, 1798761599)  # 2025-01-01 .. 2026-12-31 UTC
 HEX24 = re.compile(r"^[0-9a-f]{24}$")
 
@@ -44,6 +44,7 @@ DEFINITION_RE = re.compile(r"^[ ]{0,3}\[\^([1-9][0-9]*)\]:.*$", re.MULTILINE)
 MARKER_RE = re.compile(r"(?<!\\)\[(\^?)([1-9][0-9]{0,3})\](?!\()")
 ADJACENT_RE = re.compile(r"\[\^?[1-9][0-9]*\]\[\^?[1-9][0-9]*\]")
 LINK_RE = re.compile(r"\[[^\]]+\]\(https?://[^)\s]+\)")
+CORNER_RE = re.compile(r"\$\[([1-9][0-9]{0,3})\]\$")
 ENTITY_RE = re.compile(r"&(?:[a-zA-Z]+|#[0-9]+|#x[0-9a-fA-F]+);")
 
 problems: list[str] = []
@@ -483,7 +484,9 @@ def check_gptbots() -> dict[str, int]:
                 and isinstance(out.get("content", {}).get("text"), str),
                 f"{where}: output item shape",
             )
-            check(not MARKER_RE.search(out["content"]["text"]), f"{where}: text has markers")
+            plain = CORNER_RE.sub("", out["content"]["text"]) if msg.get("citations") else None
+            text_ = out["content"]["text"] if plain is None else plain
+            check(not MARKER_RE.search(text_), f"{where}: text has markers")
         if len(outputs) >= 2:
             tally["two_branches"] += 1
         usage = msg.get("usage", {})
@@ -565,6 +568,7 @@ def check_gptbots() -> dict[str, int]:
         check(flows == outputs, f"{where}: FlowOutput events differ from output")
         costs = [e["data"] for e in events if e["code"] == 4]
         check(costs == [usage], f"{where}: Cost event differs from usage")
+        check_gptbots_citations(where, msg, outputs, events, tally)
         if any(e["code"] not in GPTBOTS_CODES for e in events):
             tally["unknown_code"] += 1
         if b"data:{" in raw:
@@ -572,6 +576,53 @@ def check_gptbots() -> dict[str, int]:
     for lang in ("en", "zh", "ja", "th"):
         check(tally[f"lang:{lang}"], f"gptbots: no {lang} turn")
     return dict(tally)
+
+
+def _snake(name: str) -> str:
+    return "".join("_" + c.lower() if c.isupper() else c for c in name)
+
+
+def check_gptbots_citations(
+    where: str,
+    msg: dict[str, Any],
+    outputs: list[dict[str, Any]],
+    events: list[dict[str, Any]],
+    tally: Counter[str],
+) -> None:
+    """Corner citations: every $[N]$ mark has a citation with index "N" (a string), each
+    citation carries the documented fields, and the stream's Citation (20) and
+    CorrelateAttachment (83) events carry the same content as the blocking citations."""
+    citations = msg.get("citations")
+    streamed = [e for e in events if e["code"] == 20]
+    attachments = [item for e in events if e["code"] == 83 for item in e["data"]]
+    if citations is None:
+        check(not streamed and not attachments, f"{where}: citation events without citations")
+        return
+    tally["corner_citations"] += 1
+    marks = {m for o in outputs for m in CORNER_RE.findall(o["content"]["text"])}
+    indexes = [c.get("index") for c in citations]
+    check(all(isinstance(i, str) for i in indexes), f"{where}: citation index is not a string")
+    check(marks <= set(indexes), f"{where}: a $[N]$ mark without its citation")
+    fields = {"index", "name", "type", "content", "data_id", "segment_id", "segment_index"}
+    for c in citations:
+        check(fields <= set(c), f"{where}: citation fields")
+        check(c.get("type") in ("attachment", "doc", "tool"), f"{where}: citation type")
+        check(isinstance(c.get(c.get("type")), dict), f"{where}: citation {c.get('type')} object")
+        if c.get("type") == "attachment":
+            check({"id", "url", "name", "type"} <= set(c["attachment"]), f"{where}: attachment")
+    items = []
+    for e in streamed:
+        check(isinstance(e["data"], list), f"{where}: Citation data is not a list")
+        items.extend({_snake(k): v for k, v in i["citation"].items()} for i in e["data"])
+    check(len(items) == len(citations), f"{where}: Citation events != citations")
+    for got, want in zip(items, citations, strict=False):
+        same = ("index", "name", "type", "content", "data_id", "segment_id", "segment_index")
+        check(all(got.get(k) == want.get(k) for k in same), f"{where}: Citation event differs")
+    check(
+        [(a["dataId"], a["content"]) for a in attachments]
+        == [(c["data_id"], c["content"]) for c in citations],
+        f"{where}: CorrelateAttachment events differ from citations",
+    )
 
 
 # --------------------------------------------------------------------------- main
@@ -641,6 +692,7 @@ def main() -> int:
         lambda t: t.get("missing_source_url", 0) >= 1 and t.get("empty_source_url", 0) >= 1,
     )
     require(gpt, "unknown event code", lambda t: t.get("unknown_code", 0) >= 1)
+    require(gpt, "corner citations", lambda t: t.get("corner_citations", 0) >= 1)
 
     if problems:
         print(f"{len(problems)} problem(s):")

@@ -29,13 +29,22 @@ def expected_references(rec: dict[str, Any]) -> ck.References:
 
 
 def view(answer: ck.Answer) -> tuple[Any, ...]:
-    return (answer.text, answer.id, answer.outputs, answer.question, answer.sample)
+    return (
+        answer.text,
+        answer.id,
+        answer.outputs,
+        answer.question,
+        answer.sample,
+        answer.citations,
+        answer.usage,
+    )
 
 
 @pytest.mark.parametrize(("stem", "rec"), GB, ids=[s for s, _ in GB])
 def test_sample_blocking_and_streaming(gb: ck.GPTBots, stem: str, rec: dict[str, Any]) -> None:
-    blocking = gb.ask(rec["question"])
-    streamed = gb.ask(rec["question"], stream=True, display=False)
+    cited = "citations" in rec["message"]  # recorded with conversation_config.corner_citation
+    blocking = gb.ask(rec["question"], citations=cited)
+    streamed = gb.ask(rec["question"], stream=True, display=False, citations=cited)
     expected = ck.Answer.from_response(rec["message"], provider="gptbots", question=rec["question"])
     assert view(blocking) == view(streamed) == view(expected)
     rebuilt = ck.Answer.from_response(streamed.raw, provider="gptbots", question=rec["question"])
@@ -61,10 +70,11 @@ def test_saved_stream_equals_saved_reply() -> None:
         saved = ck.Answer.from_response(
             rec["message"], provider="gptbots", question=rec["question"]
         )
-        assert (streamed.text, streamed.id, streamed.outputs) == (
+        assert (streamed.text, streamed.id, streamed.outputs, streamed.citations) == (
             saved.text,
             saved.id,
             saved.outputs,
+            saved.citations,
         )
 
 

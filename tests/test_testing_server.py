@@ -779,6 +779,8 @@ def test_real_gptbots_samples(real: ProviderServer) -> None:
                 "response_mode": "blocking",
                 "messages": [{"role": "user", "content": sample.question}],
             }
+            if "citations" in sample.response:  # recorded with corner citations
+                send["conversation_config"] = {"corner_citation": True}
             reply = c.post(f"{base}/v2/conversation/message", json=send).json()
             assert reply == {**sample.response, "conversation_id": cid}, sample.name
             send["response_mode"] = "streaming"

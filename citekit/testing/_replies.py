@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import secrets
 import threading
 from dataclasses import dataclass, field
@@ -219,11 +220,14 @@ class Responder:
         sample = choose_sample(self.samples["gptbots"], last_user_text(messages))
         if sample is None:
             return self._no_samples("gptbots")
+        config = body.get("conversation_config")
+        cited = isinstance(config, dict) and config.get("corner_citation") is True
         if mode == "blocking":
             message = copy.deepcopy(sample.response)
             message["conversation_id"] = conversation_id
-            return json_reply(200, message)
-        return Reply(200, stream=_gptbots_stream(sample, conversation_id, scenario.framing))
+            return json_reply(200, message if cited else _uncited_message(message))
+        segments = _gptbots_stream(sample, conversation_id, scenario.framing)
+        return Reply(200, stream=segments if cited else _uncited_stream(segments, scenario.framing))
 
     def _correlate(self, query: dict[str, str], scenario: Scenario) -> Reply:
         message_id = query.get("message_id", "")
@@ -239,6 +243,48 @@ class Responder:
         if scenario.correlate_empty or "correlate_dataset" not in body:
             body["correlate_dataset"] = []
         return json_reply(200, body)
+
+
+# Samples are recorded with ``conversation_config.corner_citation: true``. Without it GPTBots'
+# text carries no ``$[N]$`` marks and the reply no citations (shared/reference/providers.md),
+# so the server takes them out.
+_CORNER = re.compile(r"\$\[[0-9]{1,4}\]\$")
+_CITATION_CODES = (20, 83)
+
+
+def _uncited_message(message: dict[str, Any]) -> dict[str, Any]:
+    message.pop("citations", None)
+    for item in message.get("output") or []:
+        content = item.get("content") if isinstance(item, dict) else None
+        if isinstance(content, dict) and isinstance(content.get("text"), str):
+            content["text"] = _CORNER.sub("", content["text"])
+    return message
+
+
+def _uncited_stream(segments: list[Segment], framing: Framing) -> list[Segment]:
+    """The stream without Citation (20) and CorrelateAttachment (83) events or ``$[N]$`` marks;
+    only the events that change are re-serialized."""
+    out: list[Segment] = []
+    for segment in segments:
+        event = segment.payload() if segment.data is not None else None
+        if not isinstance(event, dict):
+            out.append(segment)
+            continue
+        code, data = event.get("code"), event.get("data")
+        if code in _CITATION_CODES:
+            continue
+        if code == 3 and isinstance(data, str) and _CORNER.search(data):
+            event["data"] = _CORNER.sub("", data)
+            if event["data"]:
+                out.append(gptbots_event(event, framing))
+        elif code == 10 and isinstance(data, list) and _CORNER.search(segment.data or ""):
+            for item in data:
+                if isinstance(item, dict) and isinstance(item.get("content"), str):
+                    item["content"] = _CORNER.sub("", item["content"])
+            out.append(gptbots_event(event, framing))
+        else:
+            out.append(segment)
+    return out
 
 
 def gptbots_event(obj: Any, framing: Framing) -> Segment:

@@ -2,7 +2,8 @@
 
 Errors come as ``{code, message}`` (sometimes ``msg``), with HTTP 200 or an error status; stream
 events as ``{code, message, data}`` with small codes (11 message info, 3 text, 10 flow output,
-4 cost, 39 audio, 0 end), so an envelope is an error only when its code is 10000 or more.
+4 cost, 20 citation, 83 correlate attachment, 0 end, ...), so an envelope is an error only when
+its code is 10000 or more. Streams come as bare JSON lines or as SSE (``StreamDecoder``).
 
 ``ask_flow`` is the whole call as one generator (see ``citekit.wire.flow``): a conversation
 when none is given, the message (blocking or streamed), then the knowledge references.
@@ -29,7 +30,15 @@ from ..core.errors import (
     UnsupportedFeatureError,
     warn,
 )
-from ..core.models import Answer, References, StreamEvent, TextDelta, Usage, parse_created
+from ..core.models import (
+    Answer,
+    Citation,
+    References,
+    StreamEvent,
+    TextDelta,
+    Usage,
+    parse_created,
+)
 from .flow import Flow, RequestSpec, fetch_json, stream_answer
 from .response import Wire
 from .sse import SSEDecoder
@@ -39,6 +48,7 @@ __all__ = [
     "GPTBotsAccumulator",
     "StreamDecoder",
     "ask_flow",
+    "citation_from",
     "error_from_code",
     "new_conversation",
     "parse_message",
@@ -47,6 +57,7 @@ __all__ = [
 
 # Stream event codes.
 END, TEXT, COST, FLOW_OUTPUT, MESSAGE_INFO, AUDIO = 0, 3, 4, 10, 11, 39
+CITATION, CORRELATE_ATTACHMENT = 20, 83
 
 _CODES: dict[int, tuple[type[ProviderError], str | None]] = {
     40000: (BadRequestError, "Check the request parameters (message_id, user_id, messages)"),
@@ -180,6 +191,101 @@ def _string(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
+# -- corner citations --------------------------------------------------------------------------
+_MAX_INDEX = 9999  # the text reader's markers go up to $[9999]$
+_SOURCES = ("attachment", "doc", "tool")
+
+
+def citation_from(data: Mapping[str, Any], *, position: int = 0) -> Citation:
+    """A ``Citation`` from one item of a reply's ``citations`` (``corner_citation: true``).
+
+    ``index`` is a string matching the ``$[N]$`` mark (``document_index = N - 1``; a missing or
+    unreadable one uses ``position``); ``content`` is the cited fragment; the title is ``name``
+    (else the attachment's, doc's or tool's name); the URL is the attachment's when it is
+    http(s). ``raw`` keeps the whole item.
+    """
+    document_index = position
+    index = data.get("index")
+    if isinstance(index, str | int) and not isinstance(index, bool):
+        try:
+            number = int(str(index).strip())
+        except ValueError:
+            number = 0
+        if 1 <= number <= _MAX_INDEX:
+            document_index = number - 1
+    source: Mapping[str, Any] = {}
+    for key in _SOURCES:
+        value = data.get(key)
+        if isinstance(value, Mapping):
+            source = value
+            break
+    title = _nonempty(data.get("name")) or _nonempty(source.get("name"))
+    url = _nonempty(source.get("url")) or _nonempty(data.get("url"))
+    content = _nonempty(data.get("content")) or _nonempty(source.get("content")) or ""
+    return Citation(
+        cited_text=content,
+        document_index=document_index,
+        document_title=title,
+        source_url=url if url and url.lower().startswith(("http://", "https://")) else None,
+        raw=dict(data),
+    )
+
+
+def _nonempty(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def parse_citations(items: Any) -> tuple[Citation, ...]:
+    """The ``citations`` array of a reply (anything else, or a non-object item, is skipped)."""
+    if not isinstance(items, list):
+        return ()
+    return tuple(
+        citation_from(item, position=n) for n, item in enumerate(items) if isinstance(item, Mapping)
+    )
+
+
+def _snake(name: str) -> str:
+    return "".join("_" + c.lower() if c.isupper() else c for c in name)
+
+
+def stream_citations(data: Any) -> list[dict[str, Any]]:
+    """A Citation (code 20) event's items in the blocking reply's shape.
+
+    ``data`` is ``[{citation: {index, name, type, attachment: {...}, dataId, content, ...}}]``;
+    the camelCase keys are given the blocking reply's names (``dataId`` -> ``data_id``).
+    """
+    items = data if isinstance(data, list) else [data]
+    found = []
+    for item in items:
+        if not isinstance(item, Mapping):
+            continue
+        inner = item.get("citation", item)
+        if isinstance(inner, Mapping):
+            found.append({_snake(str(k)): v for k, v in inner.items()})
+    return found
+
+
+def attachment_citations(items: list[Any]) -> list[dict[str, Any]]:
+    """CorrelateAttachment (code 83) items ``{dataId, dataName, dataType, url, content, ...}`` in
+    the blocking ``citations`` shape, numbered in order: used when no Citation event came."""
+    found: list[dict[str, Any]] = []
+    for item in items:
+        if not isinstance(item, Mapping):
+            continue
+        snake = {_snake(str(k)): v for k, v in item.items()}
+        citation: dict[str, Any] = {
+            "index": str(len(found) + 1),
+            "name": snake.get("data_name"),
+            "type": snake.get("data_type") or "attachment",
+            "content": snake.get("content"),
+            **{k: v for k, v in snake.items() if k not in ("data_name", "data_type", "content")},
+        }
+        if isinstance(snake.get("url"), str):
+            citation["attachment"] = {"url": snake["url"], "name": snake.get("data_name")}
+        found.append(citation)
+    return found
+
+
 def parse_message(data: Any, *, question: str | None = None) -> Answer:
     """An ``Answer`` from a blocking ``/v2/conversation/message`` reply."""
     if not isinstance(data, Mapping) or not data.get("message_id"):
@@ -194,6 +300,7 @@ def parse_message(data: Any, *, question: str | None = None) -> Answer:
         usage=_usage(data.get("usage")),
         question=question,
         conversation_id=data.get("conversation_id"),
+        citations=parse_citations(data.get("citations")),
         outputs=outputs,
         raw=dict(data),
     )
@@ -210,6 +317,8 @@ class GPTBotsAccumulator:
         self._outputs: list[dict[str, Any]] = []
         self._info: dict[str, Any] = {}
         self._usage: Any = None
+        self._citations: list[dict[str, Any]] = []
+        self._attachments: list[Any] = []
         self._end: dict[str, Any] | None = None
         self._unknown: list[Any] = []
 
@@ -229,6 +338,10 @@ class GPTBotsAccumulator:
             self._info.update(data)
         elif code == FLOW_OUTPUT:
             self._outputs.extend(flow_outputs(event))
+        elif code == CITATION:
+            self._citations.extend(stream_citations(data))
+        elif code == CORRELATE_ATTACHMENT:
+            self._attachments.extend(data if isinstance(data, list) else [data])
         elif code == COST:
             self._usage = data
         elif code == END:
@@ -249,6 +362,11 @@ class GPTBotsAccumulator:
         else:  # flow outputs missing or cut short: the text as received is the reply
             raw["output"] = [{"content": {"text": text}}]
         raw["usage"] = self._usage
+        citations = self._citations or attachment_citations(self._attachments)
+        if citations:
+            raw["citations"] = citations
+        if self._attachments:
+            raw["correlate_attachments"] = self._attachments
         if self._unknown:
             raw["unknown_events"] = self._unknown
         notes = ("Incomplete: the stream was interrupted before the provider finished.",)
@@ -262,6 +380,7 @@ class GPTBotsAccumulator:
             usage=_usage(self._usage),
             question=self.question,
             conversation_id=self._info.get("conversation_id") or self.conversation_id,
+            citations=parse_citations(citations),
             outputs=outputs,
             notes=notes if partial else (),
             partial=partial,
@@ -352,17 +471,23 @@ SPEC = _Spec()
 
 
 # -- the call ---------------------------------------------------------------------------------
-def message_spec(conversation_id: str, question: str, *, stream: bool) -> RequestSpec:
-    return RequestSpec(
-        "POST",
-        "/v2/conversation/message",
-        json={
-            "conversation_id": conversation_id,
-            "response_mode": "streaming" if stream else "blocking",
-            "messages": [{"role": "user", "content": question}],
-        },
-        stream=stream,
-    )
+def message_spec(
+    conversation_id: str,
+    question: str,
+    *,
+    stream: bool,
+    config: Mapping[str, Any] | None = None,
+) -> RequestSpec:
+    """``POST /v2/conversation/message``; ``config`` is sent as ``conversation_config`` (only
+    when it holds something)."""
+    body: dict[str, Any] = {
+        "conversation_id": conversation_id,
+        "response_mode": "streaming" if stream else "blocking",
+        "messages": [{"role": "user", "content": question}],
+    }
+    if config:
+        body["conversation_config"] = dict(config)
+    return RequestSpec("POST", "/v2/conversation/message", json=body, stream=stream)
 
 
 def _conversation_id(data: Any) -> str:
@@ -393,10 +518,14 @@ def ask_flow(
     user_id: str,
     stream: bool,
     references: bool,
+    config: Mapping[str, Any] | None = None,
 ) -> Flow[Answer]:
-    """Ask in ``conversation_id`` (a new one for ``user_id`` when None); attach references."""
+    """Ask in ``conversation_id`` (a new one for ``user_id`` when None); attach references.
+
+    ``config`` is the message's ``conversation_config`` (``corner_citation``, ``knowledge``, ...).
+    """
     cid = conversation_id or (yield from new_conversation(wire, user_id))
-    spec = message_spec(cid, question, stream=stream)
+    spec = message_spec(cid, question, stream=stream, config=config)
     if stream:
         acc = GPTBotsAccumulator(question=question, conversation_id=cid)
         unfinished = "the stream ended before its End event"
