@@ -502,6 +502,19 @@ def _credits(prompt: int, completion: int, rate_in: float, rate_out: float) -> d
     }
 
 
+def voice_clips(stem: str, text: str) -> list[dict[str, str]]:
+    """A voice answer as audio clips, one per sentence, with their transcripts."""
+    sentences = re.findall(r".+?(?:[.!?]\s+(?=[A-Z])|$)", text, flags=re.DOTALL)
+    assert "".join(sentences) == text
+    return [
+        {
+            "audio": f"https://cdn.example.com/voice/{_digest('clip', stem, str(n))[:16]}.mp3",
+            "transcript": sentence,
+        }
+        for n, sentence in enumerate(sentences)
+    ]
+
+
 def gptbots_citations(
     turn: dict[str, Any], seconds: int, millis: int
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
@@ -585,6 +598,9 @@ def build_gptbots(turn: dict[str, Any]) -> tuple[dict[str, Any], str, str]:
         text = text_of(branch["text"])
         texts.append(text)
         content: dict[str, Any] = {"text": text}
+        if turn.get("voice"):
+            # A voice agent answers in audio: the text is empty, the transcripts carry it.
+            content = {"text": "", "audio": voice_clips(stem, text)}
         content.update(branch.get("content_extra", {}))
         outputs.append(
             {
@@ -674,17 +690,25 @@ def build_gptbots(turn: dict[str, Any]) -> tuple[dict[str, Any], str, str]:
     ]
     if attachments:
         events.append({"code": 83, "message": "CorrelateAttachment", "data": attachments})
+    for thought in turn.get("thoughts", []):
+        for delta in word_deltas(thought, delta_rng, most=4):
+            events.append({"code": 41, "message": "Thought", "data": delta})
+    events.extend(turn.get("tool_events", []))  # code 5 request, code 6 response
     unknown = opts.get("unknown_event")
     for i, (text, output) in enumerate(zip(texts, outputs, strict=True)):
         if i:
             events.append({"code": 3, "message": "Text", "data": "\n\n"})
-        for n, delta in enumerate(word_deltas(text, delta_rng, most=3)):
+        if turn.get("voice"):  # no Text events: one Audio event per clip
+            for clip in output["content"]["audio"]:
+                data = {"audioAnswer": clip["audio"], "transcript": clip["transcript"]}
+                events.append({"code": 39, "message": "Audio", "data": data})
+        for n, delta in enumerate([] if turn.get("voice") else word_deltas(text, delta_rng, most=3)):
             if unknown and i == 0 and n == unknown["after"]:
                 events.append(unknown["event"])
             events.append({"code": 3, "message": "Text", "data": delta})
         # FlowOutput as documented: a list of per-component items, with a sibling componentId.
         flow: dict[str, Any] = {
-            "content": text,
+            "content": output["content"]["text"],
             "branch": output["from_component_branch"],
             "from_component_name": output["from_component_name"],
         }

@@ -569,6 +569,7 @@ def check_gptbots() -> dict[str, int]:
         costs = [e["data"] for e in events if e["code"] == 4]
         check(costs == [usage], f"{where}: Cost event differs from usage")
         check_gptbots_citations(where, msg, outputs, events, tally)
+        check_gptbots_extras(where, outputs, events, tally)
         if any(e["code"] not in GPTBOTS_CODES for e in events):
             tally["unknown_code"] += 1
         if b"data:{" in raw:
@@ -576,6 +577,35 @@ def check_gptbots() -> dict[str, int]:
     for lang in ("en", "zh", "ja", "th"):
         check(tally[f"lang:{lang}"], f"gptbots: no {lang} turn")
     return dict(tally)
+
+
+def check_gptbots_extras(
+    where: str, outputs: list[dict[str, Any]], events: list[dict[str, Any]], tally: Counter[str]
+) -> None:
+    """Voice answers (Audio, code 39, and no Text), thoughts (41) and tool calls (5, 6)."""
+    codes = [e["code"] for e in events]
+    audio = [e["data"] for e in events if e["code"] == 39]
+    if audio:
+        tally["voice"] += 1
+        check(3 not in codes, f"{where}: a voice answer has no Text events")
+        clips = [c for o in outputs for c in o["content"].get("audio", [])]
+        check(
+            [(a["audioAnswer"], a["transcript"]) for a in audio]
+            == [(c["audio"], c["transcript"]) for c in clips],
+            f"{where}: Audio events differ from the output's audio",
+        )
+        check("".join(a["transcript"] for a in audio).strip(), f"{where}: empty transcript")
+    if 41 in codes:
+        tally["thought"] += 1
+        first_text = min((i for i, c in enumerate(codes) if c == 3), default=len(codes))
+        check(codes.index(41) < first_text, f"{where}: a Thought after the text")
+        check(
+            all(isinstance(e["data"], str) for e in events if e["code"] == 41),
+            f"{where}: Thought data is not a string",
+        )
+    if 5 in codes and 6 in codes:
+        tally["tool_events"] += 1
+        check(codes.index(5) < codes.index(6), f"{where}: a tool response before its request")
 
 
 def _snake(name: str) -> str:
@@ -693,6 +723,9 @@ def main() -> int:
     )
     require(gpt, "unknown event code", lambda t: t.get("unknown_code", 0) >= 1)
     require(gpt, "corner citations", lambda t: t.get("corner_citations", 0) >= 1)
+    require(gpt, "voice answer (code 39)", lambda t: t.get("voice", 0) >= 1)
+    require(gpt, "thought (code 41)", lambda t: t.get("thought", 0) >= 1)
+    require(gpt, "tool call events (codes 5, 6)", lambda t: t.get("tool_events", 0) >= 1)
 
     if problems:
         print(f"{len(problems)} problem(s):")

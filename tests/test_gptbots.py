@@ -48,7 +48,7 @@ def test_sample_blocking_and_streaming(gb: ck.GPTBots, stem: str, rec: dict[str,
     expected = ck.Answer.from_response(rec["message"], provider="gptbots", question=rec["question"])
     assert view(blocking) == view(streamed) == view(expected)
     rebuilt = ck.Answer.from_response(streamed.raw, provider="gptbots", question=rec["question"])
-    assert view(rebuilt) == view(streamed)
+    assert view(rebuilt) == view(streamed) and rebuilt.thoughts == streamed.thoughts
     assert blocking.sample == f"gptbots/{stem}"
     assert blocking.conversation_id and streamed.conversation_id
     assert blocking.conversation_id != streamed.conversation_id  # a new conversation each

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import citekit as ck
+from citekit.testing import ProviderServer
 from citekit.wire.gptbots import GPTBotsAccumulator
+
+from .conftest import SAMPLES, SECRET, sample_records
 
 INFO = {"code": 11, "message": "MessageInfo", "data": {"message_id": "m1", "conversation_id": "c"}}
 END = {"code": 0, "message": "End", "data": None}
@@ -78,3 +83,65 @@ def test_any_json_in_a_known_event_never_crashes(code: int, data: Any, extra: An
     answer = acc.answer()
     assert isinstance(answer.text, str)
     rebuilt(answer)  # the raw reply it keeps is readable again
+
+
+# -- samples: a thought with a tool call, and a voice answer -----------------------------------
+def sample_with(code: int) -> tuple[str, dict[str, Any]]:
+    for stem, rec in sample_records("gptbots"):
+        lines = (SAMPLES / "gptbots" / f"{stem}.jsonl").read_text(encoding="utf-8").splitlines()
+        if any(json.loads(line)["code"] == code for line in lines):
+            return stem, rec
+    raise AssertionError(f"no GPTBots sample streams code {code}")
+
+
+@pytest.fixture()
+def gb(server: ProviderServer) -> ck.GPTBots:
+    return ck.GPTBots(api_key=SECRET, base_url=server.base_url("gptbots"))
+
+
+def test_thoughts_stay_apart_from_the_text(gb: ck.GPTBots) -> None:
+    _, rec = sample_with(41)
+    streamed = gb.ask(rec["question"], stream=True, display=False, references=False)
+    blocking = gb.ask(rec["question"], references=False)
+    assert len(streamed.thoughts) == 1 and streamed.thoughts[0].startswith("The customer")
+    assert streamed.thoughts[0] not in streamed.text
+    assert streamed.text == blocking.text == rec["message"]["output"][0]["content"]["text"]
+    assert blocking.thoughts == ()  # GPTBots documents thoughts in streams only
+    assert rebuilt(streamed).thoughts == streamed.thoughts
+
+
+def test_consecutive_thought_events_are_one_thought() -> None:
+    think = [{"code": 41, "message": "Thought", "data": d} for d in ("Let me ", "check.")]
+    answer = streamed(*think, text("Done."), {"code": 41, "message": "Thought", "data": "Again"})
+    assert answer.thoughts == ("Let me check.", "Again") and answer.text == "Done."
+
+
+def test_tool_call_events_are_kept_in_raw(gb: ck.GPTBots) -> None:
+    _, rec = sample_with(5)
+    answer = gb.ask(rec["question"], stream=True, display=False, references=False)
+    tools = answer.raw["tool_events"]
+    assert [e["code"] for e in tools] == [5, 6]
+    assert tools[0]["data"]["name"] == "get_order_status"
+    assert answer.tool_calls == () and "get_order_status" not in answer.text
+    assert "unknown_events" not in answer.raw
+
+
+def test_a_voice_answer_is_its_transcript(gb: ck.GPTBots) -> None:
+    _, rec = sample_with(39)
+    clips = rec["message"]["output"][0]["content"]["audio"]
+    transcript = "".join(c["transcript"] for c in clips)
+    with gb.stream(rec["question"], references=False) as s:
+        live = "".join(s.text_deltas())
+    streamed = s.answer
+    blocking = gb.ask(rec["question"], references=False)
+    assert streamed is not None and live == transcript
+    assert streamed.text == blocking.text == transcript
+    assert streamed.outputs == blocking.outputs == (transcript,)
+    assert [a["audioAnswer"] for a in streamed.raw["audio"]] == [c["audio"] for c in clips]
+    assert rebuilt(streamed).text == transcript
+
+
+def test_text_wins_over_transcripts_when_both_come() -> None:
+    audio = {"code": 39, "message": "Audio", "data": {"audioAnswer": "u", "transcript": "Hi"}}
+    assert streamed(text("Hello"), audio).text == "Hello"
+    assert streamed(audio).text == "Hi"

@@ -53,7 +53,13 @@ def test_both_framings_of_a_sample_give_one_answer(
     kwargs["citations"] = "citations" in rec["message"]
     a, b = lines.ask(question, **kwargs), sse.ask(question, **kwargs)
     assert a.text and a.text == b.text
-    assert (a.id, a.outputs, a.citations, a.usage) == (b.id, b.outputs, b.citations, b.usage)
+    assert (a.id, a.outputs, a.citations, a.thoughts, a.usage) == (
+        b.id,
+        b.outputs,
+        b.citations,
+        b.thoughts,
+        b.usage,
+    )
     assert answer_of([sample_lines(stem)], question) == answer_of(
         [sample_stream("gptbots", stem)], question
     )

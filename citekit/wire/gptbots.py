@@ -58,6 +58,7 @@ __all__ = [
 # Stream event codes.
 END, TEXT, COST, FLOW_OUTPUT, MESSAGE_INFO, AUDIO = 0, 3, 4, 10, 11, 39
 CITATION, CORRELATE_ATTACHMENT = 20, 83
+TOOL_CALL, TOOL_RESPONSE, THOUGHT = 5, 6, 41
 
 _CODES: dict[int, tuple[type[ProviderError], str | None]] = {
     40000: (BadRequestError, "Check the request parameters (message_id, user_id, messages)"),
@@ -145,13 +146,36 @@ def _usage(raw: Any) -> Usage | None:
 
 
 def _output_text(item: Any) -> str:
+    """An output item's text; a voice agent's item has none, but its audio's transcripts."""
     if not isinstance(item, Mapping):
         return ""
     content = item.get("content")
     if isinstance(content, Mapping):
         text = content.get("text")
-        return text if isinstance(text, str) else ""
+        if isinstance(text, str) and text:
+            return text
+        return "".join(_transcript(a) for a in _items(content.get("audio")))
     return content if isinstance(content, str) else ""
+
+
+def _items(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _transcript(audio: Any) -> str:
+    """The transcript of an Audio (39) event's data or of an output item's audio entry."""
+    if not isinstance(audio, Mapping):
+        return ""
+    return _string(audio.get("transcript"))
+
+
+def _thought(data: Any) -> str:
+    if isinstance(data, Mapping):
+        for key in ("content", "text", "thought"):
+            if isinstance(data.get(key), str):
+                return str(data[key])
+        return ""
+    return _string(data)
 
 
 def flow_outputs(event: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -302,12 +326,23 @@ def parse_message(data: Any, *, question: str | None = None) -> Answer:
         conversation_id=data.get("conversation_id"),
         citations=parse_citations(data.get("citations")),
         outputs=outputs,
+        # Thoughts come in streams only; a streamed answer's raw keeps them to rebuild it.
+        thoughts=tuple(t for t in _items(data.get("thoughts")) if isinstance(t, str)),
         raw=dict(data),
     )
 
 
 class GPTBotsAccumulator:
-    """Assembles the ``{code, message, data}`` events of a streaming reply."""
+    """Assembles the ``{code, message, data}`` events of a streaming reply.
+
+    11 MessageInfo (ids), 3 Text (the text), 10 FlowOutput (``outputs``), 4 Cost (``usage``),
+    20 Citation and 83 CorrelateAttachment (``citations``), 41 Thought (``thoughts``: apart from
+    the text; consecutive events are one thought), 39 Audio (``{audioAnswer, transcript}``: a
+    voice agent sends no Text, so the transcripts are the text), 5 / 6 tool call request and
+    response (kept as they came in ``raw["tool_events"]``), 0 End. Other codes are kept in
+    ``raw["unknown_events"]``. ``raw`` is shaped like a blocking reply, so
+    ``Answer.from_response(answer.raw)`` gives the answer back.
+    """
 
     def __init__(self, *, question: str | None = None, conversation_id: str | None = None) -> None:
         self.question = question
@@ -319,6 +354,11 @@ class GPTBotsAccumulator:
         self._usage: Any = None
         self._citations: list[dict[str, Any]] = []
         self._attachments: list[Any] = []
+        self._thoughts: list[list[str]] = []
+        self._last_code: int | None = None
+        self._transcripts: list[str] = []
+        self._audio: list[Any] = []
+        self._tools: list[dict[str, Any]] = []
         self._end: dict[str, Any] | None = None
         self._unknown: list[Any] = []
 
@@ -330,10 +370,26 @@ class GPTBotsAccumulator:
         if not isinstance(event, Mapping) or not isinstance(event.get("code"), int):
             raise ResponseFormatError(f"gptbots sent a stream event without a code: {event!r}")
         code, data = event["code"], event.get("data")
+        last, self._last_code = self._last_code, code
         if code == TEXT:
             if isinstance(data, str) and data:
                 self._parts.append(data)
                 return [TextDelta(data)]
+        elif code == THOUGHT:
+            piece = _thought(data)
+            if last != THOUGHT or not self._thoughts:
+                self._thoughts.append([])  # consecutive Thought events are one thought
+            self._thoughts[-1].append(piece)
+        elif code == AUDIO:
+            # A voice agent sends no Text events: the transcript is the answer's text.
+            self._audio.append(data)
+            piece = _transcript(data)
+            if piece:
+                self._transcripts.append(piece)
+                if not self._parts:
+                    return [TextDelta(piece)]
+        elif code in (TOOL_CALL, TOOL_RESPONSE):
+            self._tools.append(dict(event))
         elif code == MESSAGE_INFO and isinstance(data, Mapping):
             self._info.update(data)
         elif code == FLOW_OUTPUT:
@@ -346,12 +402,13 @@ class GPTBotsAccumulator:
             self._usage = data
         elif code == END:
             self._end = dict(data) if isinstance(data, Mapping) else {}
-        elif code != AUDIO:
+        else:
             self._unknown.append(dict(event))  # kept, not fatal
         return []
 
     def answer(self, *, partial: bool = False) -> Answer:
-        text = "".join(self._parts)
+        text = "".join(self._parts) or "".join(self._transcripts)
+        thoughts = tuple(t for t in ("".join(p) for p in self._thoughts) if t)
         outputs = tuple(t for t in (_output_text(o) for o in self._outputs) if t) or (
             (text,) if text else ()
         )
@@ -367,6 +424,12 @@ class GPTBotsAccumulator:
             raw["citations"] = citations
         if self._attachments:
             raw["correlate_attachments"] = self._attachments
+        if thoughts:
+            raw["thoughts"] = list(thoughts)
+        if self._audio:
+            raw["audio"] = self._audio
+        if self._tools:
+            raw["tool_events"] = self._tools
         if self._unknown:
             raw["unknown_events"] = self._unknown
         notes = ("Incomplete: the stream was interrupted before the provider finished.",)
@@ -382,6 +445,7 @@ class GPTBotsAccumulator:
             conversation_id=self._info.get("conversation_id") or self.conversation_id,
             citations=parse_citations(citations),
             outputs=outputs,
+            thoughts=thoughts,
             notes=notes if partial else (),
             partial=partial,
             raw=raw,
