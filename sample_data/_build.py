@@ -678,6 +678,8 @@ def build_gptbots(turn: dict[str, Any]) -> tuple[dict[str, Any], str, str]:
         "message": message,
         "correlate": correlate,
     }
+    if "next_questions" in turn:  # the GET /v1/next/question?answer_id= body
+        document["next_question"] = {"questions": turn["next_questions"], SAMPLE_FIELD: sample}
 
     opts = turn.get("stream", {})
     delta_rng = _rng("deltas", sample)

@@ -444,7 +444,17 @@ def check_gptbots() -> dict[str, int]:
     for stem, doc, raw in pairs:
         where = f"gptbots/{stem}"
         keys = {"question", "language", "user_id", "conversation_id", "message", "correlate"}
-        check(set(doc) == keys, f"{where}: keys")
+        check(set(doc) - {"next_question"} == keys, f"{where}: keys")
+        if "next_question" in doc:
+            tally["next_question"] += 1
+            questions = doc["next_question"].get("questions")
+            check(
+                isinstance(questions, list)
+                and questions
+                and all(isinstance(q, str) and q.strip() for q in questions)
+                and doc["next_question"].get(SAMPLE_FIELD) == f"gptbots/{stem}",
+                f"{where}: next_question must be {{questions: [...], {SAMPLE_FIELD}}}",
+            )
         tally[f"lang:{doc['language']}"] += 1
         check(
             isinstance(doc["user_id"], str) and 0 < len(doc["user_id"]) <= 32, f"{where}: user_id"
@@ -723,6 +733,7 @@ def main() -> int:
     )
     require(gpt, "unknown event code", lambda t: t.get("unknown_code", 0) >= 1)
     require(gpt, "corner citations", lambda t: t.get("corner_citations", 0) >= 1)
+    require(gpt, "suggested questions", lambda t: t.get("next_question", 0) >= 1)
     require(gpt, "voice answer (code 39)", lambda t: t.get("voice", 0) >= 1)
     require(gpt, "thought (code 41)", lambda t: t.get("thought", 0) >= 1)
     require(gpt, "tool call events (codes 5, 6)", lambda t: t.get("tool_events", 0) >= 1)

@@ -40,6 +40,7 @@ _ROUTES: dict[tuple[str, str], tuple[ProviderName, Endpoint, str]] = {
     ("gptbots", "/v1/conversation"): ("gptbots", "conversation", "POST"),
     ("gptbots", "/v2/conversation/message"): ("gptbots", "message", "POST"),
     ("gptbots", "/v1/correlate/dataset"): ("gptbots", "correlate", "GET"),
+    ("gptbots", "/v1/next/question"): ("gptbots", "next_question", "GET"),
 }
 _PATH = re.compile(r"^(?:/s/(?P<scenario>[^/]+))?/(?P<provider>[a-z]+)(?P<rest>/.*)?$")
 _MALFORMED_EVENT = b'data: {"id": "chatcmpl-malformed", "choices": [{"delta": {"content": "\n\n'

@@ -100,6 +100,8 @@ class Responder:
             return json_reply(200, self.samples.models or {"object": "list", "data": []})
         if endpoint == "correlate":
             return self._correlate(query, scenario)
+        if endpoint == "next_question":
+            return self._next_question(query)
         if not isinstance(body, dict):
             what = "Request body is not a valid JSON object"
             if provider == "gptbots":
@@ -228,6 +230,18 @@ class Responder:
             return json_reply(200, message if cited else _uncited_message(message))
         segments = _gptbots_stream(sample, conversation_id, scenario.framing)
         return Reply(200, stream=segments if cited else _uncited_stream(segments, scenario.framing))
+
+    def _next_question(self, query: dict[str, str]) -> Reply:
+        # GPTBots offers suggested follow-up questions at GET /v1/next/question?answer_id=
+        # (shared/reference/providers.md); the samples record the body as "next_question".
+        answer_id = query.get("answer_id", "")
+        if not answer_id:
+            return json_reply(400, gptbots_body(40000, "invalid parameter: answer_id"))
+        sample = find_by_message_id(self.samples["gptbots"], answer_id)
+        if sample is None:
+            return json_reply(400, gptbots_body(40000, f"invalid parameter: no answer {answer_id}"))
+        recorded = sample.data.get("next_question")
+        return json_reply(200, recorded if isinstance(recorded, dict) else {"questions": []})
 
     def _correlate(self, query: dict[str, str], scenario: Scenario) -> Reply:
         message_id = query.get("message_id", "")

@@ -26,9 +26,16 @@ FRAMINGS: tuple[Framing, ...] = ("lines", "sse")
 Fault = Literal["status", "reset", "malformed", "html", "stall", "gptbots_code"]
 FAULTS: tuple[Fault, ...] = ("status", "reset", "malformed", "html", "stall", "gptbots_code")
 
-#: ``chat`` and ``models`` are Magisterium's and Maritaca's; the other three are GPTBots'.
-Endpoint = Literal["chat", "models", "conversation", "message", "correlate"]
-ENDPOINTS: tuple[Endpoint, ...] = ("chat", "models", "conversation", "message", "correlate")
+#: ``chat`` and ``models`` are Magisterium's and Maritaca's; the other four are GPTBots'.
+Endpoint = Literal["chat", "models", "conversation", "message", "correlate", "next_question"]
+ENDPOINTS: tuple[Endpoint, ...] = (
+    "chat",
+    "models",
+    "conversation",
+    "message",
+    "correlate",
+    "next_question",
+)
 
 
 class ScenarioOptions(TypedDict, total=False):

@@ -48,9 +48,12 @@ __all__ = [
     "GPTBotsAccumulator",
     "StreamDecoder",
     "ask_flow",
+    "check_flag",
     "citation_from",
+    "conversation_config",
     "error_from_code",
     "new_conversation",
+    "next_questions_flow",
     "parse_message",
     "references_flow",
 ]
@@ -328,6 +331,7 @@ def parse_message(data: Any, *, question: str | None = None) -> Answer:
         outputs=outputs,
         # Thoughts come in streams only; a streamed answer's raw keeps them to rebuild it.
         thoughts=tuple(t for t in _items(data.get("thoughts")) if isinstance(t, str)),
+        related_questions=_questions(data.get("next_question")),
         raw=dict(data),
     )
 
@@ -535,6 +539,82 @@ SPEC = _Spec()
 
 
 # -- the call ---------------------------------------------------------------------------------
+_KNOWLEDGE_KEYS = ("data_ids", "group_ids")
+
+
+def conversation_config(
+    *,
+    citations: bool = False,
+    knowledge: Mapping[str, Any] | None = None,
+    custom_variables: Mapping[str, Any] | None = None,
+    long_term_memory: bool | None = None,
+    short_term_memory: bool | None = None,
+) -> dict[str, Any]:
+    """The message's ``conversation_config``: only what was given, checked.
+
+    Raises ``TypeError`` for a value of the wrong type and ``ValueError`` for a wrong key or
+    an empty id, each naming the argument.
+    """
+    config: dict[str, Any] = {}
+    if check_flag("citations", citations):
+        config["corner_citation"] = True
+    for name, value in (
+        ("long_term_memory", long_term_memory),
+        ("short_term_memory", short_term_memory),
+    ):
+        if value is not None:
+            config[name] = check_flag(name, value)
+    if knowledge is not None:
+        config["knowledge"] = _knowledge(knowledge)
+    if custom_variables is not None:
+        config["custom_variables"] = _variables(custom_variables)
+    return config
+
+
+def check_flag(name: str, value: Any) -> bool:
+    """``value`` when it is a bool; else a ``TypeError`` naming the argument."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{name}= must be True or False, not {type(value).__name__}")
+    return value
+
+
+def _knowledge(knowledge: Any) -> dict[str, list[str]]:
+    example = 'knowledge={"data_ids": ["..."], "group_ids": ["..."]}'
+    if not isinstance(knowledge, Mapping):
+        raise TypeError(f"knowledge= must be a dict like {example}")
+    unknown = sorted(str(k) for k in knowledge if k not in _KNOWLEDGE_KEYS)
+    if unknown:
+        raise ValueError(f"knowledge= takes only data_ids and group_ids, not {unknown}")
+    found: dict[str, list[str]] = {}
+    for key in _KNOWLEDGE_KEYS:
+        if key not in knowledge:
+            continue
+        ids = knowledge[key]
+        if isinstance(ids, str | bytes) or not isinstance(ids, list | tuple):
+            raise TypeError(f"knowledge[{key!r}] must be a list of ids, as in {example}")
+        for one in ids:
+            if not isinstance(one, str):
+                raise TypeError(f"knowledge[{key!r}] holds {one!r}: ids are strings")
+            if not one.strip():
+                raise ValueError(f"knowledge[{key!r}] holds an empty id")
+        found[key] = list(ids)
+    return found
+
+
+def _variables(variables: Any) -> dict[str, Any]:
+    if not isinstance(variables, Mapping):
+        raise TypeError('custom_variables= must be a dict like {"user_name": "Ada"}')
+    for key, value in variables.items():
+        if not isinstance(key, str) or not key:
+            raise TypeError(f"custom_variables has the key {key!r}: names are non-empty strings")
+        if not isinstance(value, str | int | float | bool):
+            raise TypeError(
+                f"custom_variables[{key!r}] is {type(value).__name__}: values are strings, "
+                "numbers or booleans"
+            )
+    return dict(variables)
+
+
 def message_spec(
     conversation_id: str,
     question: str,
@@ -574,6 +654,26 @@ def references_flow(wire: Wire, message_id: str) -> Flow[References]:
     return References.from_response(data, message_id=message_id)
 
 
+def _questions(data: Any) -> tuple[str, ...]:
+    """The suggested questions of a ``GET /v1/next/question`` body.
+
+    Read from ``questions`` (or ``data``, itself a list or holding ``questions``); anything
+    that is not a non-empty string is skipped.
+    """
+    if isinstance(data, Mapping):
+        inner = data.get("questions", data.get("data"))
+        if isinstance(inner, Mapping):
+            inner = inner.get("questions")
+        data = inner
+    return tuple(q for q in _items(data) if isinstance(q, str) and q.strip())
+
+
+def next_questions_flow(wire: Wire, answer_id: str) -> Flow[tuple[str, ...]]:
+    """``GET /v1/next/question``: questions to ask after the reply ``answer_id``."""
+    spec = RequestSpec("GET", "/v1/next/question", params={"answer_id": answer_id})
+    return (yield from fetch_json(wire, spec, _questions))
+
+
 def ask_flow(
     wire: Wire,
     question: str,
@@ -582,9 +682,11 @@ def ask_flow(
     user_id: str,
     stream: bool,
     references: bool,
+    related_questions: bool = False,
     config: Mapping[str, Any] | None = None,
 ) -> Flow[Answer]:
-    """Ask in ``conversation_id`` (a new one for ``user_id`` when None); attach references.
+    """Ask in ``conversation_id`` (a new one for ``user_id`` when None); attach references
+    and, with ``related_questions``, the suggested next questions.
 
     ``config`` is the message's ``conversation_config`` (``corner_citation``, ``knowledge``, ...).
     """
@@ -601,13 +703,24 @@ def ask_flow(
         answer = parse_message(data, question=question)
         if not answer.conversation_id:
             answer = replace(answer, conversation_id=cid)
-    if not references or not answer.id:
-        return answer
-    try:
-        refs = yield from references_flow(wire, answer.id)
-    except (ProviderError, TransportError, ResponseFormatError) as exc:
-        return _without_references(answer, exc)
-    return replace(answer, references=refs)
+    if references and answer.id:
+        try:
+            refs = yield from references_flow(wire, answer.id)
+        except (ProviderError, TransportError, ResponseFormatError) as exc:
+            answer = _without_references(answer, exc)
+        else:
+            answer = replace(answer, references=refs)
+    if related_questions and answer.id:
+        try:
+            questions = yield from next_questions_flow(wire, answer.id)
+        except (ProviderError, TransportError, ResponseFormatError) as exc:
+            note = f"Suggested questions could not be fetched: {exc}"
+            warn(note, CitekitWarning)
+            return replace(answer, notes=(*answer.notes, note))
+        # Kept in raw (as citekit's own field) so the answer rebuilt from it has them too.
+        raw = {**answer.raw, "next_question": list(questions)}
+        answer = replace(answer, related_questions=questions, raw=raw)
+    return answer
 
 
 def _without_references(
