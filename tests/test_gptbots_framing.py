@@ -6,6 +6,7 @@ import itertools
 import json
 from typing import Any
 
+import httpx
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -113,3 +114,23 @@ def test_arbitrary_bytes_never_crash_the_decoder(chunks: list[bytes]) -> None:
     decoder = StreamDecoder()
     out = [d for c in chunks for d in decoder.feed(c)] + decoder.flush()
     assert all(isinstance(d, bytes) and d.strip() for d in out)
+
+
+@pytest.mark.parametrize("content_type", ["text/event-stream", "application/json", ""])
+def test_bare_json_lines_under_any_content_type(content_type: str) -> None:
+    events = [
+        {"code": 11, "message": "MessageInfo", "data": {"message_id": "m1"}},
+        {"code": 3, "message": "Text", "data": "I"},
+        {"code": 3, "message": "Text", "data": " can"},
+        {"code": 0, "message": "End", "data": None},
+    ]
+    body = b"".join(json.dumps(e).encode() + b"\n" for e in events)
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/v1/conversation"):
+            return httpx.Response(200, json={"conversation_id": "c1"})
+        return httpx.Response(200, content=body, headers={"content-type": content_type})
+
+    gb = ck.GPTBots(api_key="k", base_url="http://gb.test", transport=httpx.MockTransport(handler))
+    answer = gb.ask("Why?", stream=True, display=False, references=False)
+    assert answer.text == "I can" and answer.id == "m1" and not answer.partial

@@ -145,7 +145,7 @@ def stream_answer(
     as the first event too). Once events have arrived, a failure raises ``StreamInterrupted``
     holding the partial answer, as does a stream that ends without its last event
     (``unfinished`` says which one that is). ``decoder`` cuts the body into events (default:
-    server-sent events).
+    server-sent events); with one, a JSON-typed body is read as events too.
     """
     attempt = 0
     while True:
@@ -154,7 +154,10 @@ def stream_answer(
             head: Head = yield Send(spec)
             if not 200 <= head.status_code < 300:
                 raise wire.error_for(head, (yield from read_body()))
-            if not is_event_stream(head):
+            # A provider that brings its own ``decoder`` reads a JSON-typed body with it too:
+            # GPTBots' bare JSON lines may come labelled as JSON.
+            json_lines = decoder is not None and "json" in head.headers.get("content-type", "")
+            if not is_event_stream(head) and not json_lines:
                 wire.not_a_stream(head, (yield from read_body()))
             reader = wire.events(head, acc.feed, decoder)
             while not reader.done:
