@@ -223,7 +223,8 @@ class Responder:
         if sample is None:
             return self._no_samples("gptbots")
         config = body.get("conversation_config")
-        cited = isinstance(config, dict) and config.get("corner_citation") is True
+        asked = isinstance(config, dict) and config.get("corner_citation") is True
+        cited = asked or "citations" not in sample.response  # nothing to leave out
         if mode == "blocking":
             message = copy.deepcopy(sample.response)
             message["conversation_id"] = conversation_id
