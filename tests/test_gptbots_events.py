@@ -145,3 +145,23 @@ def test_text_wins_over_transcripts_when_both_come() -> None:
     audio = {"code": 39, "message": "Audio", "data": {"audioAnswer": "u", "transcript": "Hi"}}
     assert streamed(text("Hello"), audio).text == "Hello"
     assert streamed(audio).text == "Hi"
+
+
+@settings(max_examples=200, deadline=None)
+@given(content=json_values, thoughts=json_values, next_question=json_values, output=json_values)
+def test_any_json_in_a_blocking_reply_never_crashes(
+    content: Any, thoughts: Any, next_question: Any, output: Any
+) -> None:
+    for items in ([{"content": content}], [{"content": {"text": "", "audio": content}}], output):
+        reply = {
+            "message_id": "m1",
+            "output": items,
+            "thoughts": thoughts,
+            "next_question": next_question,
+        }
+        try:
+            answer = ck.Answer.from_response(reply, provider="gptbots")
+        except ck.ResponseFormatError:
+            continue
+        assert isinstance(answer.text, str)
+        assert all(isinstance(t, str) for t in (*answer.thoughts, *answer.related_questions))

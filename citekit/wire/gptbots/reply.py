@@ -112,7 +112,7 @@ def parse_message(data: Any, *, question: str | None = None) -> Answer:
     """An ``Answer`` from a blocking ``/v2/conversation/message`` reply."""
     if not isinstance(data, Mapping) or not data.get("message_id"):
         raise ResponseFormatError("gptbots sent a message reply without a message_id")
-    outputs = tuple(text for text in (_output_text(o) for o in data.get("output") or []) if text)
+    outputs = tuple(text for text in (_output_text(o) for o in _items(data.get("output"))) if text)
     return Answer(
         provider="gptbots",
         text="\n\n".join(outputs),
