@@ -538,7 +538,86 @@ def _credits(prompt: int, completion: int, rate_in: float, rate_out: float) -> d
     }
 
 
-def build_gptbots(turn: dict[str, Any]) -> tuple[dict[str, Any], str]:
+def voice_clips(stem: str, text: str) -> list[dict[str, str]]:
+    """A voice answer as audio clips, one per sentence, with their transcripts."""
+    sentences = re.findall(r".+?(?:[.!?]\s+(?=[A-Z])|$)", text, flags=re.DOTALL)
+    assert "".join(sentences) == text
+    return [
+        {
+            "audio": f"https://cdn.example.com/voice/{_digest('clip', stem, str(n))[:16]}.mp3",
+            "transcript": sentence,
+        }
+        for n, sentence in enumerate(sentences)
+    ]
+
+
+def gptbots_citations(
+    turn: dict[str, Any], seconds: int, millis: int
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+    """The blocking ``citations``, the same as Citation (code 20) event items, and the
+    CorrelateAttachment (code 83) items, in the documented shapes."""
+    stem = turn["stem"]
+    bot_id = object_id(seconds - 86400 * 200, "bot", stem)
+    component_id = object_id(seconds - 86400 * 90, "component", stem, "0")
+    blocking: list[dict[str, Any]] = []
+    streamed: list[dict[str, Any]] = []
+    attachments: list[dict[str, Any]] = []
+    for n, source in enumerate(turn.get("citations", [])):
+        index = str(n + 1)
+        data_id = object_id(seconds - 86400 * 40, "data", stem, str(n))
+        segment_id = object_id(seconds - 86400 * 39, "segment", stem, str(n))
+        segment_index = _rng("segment", stem, str(n)).randint(0, 40)
+        kind = source["type"]
+        detail: dict[str, Any] = {"id": object_id(seconds - 86400 * 41, "file", stem, str(n))}
+        detail["name"] = source["name"]
+        if kind == "attachment":
+            detail.update({"url": source["url"], "type": source.get("file_type", "pdf")})
+        item = {
+            "index": index,
+            "name": source["name"],
+            "type": kind,
+            "content": source["content"],
+            "segment_id": segment_id,
+            "segment_index": segment_index,
+            "position": n,
+            "timestamp_millis": millis - 4000 + n,
+            "data_id": data_id,
+            "bot_id": bot_id,
+            kind: detail,
+            "component_id": component_id,
+        }
+        blocking.append(item)
+        streamed.append(
+            {
+                "index": index,
+                "name": source["name"],
+                "type": kind,
+                kind: {**detail, "content": source["content"]},
+                "dataId": data_id,
+                "content": source["content"],
+                "segmentId": segment_id,
+                "segmentIndex": segment_index,
+                "position": n,
+                "timestampMillis": millis - 4000 + n,
+                "botId": bot_id,
+                "componentId": component_id,
+            }
+        )
+        attachments.append(
+            {
+                "dataId": data_id,
+                "dataName": source["name"],
+                "dataType": kind,
+                "url": source.get("url", ""),
+                "content": source["content"],
+                "segmentId": segment_id,
+                "segmentIndex": segment_index,
+            }
+        )
+    return blocking, streamed, attachments
+
+
+def build_gptbots(turn: dict[str, Any]) -> tuple[dict[str, Any], str, str]:
     stem = turn["stem"]
     sample = f"gptbots/{stem}"
     seconds = created_for(sample, turn.get("created"))
@@ -555,6 +634,9 @@ def build_gptbots(turn: dict[str, Any]) -> tuple[dict[str, Any], str]:
         text = text_of(branch["text"])
         texts.append(text)
         content: dict[str, Any] = {"text": text}
+        if turn.get("voice"):
+            # A voice agent answers in audio: the text is empty, the transcripts carry it.
+            content = {"text": "", "audio": voice_clips(stem, text)}
         content.update(branch.get("content_extra", {}))
         outputs.append(
             {
@@ -593,6 +675,11 @@ def build_gptbots(turn: dict[str, Any]) -> tuple[dict[str, Any], str]:
         "output": outputs,
         "usage": usage,
     }
+    # Recorded with conversation_config.corner_citation: the text carries $[N]$ marks and the
+    # reply a top-level citations array (index is a string matching the mark).
+    citations, stream_citations, attachments = gptbots_citations(turn, seconds, millis)
+    if citations:
+        message["citations"] = citations
     message[SAMPLE_FIELD] = sample
 
     dataset = []
@@ -627,6 +714,8 @@ def build_gptbots(turn: dict[str, Any]) -> tuple[dict[str, Any], str]:
         "message": message,
         "correlate": correlate,
     }
+    if "next_questions" in turn:  # the GET /v1/next/question?answer_id= body
+        document["next_question"] = {"questions": turn["next_questions"], SAMPLE_FIELD: sample}
 
     opts = turn.get("stream", {})
     delta_rng = _rng("deltas", sample)
@@ -637,15 +726,38 @@ def build_gptbots(turn: dict[str, Any]) -> tuple[dict[str, Any], str]:
             "data": {"message_id": message_id, "conversation_id": conversation_id},
         }
     ]
+    if attachments:
+        events.append({"code": 83, "message": "CorrelateAttachment", "data": attachments})
+    for thought in turn.get("thoughts", []):
+        for delta in word_deltas(thought, delta_rng, most=4):
+            events.append({"code": 41, "message": "Thought", "data": delta})
+    events.extend(turn.get("tool_events", []))  # code 5 request, code 6 response
     unknown = opts.get("unknown_event")
     for i, (text, output) in enumerate(zip(texts, outputs, strict=True)):
         if i:
             events.append({"code": 3, "message": "Text", "data": "\n\n"})
-        for n, delta in enumerate(word_deltas(text, delta_rng, most=3)):
+        if turn.get("voice"):  # no Text events: one Audio event per clip
+            for clip in output["content"]["audio"]:
+                data = {"audioAnswer": clip["audio"], "transcript": clip["transcript"]}
+                events.append({"code": 39, "message": "Audio", "data": data})
+        for n, delta in enumerate([] if turn.get("voice") else word_deltas(text, delta_rng, most=3)):
             if unknown and i == 0 and n == unknown["after"]:
                 events.append(unknown["event"])
             events.append({"code": 3, "message": "Text", "data": delta})
-        events.append({"code": 10, "message": "FlowOutput", "data": output})
+        # FlowOutput as documented: a list of per-component items, with a sibling componentId.
+        flow: dict[str, Any] = {
+            "content": output["content"]["text"],
+            "branch": output["from_component_branch"],
+            "from_component_name": output["from_component_name"],
+        }
+        if "audio" in output["content"]:
+            flow["audioDatas"] = output["content"]["audio"]
+        component = object_id(seconds - 86400 * 90, "component", stem, str(i))
+        events.append(
+            {"code": 10, "message": "FlowOutput", "data": [flow], "componentId": component}
+        )
+    for item in stream_citations:
+        events.append({"code": 20, "message": "Citation", "data": [{"citation": item}]})
     events.append({"code": 4, "message": "Cost", "data": usage})
     events.append({"code": 0, "message": "End", "data": {SAMPLE_FIELD: sample}})
 
@@ -657,7 +769,10 @@ def build_gptbots(turn: dict[str, Any]) -> tuple[dict[str, Any], str]:
         data_prefix=opts.get("data_prefix", "data: "),
         rng=_rng("keepalive", sample),
     )
-    return document, body
+    # The same events as bare JSON lines, the framing of every official GPTBots example.
+    eol = "\r\n" if opts.get("crlf") else "\n"
+    lines = "".join(compact(e) + eol for e in events)
+    return document, body, lines
 
 
 # --------------------------------------------------------------------------- main
@@ -702,16 +817,17 @@ def main() -> None:
 
     seen_ids: set[str] = set()
     for turn in _items("gptbots.json"):
-        doc, sse = build_gptbots(turn)
+        doc, sse, lines = build_gptbots(turn)
         assert doc["message"]["message_id"] not in seen_ids, turn["stem"]
         seen_ids.add(doc["message"]["message_id"])
         _write(HERE / "gptbots" / f"{turn['stem']}.json", dump_json(doc), written)
         _write(HERE / "gptbots" / f"{turn['stem']}.sse", sse, written)
+        _write(HERE / "gptbots" / f"{turn['stem']}.jsonl", lines, written)
 
     # Drop generated files whose source entry is gone.
     for provider in ("magisterium", "maritaca", "gptbots"):
         for path in (HERE / provider).iterdir():
-            if path.suffix in {".json", ".sse"} and path not in written:
+            if path.suffix in {".json", ".sse", ".jsonl"} and path not in written:
                 path.unlink()
 
     print(f"wrote {len(written)} files")

@@ -36,7 +36,7 @@ CITATION_FIELDS = {
 }
 CHAT_RESPONSE_FIELDS = {"id", "object", "created", "model", "choices", "usage", SAMPLE_FIELD}
 MAGISTERIUM_KNOWN = CHAT_RESPONSE_FIELDS | {"citations", "related_questions"}
-GPTBOTS_CODES = {0, 3, 4, 10, 11, 39}
+GPTBOTS_CODES = {0, 3, 4, 5, 6, 10, 11, 20, 39, 41, 83}
 CREATED_RANGE = (1735689600, 1798761599)  # 2025-01-01 .. 2026-12-31 UTC
 HEX24 = re.compile(r"^[0-9a-f]{24}$")
 
@@ -44,6 +44,7 @@ DEFINITION_RE = re.compile(r"^[ ]{0,3}\[\^([1-9][0-9]*)\]:.*$", re.MULTILINE)
 MARKER_RE = re.compile(r"(?<!\\)\[(\^?)([1-9][0-9]{0,3})\](?!\()")
 ADJACENT_RE = re.compile(r"\[\^?[1-9][0-9]*\]\[\^?[1-9][0-9]*\]")
 LINK_RE = re.compile(r"\[[^\]]+\]\(https?://[^)\s]+\)")
+CORNER_RE = re.compile(r"\$\[([1-9][0-9]{0,3})\]\$")
 ENTITY_RE = re.compile(r"&(?:[a-zA-Z]+|#[0-9]+|#x[0-9a-fA-F]+);")
 
 problems: list[str] = []
@@ -447,7 +448,17 @@ def check_gptbots() -> dict[str, int]:
     for stem, doc, raw in pairs:
         where = f"gptbots/{stem}"
         keys = {"question", "language", "user_id", "conversation_id", "message", "correlate"}
-        check(set(doc) == keys, f"{where}: keys")
+        check(set(doc) - {"next_question"} == keys, f"{where}: keys")
+        if "next_question" in doc:
+            tally["next_question"] += 1
+            questions = doc["next_question"].get("questions")
+            check(
+                isinstance(questions, list)
+                and questions
+                and all(isinstance(q, str) and q.strip() for q in questions)
+                and doc["next_question"].get(SAMPLE_FIELD) == f"gptbots/{stem}",
+                f"{where}: next_question must be {{questions: [...], {SAMPLE_FIELD}}}",
+            )
         tally[f"lang:{doc['language']}"] += 1
         check(
             isinstance(doc["user_id"], str) and 0 < len(doc["user_id"]) <= 32, f"{where}: user_id"
@@ -487,7 +498,9 @@ def check_gptbots() -> dict[str, int]:
                 and isinstance(out.get("content", {}).get("text"), str),
                 f"{where}: output item shape",
             )
-            check(not MARKER_RE.search(out["content"]["text"]), f"{where}: text has markers")
+            plain = CORNER_RE.sub("", out["content"]["text"]) if msg.get("citations") else None
+            text_ = out["content"]["text"] if plain is None else plain
+            check(not MARKER_RE.search(text_), f"{where}: text has markers")
         if len(outputs) >= 2:
             tally["two_branches"] += 1
         usage = msg.get("usage", {})
@@ -520,8 +533,13 @@ def check_gptbots() -> dict[str, int]:
         if scores:
             tally["max_refs"] = max(tally["max_refs"], len(scores))
 
-        # the stream
+        # the stream, framed as SSE (.sse) and as bare JSON lines (.jsonl), the same events
         events = [json.loads(e) for e in decode_sse(raw)]
+        lines_path = HERE / "gptbots" / f"{stem}.jsonl"
+        if check(lines_path.is_file(), f"{where}: no .jsonl stream"):
+            lines = lines_path.read_bytes().decode("utf-8").splitlines()
+            check(all(line.strip() for line in lines), f"{where}.jsonl: blank line")
+            check([json.loads(line) for line in lines] == events, f"{where}: .jsonl != .sse")
         check(b"[DONE]" not in raw, f"{where}: GPTBots streams have no [DONE]")
         check(
             all(
@@ -542,10 +560,30 @@ def check_gptbots() -> dict[str, int]:
         text = "".join(e["data"] for e in events if e["code"] == 3)
         joined = "\n\n".join(o["content"]["text"] for o in outputs)
         check(text == joined, f"{where}: code-3 deltas differ from the output texts")
-        flows = [e["data"] for e in events if e["code"] == 10]
+        flows = []
+        for e in events:
+            if e["code"] != 10:
+                continue
+            check(
+                isinstance(e["data"], list) and HEX24.match(e.get("componentId", "")),
+                f"{where}: FlowOutput must be a list with a sibling componentId",
+            )
+            for item in e["data"]:
+                content = {"text": item["content"]}
+                if "audioDatas" in item:
+                    content["audio"] = item["audioDatas"]
+                flows.append(
+                    {
+                        "from_component_branch": item["branch"],
+                        "from_component_name": item["from_component_name"],
+                        "content": content,
+                    }
+                )
         check(flows == outputs, f"{where}: FlowOutput events differ from output")
         costs = [e["data"] for e in events if e["code"] == 4]
         check(costs == [usage], f"{where}: Cost event differs from usage")
+        check_gptbots_citations(where, msg, outputs, events, tally)
+        check_gptbots_extras(where, outputs, events, tally)
         if any(e["code"] not in GPTBOTS_CODES for e in events):
             tally["unknown_code"] += 1
         if b"data:{" in raw:
@@ -553,6 +591,82 @@ def check_gptbots() -> dict[str, int]:
     for lang in ("en", "zh", "ja", "th"):
         check(tally[f"lang:{lang}"], f"gptbots: no {lang} turn")
     return dict(tally)
+
+
+def check_gptbots_extras(
+    where: str, outputs: list[dict[str, Any]], events: list[dict[str, Any]], tally: Counter[str]
+) -> None:
+    """Voice answers (Audio, code 39, and no Text), thoughts (41) and tool calls (5, 6)."""
+    codes = [e["code"] for e in events]
+    audio = [e["data"] for e in events if e["code"] == 39]
+    if audio:
+        tally["voice"] += 1
+        check(3 not in codes, f"{where}: a voice answer has no Text events")
+        clips = [c for o in outputs for c in o["content"].get("audio", [])]
+        check(
+            [(a["audioAnswer"], a["transcript"]) for a in audio]
+            == [(c["audio"], c["transcript"]) for c in clips],
+            f"{where}: Audio events differ from the output's audio",
+        )
+        check("".join(a["transcript"] for a in audio).strip(), f"{where}: empty transcript")
+    if 41 in codes:
+        tally["thought"] += 1
+        first_text = min((i for i, c in enumerate(codes) if c == 3), default=len(codes))
+        check(codes.index(41) < first_text, f"{where}: a Thought after the text")
+        check(
+            all(isinstance(e["data"], str) for e in events if e["code"] == 41),
+            f"{where}: Thought data is not a string",
+        )
+    if 5 in codes and 6 in codes:
+        tally["tool_events"] += 1
+        check(codes.index(5) < codes.index(6), f"{where}: a tool response before its request")
+
+
+def _snake(name: str) -> str:
+    return "".join("_" + c.lower() if c.isupper() else c for c in name)
+
+
+def check_gptbots_citations(
+    where: str,
+    msg: dict[str, Any],
+    outputs: list[dict[str, Any]],
+    events: list[dict[str, Any]],
+    tally: Counter[str],
+) -> None:
+    """Corner citations: every $[N]$ mark has a citation with index "N" (a string), each
+    citation carries the documented fields, and the stream's Citation (20) and
+    CorrelateAttachment (83) events carry the same content as the blocking citations."""
+    citations = msg.get("citations")
+    streamed = [e for e in events if e["code"] == 20]
+    attachments = [item for e in events if e["code"] == 83 for item in e["data"]]
+    if citations is None:
+        check(not streamed and not attachments, f"{where}: citation events without citations")
+        return
+    tally["corner_citations"] += 1
+    marks = {m for o in outputs for m in CORNER_RE.findall(o["content"]["text"])}
+    indexes = [c.get("index") for c in citations]
+    check(all(isinstance(i, str) for i in indexes), f"{where}: citation index is not a string")
+    check(marks <= set(indexes), f"{where}: a $[N]$ mark without its citation")
+    fields = {"index", "name", "type", "content", "data_id", "segment_id", "segment_index"}
+    for c in citations:
+        check(fields <= set(c), f"{where}: citation fields")
+        check(c.get("type") in ("attachment", "doc", "tool"), f"{where}: citation type")
+        check(isinstance(c.get(c.get("type")), dict), f"{where}: citation {c.get('type')} object")
+        if c.get("type") == "attachment":
+            check({"id", "url", "name", "type"} <= set(c["attachment"]), f"{where}: attachment")
+    items = []
+    for e in streamed:
+        check(isinstance(e["data"], list), f"{where}: Citation data is not a list")
+        items.extend({_snake(k): v for k, v in i["citation"].items()} for i in e["data"])
+    check(len(items) == len(citations), f"{where}: Citation events != citations")
+    for got, want in zip(items, citations, strict=False):
+        same = ("index", "name", "type", "content", "data_id", "segment_id", "segment_index")
+        check(all(got.get(k) == want.get(k) for k in same), f"{where}: Citation event differs")
+    check(
+        [(a["dataId"], a["content"]) for a in attachments]
+        == [(c["data_id"], c["content"]) for c in citations],
+        f"{where}: CorrelateAttachment events differ from citations",
+    )
 
 
 # --------------------------------------------------------------------------- main
@@ -664,6 +778,11 @@ def main() -> int:
         lambda t: t.get("missing_source_url", 0) >= 1 and t.get("empty_source_url", 0) >= 1,
     )
     require(gpt, "unknown event code", lambda t: t.get("unknown_code", 0) >= 1)
+    require(gpt, "corner citations", lambda t: t.get("corner_citations", 0) >= 1)
+    require(gpt, "suggested questions", lambda t: t.get("next_question", 0) >= 1)
+    require(gpt, "voice answer (code 39)", lambda t: t.get("voice", 0) >= 1)
+    require(gpt, "thought (code 41)", lambda t: t.get("thought", 0) >= 1)
+    require(gpt, "tool call events (codes 5, 6)", lambda t: t.get("tool_events", 0) >= 1)
 
     if problems:
         print(f"{len(problems)} problem(s):")

@@ -29,17 +29,26 @@ def expected_references(rec: dict[str, Any]) -> ck.References:
 
 
 def view(answer: ck.Answer) -> tuple[Any, ...]:
-    return (answer.text, answer.id, answer.outputs, answer.question, answer.sample)
+    return (
+        answer.text,
+        answer.id,
+        answer.outputs,
+        answer.question,
+        answer.sample,
+        answer.citations,
+        answer.usage,
+    )
 
 
 @pytest.mark.parametrize(("stem", "rec"), GB, ids=[s for s, _ in GB])
 def test_sample_blocking_and_streaming(gb: ck.GPTBots, stem: str, rec: dict[str, Any]) -> None:
-    blocking = gb.ask(rec["question"])
-    streamed = gb.ask(rec["question"], stream=True, display=False)
+    cited = "citations" in rec["message"]  # recorded with conversation_config.corner_citation
+    blocking = gb.ask(rec["question"], citations=cited)
+    streamed = gb.ask(rec["question"], stream=True, display=False, citations=cited)
     expected = ck.Answer.from_response(rec["message"], provider="gptbots", question=rec["question"])
     assert view(blocking) == view(streamed) == view(expected)
     rebuilt = ck.Answer.from_response(streamed.raw, provider="gptbots", question=rec["question"])
-    assert view(rebuilt) == view(streamed)
+    assert view(rebuilt) == view(streamed) and rebuilt.thoughts == streamed.thoughts
     assert blocking.sample == f"gptbots/{stem}"
     assert blocking.conversation_id and streamed.conversation_id
     assert blocking.conversation_id != streamed.conversation_id  # a new conversation each
@@ -61,10 +70,11 @@ def test_saved_stream_equals_saved_reply() -> None:
         saved = ck.Answer.from_response(
             rec["message"], provider="gptbots", question=rec["question"]
         )
-        assert (streamed.text, streamed.id, streamed.outputs) == (
+        assert (streamed.text, streamed.id, streamed.outputs, streamed.citations) == (
             saved.text,
             saved.id,
             saved.outputs,
+            saved.citations,
         )
 
 
@@ -260,3 +270,31 @@ def test_user_id_is_sent(server: ProviderServer) -> None:
 def test_create_time_normalised(value: Any, expected: datetime | None) -> None:
     reply = {"message_id": "m1", "create_time": value, "output": []}
     assert ck.Answer.from_response(reply, provider="gptbots").created == expected
+
+
+@pytest.mark.parametrize(("stem", "rec"), GB, ids=[s for s, _ in GB])
+def test_sample_sync_equals_async(gb: ck.GPTBots, stem: str, rec: dict[str, Any]) -> None:
+    options: dict[str, Any] = {
+        "citations": "citations" in rec["message"],
+        "related_questions": "next_question" in rec,
+    }
+
+    def full(answer: ck.Answer) -> tuple[Any, ...]:
+        return (*view(answer), answer.thoughts, answer.related_questions, answer.references)
+
+    async def run() -> list[ck.Answer]:
+        blocking = await gb.aask(rec["question"], **options)
+        streamed = await gb.aask(rec["question"], stream=True, display=False, **options)
+        async with gb.astream(rec["question"], **options) as s:
+            async for _ in s:
+                pass
+        await gb.aclose()
+        assert s.answer is not None
+        return [blocking, streamed, s.answer]
+
+    a_blocking, a_streamed, a_stream = asyncio.run(run())
+    blocking = gb.ask(rec["question"], **options)
+    streamed = gb.ask(rec["question"], stream=True, display=False, **options)
+    assert full(a_blocking) == full(blocking)
+    assert full(a_streamed) == full(a_stream) == full(streamed)
+    assert view(streamed) == view(blocking)

@@ -440,6 +440,13 @@ def test_gptbots_full_flow(srv: ProviderServer, client: httpx.Client) -> None:
         f"{base}/v2/conversation/message", json={**send, "response_mode": "streaming"}
     )
     assert stream.headers["content-type"].startswith("text/event-stream")
+    # Bare JSON lines by default (every official GPTBots example), SSE as a scenario option.
+    recorded = events(GPT_SSE.replace(CONV.encode(), cid.encode()))
+    assert [json.loads(line) for line in stream.content.splitlines()] == recorded
+    sse_base = srv.base_url("gptbots", framing="sse")
+    stream = client.post(
+        f"{sse_base}/v2/conversation/message", json={**send, "response_mode": "streaming"}
+    )
     assert stream.content == GPT_SSE.replace(CONV.encode(), cid.encode())
     got = events(stream.content)
     assert got[0]["code"] == 11 and got[-1]["code"] == 0
@@ -495,7 +502,7 @@ def test_gptbots_code_fault_in_a_stream(srv: ProviderServer, client: httpx.Clien
     assert blocking.json() == {"code": 20040, "message": "question too long"}
     streaming = client.post(url, json={**send, "response_mode": "streaming"})
     assert streaming.headers["content-type"].startswith("text/event-stream")
-    assert events(streaming.content) == [{"code": 20040, "message": "question too long"}]
+    assert json.loads(streaming.content) == {"code": 20040, "message": "question too long"}
 
 
 def test_gptbots_code_fault_status_and_message(srv: ProviderServer, client: httpx.Client) -> None:
@@ -763,6 +770,7 @@ def test_real_gptbots_samples(real: ProviderServer) -> None:
     if not samples:
         pytest.skip("no gptbots samples in sample_data yet")
     base = real.base_url("gptbots")
+    sse_base = real.base_url("gptbots", framing="sse")
     with httpx.Client(headers=AUTH, timeout=10) as c:
         for sample in samples:
             cid = c.post(f"{base}/v1/conversation", json={"user_id": "u"}).json()["conversation_id"]
@@ -771,12 +779,14 @@ def test_real_gptbots_samples(real: ProviderServer) -> None:
                 "response_mode": "blocking",
                 "messages": [{"role": "user", "content": sample.question}],
             }
+            if "citations" in sample.response:  # recorded with corner citations
+                send["conversation_config"] = {"corner_citation": True}
             reply = c.post(f"{base}/v2/conversation/message", json=send).json()
             assert reply == {**sample.response, "conversation_id": cid}, sample.name
-            if sample.sse is not None:
-                send["response_mode"] = "streaming"
-                got = c.post(f"{base}/v2/conversation/message", json=send).content
-                recorded = sample.sse
+            send["response_mode"] = "streaming"
+            for url, recorded in ((base, sample.lines), (sse_base, sample.sse)):
+                assert recorded is not None, sample.name
+                got = c.post(f"{url}/v2/conversation/message", json=send).content
                 if sample.conversation_id:
                     recorded = recorded.replace(sample.conversation_id.encode(), cid.encode())
                 assert got == recorded, sample.name

@@ -324,6 +324,8 @@ class Answer:
     question: str | None = None
     conversation_id: str | None = None
     outputs: tuple[str, ...] = ()
+    #: Reasoning the provider streamed apart from the text (GPTBots Thought events).
+    thoughts: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     partial: bool = False
     cached: bool = False

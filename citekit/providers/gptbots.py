@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import uuid
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from ..core.errors import ConfigurationError
@@ -20,7 +21,9 @@ from ..wire.flow import Flow
 from ..wire.gptbots import (
     ask_flow,
     check_body,
+    check_flag,
     classify,
+    conversation_config,
     new_conversation,
     references_flow,
 )
@@ -48,6 +51,17 @@ def _check_user_id(user_id: Any) -> str:
     return user_id
 
 
+def _check_conversation_id(conversation_id: Any) -> str | None:
+    if conversation_id is None:
+        return None
+    if not isinstance(conversation_id, str) or not conversation_id.strip():
+        raise ValueError(
+            f"conversation_id={conversation_id!r} must be an id from an earlier answer "
+            "(Answer.conversation_id) or new_conversation(); omit it to start a new one"
+        )
+    return conversation_id.strip()
+
+
 def _check_message_id(message_id: Any) -> str:
     if not isinstance(message_id, str) or not message_id.strip():
         raise ValueError(f"message_id={message_id!r} must be the agent reply's message id")
@@ -63,6 +77,19 @@ class GPTBots(ProviderClient):
         Region: ``"sg"`` (Singapore, default), ``"jp"`` or ``"th"``.
     user_id
         Who conversations are created for (at most 32 characters); generated when omitted.
+    citations
+        Ask for corner citations by default (``conversation_config.corner_citation``): the
+        text then carries ``$[1]$`` marks and ``Answer.citations`` the cited fragments. Each
+        call can say otherwise with ``citations=``.
+
+    Examples
+    --------
+    >>> gb = ck.GPTBots(citations=True)
+    >>> ans = gb.ask("What does the travel policy say about booking flights?")
+    >>> "$[1]$" in ans.text, ans.citations[0].marker
+    (True, 1)
+    >>> ans.citations[0].document_title
+    'Travel Policy 2025.pdf'
     """
 
     name: ClassVar[str] = "gptbots"
@@ -74,6 +101,7 @@ class GPTBots(ProviderClient):
         *,
         endpoint: str | None = None,
         user_id: str | None = None,
+        citations: bool = False,
         base_url: str | None = None,
         **kwargs: Any,
     ) -> None:
@@ -85,6 +113,7 @@ class GPTBots(ProviderClient):
             )
         self.endpoint = region
         self.user_id = _check_user_id(user_id)
+        self.citations = check_flag("citations", citations)
         super().__init__(base_url=base_url or f"https://api-{region}.gptbots.ai", **kwargs)
 
     @property
@@ -104,27 +133,42 @@ class GPTBots(ProviderClient):
         conversation_id: str | None,
         user_id: str | None,
         stream: bool,
-        references: bool,
-        cache: bool | None,
-        log: bool | None,
+        options: dict[str, Any],
     ) -> Flow[Answer]:
-        """The ask as one flow; its arguments are checked now, before anything is sent."""
+        """The ask as one flow; its arguments are checked now, before anything is sent.
+
+        ``options`` are the keyword arguments every ask takes: references, related_questions,
+        cache, log, and the ``conversation_config`` ones.
+        """
+        references = check_flag("references", options.pop("references"))
+        related = check_flag("related_questions", options.pop("related_questions"))
+        cache, log = options.pop("cache"), options.pop("log")
+        if options["citations"] is None:
+            options["citations"] = self.citations
+        config = conversation_config(**options)
         flow = ask_flow(
             self._wire,
             _check_question(question),
-            conversation_id=conversation_id,
+            conversation_id=_check_conversation_id(conversation_id),
             user_id=self._user(user_id),
             stream=stream,
             references=references,
+            related_questions=related,
+            config=config,
         )
-        request = _log_request(question, conversation_id, references, self._agent)
+        request = _log_request(question, conversation_id, references, self._agent, config)
+        if related:
+            request["related_questions"] = True
         return self._logged(
             flow,
             request,
             stream=stream,
             cache=cache,
             log=log,
-            cacheable=lambda answer: not references or answer.references is not None,
+            cacheable=lambda answer: (
+                (not references or answer.references is not None)
+                and (not related or "next_question" in answer.raw)
+            ),
         )
 
     def new_conversation(self, *, user_id: str | None = None) -> str:
@@ -152,16 +196,57 @@ class GPTBots(ProviderClient):
         stream: bool = False,
         display: bool | None = None,
         references: bool = True,
+        related_questions: bool = False,
+        citations: bool | None = None,
+        knowledge: Mapping[str, Sequence[str]] | None = None,
+        custom_variables: Mapping[str, Any] | None = None,
+        long_term_memory: bool | None = None,
+        short_term_memory: bool | None = None,
         cache: bool | None = None,
         log: bool | None = None,
     ) -> Answer:
         """Ask the agent (a new conversation unless ``conversation_id=``) and attach references.
 
-        ``references=False`` skips ``GET /v1/correlate/dataset``; ``log`` and ``cache`` work
-        as for the other clients. With ``stream=True`` the text shows as it arrives
-        (``display=False`` turns that off) and the same final ``Answer`` is returned.
+        One ask is up to four requests: a conversation (skipped with ``conversation_id=``), the
+        message, its knowledge references (skipped with ``references=False``) and, with
+        ``related_questions=True``, ``GET /v1/next/question`` for ``Answer.related_questions``.
+        The free plan allows 3 requests a minute.
+
+        ``citations=True`` asks for corner citations (``$[N]$`` marks in the text,
+        ``Answer.citations``); None uses the client's default. ``knowledge={"data_ids": [...],
+        "group_ids": [...]}`` limits the knowledge searched, ``custom_variables={...}`` fills
+        the agent's variables, ``long_term_memory=`` / ``short_term_memory=`` switch its
+        memories: each goes in ``conversation_config`` only when given. ``log`` and ``cache``
+        work as for the other clients.
+
+        >>> gb = ck.GPTBots()
+        >>> ans = gb.ask(
+        ...     "Where is my refund for order 55102?",
+        ...     references=False,
+        ...     related_questions=True,
+        ...     custom_variables={"customer_tier": "gold"},
+        ... )
+        >>> ans.related_questions[0]
+        'How long do card refunds take to appear?'
+        >>> again = gb.ask("And for a gift card?", conversation_id=ans.conversation_id)
+        >>> again.conversation_id == ans.conversation_id
+        True
+
+        With ``stream=True`` the text shows as it arrives (``display=False`` turns that off)
+        and the same final ``Answer`` is returned.
         """
-        flow = self._call(question, conversation_id, user_id, stream, references, cache, log)
+        options = dict(
+            references=references,
+            related_questions=related_questions,
+            citations=citations,
+            knowledge=knowledge,
+            custom_variables=custom_variables,
+            long_term_memory=long_term_memory,
+            short_term_memory=short_term_memory,
+            cache=cache,
+            log=log,
+        )
+        flow = self._call(question, conversation_id, user_id, stream, options)
         return self._consume(self._stream(flow), display) if stream else self._run(flow)
 
     async def aask(
@@ -173,11 +258,28 @@ class GPTBots(ProviderClient):
         stream: bool = False,
         display: bool | None = None,
         references: bool = True,
+        related_questions: bool = False,
+        citations: bool | None = None,
+        knowledge: Mapping[str, Sequence[str]] | None = None,
+        custom_variables: Mapping[str, Any] | None = None,
+        long_term_memory: bool | None = None,
+        short_term_memory: bool | None = None,
         cache: bool | None = None,
         log: bool | None = None,
     ) -> Answer:
         """Async twin of ``ask``."""
-        flow = self._call(question, conversation_id, user_id, stream, references, cache, log)
+        options = dict(
+            references=references,
+            related_questions=related_questions,
+            citations=citations,
+            knowledge=knowledge,
+            custom_variables=custom_variables,
+            long_term_memory=long_term_memory,
+            short_term_memory=short_term_memory,
+            cache=cache,
+            log=log,
+        )
+        flow = self._call(question, conversation_id, user_id, stream, options)
         if stream:
             return await self._aconsume(self._astream(flow), display)
         return await self._arun(flow)
@@ -189,13 +291,30 @@ class GPTBots(ProviderClient):
         conversation_id: str | None = None,
         user_id: str | None = None,
         references: bool = True,
+        related_questions: bool = False,
+        citations: bool | None = None,
+        knowledge: Mapping[str, Sequence[str]] | None = None,
+        custom_variables: Mapping[str, Any] | None = None,
+        long_term_memory: bool | None = None,
+        short_term_memory: bool | None = None,
         cache: bool | None = None,
         log: bool | None = None,
     ) -> Stream:
         """Stream the answer: ``TextDelta`` events as they arrive, then the ``Answer`` (with
         references). The ``Stream`` is a context manager and holds the answer in ``.answer``.
         """
-        flow = self._call(question, conversation_id, user_id, True, references, cache, log)
+        options = dict(
+            references=references,
+            related_questions=related_questions,
+            citations=citations,
+            knowledge=knowledge,
+            custom_variables=custom_variables,
+            long_term_memory=long_term_memory,
+            short_term_memory=short_term_memory,
+            cache=cache,
+            log=log,
+        )
+        flow = self._call(question, conversation_id, user_id, True, options)
         return self._stream(flow)
 
     def astream(
@@ -205,22 +324,47 @@ class GPTBots(ProviderClient):
         conversation_id: str | None = None,
         user_id: str | None = None,
         references: bool = True,
+        related_questions: bool = False,
+        citations: bool | None = None,
+        knowledge: Mapping[str, Sequence[str]] | None = None,
+        custom_variables: Mapping[str, Any] | None = None,
+        long_term_memory: bool | None = None,
+        short_term_memory: bool | None = None,
         cache: bool | None = None,
         log: bool | None = None,
     ) -> AsyncStream:
         """Async twin of ``stream``: an ``AsyncStream`` (``async for``, ``async with``)."""
-        flow = self._call(question, conversation_id, user_id, True, references, cache, log)
+        options = dict(
+            references=references,
+            related_questions=related_questions,
+            citations=citations,
+            knowledge=knowledge,
+            custom_variables=custom_variables,
+            long_term_memory=long_term_memory,
+            short_term_memory=short_term_memory,
+            cache=cache,
+            log=log,
+        )
+        flow = self._call(question, conversation_id, user_id, True, options)
         return self._astream(flow)
 
 
 def _log_request(
-    question: str, conversation_id: str | None, references: bool, agent: str
+    question: str,
+    conversation_id: str | None,
+    references: bool,
+    agent: str,
+    config: dict[str, Any],
 ) -> dict[str, Any]:
     """What identifies an ask in the answer log: no user id (fresh asks can be cached), but
-    the agent (a GPTBots key belongs to one agent; a digest of it, never the key)."""
-    return {
+    the agent (a GPTBots key belongs to one agent; a digest of it, never the key) and the
+    ``conversation_config`` when one is sent."""
+    request: dict[str, Any] = {
         "question": question,
         "conversation_id": conversation_id,
         "references": references,
         "agent": agent,
     }
+    if config:
+        request["conversation_config"] = config
+    return request

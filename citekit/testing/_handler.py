@@ -25,10 +25,10 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from ._errors import HTML_ERROR_PAGE, error_body, gptbots_body
-from ._replies import Reply, Responder, json_reply
+from ._replies import Reply, Responder, gptbots_event, json_reply
 from ._samples import ProviderName
 from ._scenario import Endpoint, Fault, RecordedRequest, Scenario
-from ._sse import Segment, data_event
+from ._sse import Segment
 
 __all__ = ["LoopbackHTTPServer", "ServerState"]
 
@@ -42,6 +42,7 @@ _ROUTES: dict[tuple[str, str], tuple[ProviderName, Endpoint, str]] = {
     ("gptbots", "/v1/conversation"): ("gptbots", "conversation", "POST"),
     ("gptbots", "/v2/conversation/message"): ("gptbots", "message", "POST"),
     ("gptbots", "/v1/correlate/dataset"): ("gptbots", "correlate", "GET"),
+    ("gptbots", "/v1/next/question"): ("gptbots", "next_question", "GET"),
 }
 _PATH = re.compile(r"^(?:/s/(?P<scenario>[^/]+))?/(?P<provider>[a-z]+)(?P<rest>/.*)?$")
 _MALFORMED_EVENT = b'data: {"id": "chatcmpl-malformed", "choices": [{"delta": {"content": "\n\n'
@@ -280,7 +281,8 @@ class ProviderHandler(BaseHTTPRequestHandler):
             streaming = isinstance(body, dict) and body.get("response_mode") == "streaming"
             if streaming and reply.status == 200:
                 # A streaming reply carries the envelope as its one event.
-                reply = Reply(200, stream=[data_event(gptbots_body(code, scenario.message))])
+                envelope = gptbots_body(code, scenario.message)
+                reply = Reply(200, stream=[gptbots_event(envelope, scenario.framing)])
             self._send(reply)
         else:
             reply = self.server.state.responder.reply(provider, endpoint, body, query, scenario)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import secrets
 import threading
 from dataclasses import dataclass, field
@@ -22,13 +23,15 @@ from ._samples import (
     find_by_message_id,
     last_user_text,
 )
-from ._scenario import Endpoint, Scenario
+from ._scenario import Endpoint, Framing, Scenario
 from ._sse import (
     Segment,
     cycle_pieces,
     data_event,
     drop_usage_chunk,
+    json_line,
     pieces_of,
+    split_lines,
     split_segments,
     strip_related_questions,
     synthesize_chat_stream,
@@ -97,6 +100,8 @@ class Responder:
             return json_reply(200, self.samples.models or {"object": "list", "data": []})
         if endpoint == "correlate":
             return self._correlate(query, scenario)
+        if endpoint == "next_question":
+            return self._next_question(query)
         if not isinstance(body, dict):
             what = "Request body is not a valid JSON object"
             if provider == "gptbots":
@@ -105,7 +110,7 @@ class Responder:
         if endpoint == "conversation":
             return self._new_conversation(body)
         if endpoint == "message":
-            return self._gptbots_message(body)
+            return self._gptbots_message(body, scenario)
         if endpoint == "search":
             return self._search(body)
         return self._chat(provider, body, scenario)
@@ -230,7 +235,7 @@ class Responder:
             self._conversations[conversation_id] = user_id
         return json_reply(200, {"conversation_id": conversation_id})
 
-    def _gptbots_message(self, body: dict[str, Any]) -> Reply:
+    def _gptbots_message(self, body: dict[str, Any], scenario: Scenario) -> Reply:
         conversation_id = body.get("conversation_id")
         with self._lock:
             known = isinstance(conversation_id, str) and conversation_id in self._conversations
@@ -246,16 +251,27 @@ class Responder:
         sample = choose_sample(self.samples["gptbots"], last_user_text(messages))
         if sample is None:
             return self._no_samples("gptbots")
+        config = body.get("conversation_config")
+        asked = isinstance(config, dict) and config.get("corner_citation") is True
+        cited = asked or "citations" not in sample.response  # nothing to leave out
         if mode == "blocking":
             message = copy.deepcopy(sample.response)
             message["conversation_id"] = conversation_id
-            return json_reply(200, message)
-        if sample.sse is not None:
-            raw = sample.sse
-            if sample.conversation_id:
-                raw = raw.replace(sample.conversation_id.encode(), conversation_id.encode())
-            return Reply(200, stream=split_segments(raw))
-        return Reply(200, stream=_gptbots_stream(sample, conversation_id))
+            return json_reply(200, message if cited else _uncited_message(message))
+        segments = _gptbots_stream(sample, conversation_id, scenario.framing)
+        return Reply(200, stream=segments if cited else _uncited_stream(segments, scenario.framing))
+
+    def _next_question(self, query: dict[str, str]) -> Reply:
+        # GPTBots offers suggested follow-up questions at GET /v1/next/question?answer_id=
+        # (shared/reference/providers.md); the samples record the body as "next_question".
+        answer_id = query.get("answer_id", "")
+        if not answer_id:
+            return json_reply(400, gptbots_body(40000, "invalid parameter: answer_id"))
+        sample = find_by_message_id(self.samples["gptbots"], answer_id)
+        if sample is None:
+            return json_reply(400, gptbots_body(40000, f"invalid parameter: no answer {answer_id}"))
+        recorded = sample.data.get("next_question")
+        return json_reply(200, recorded if isinstance(recorded, dict) else {"questions": []})
 
     def _correlate(self, query: dict[str, str], scenario: Scenario) -> Reply:
         message_id = query.get("message_id", "")
@@ -273,8 +289,75 @@ class Responder:
         return json_reply(200, body)
 
 
-def _gptbots_stream(sample: Sample, conversation_id: str) -> list[Segment]:
-    """A GPTBots stream built from the blocking body, for samples recorded without ``.sse``."""
+# Samples are recorded with ``conversation_config.corner_citation: true``. Without it GPTBots'
+# text carries no ``$[N]$`` marks and the reply no citations (shared/reference/providers.md),
+# so the server takes them out.
+_CORNER = re.compile(r"\$\[[0-9]{1,4}\]\$")
+_CITATION_CODES = (20, 83)
+
+
+def _uncited_message(message: dict[str, Any]) -> dict[str, Any]:
+    message.pop("citations", None)
+    for item in message.get("output") or []:
+        content = item.get("content") if isinstance(item, dict) else None
+        if isinstance(content, dict) and isinstance(content.get("text"), str):
+            content["text"] = _CORNER.sub("", content["text"])
+    return message
+
+
+def _uncited_stream(segments: list[Segment], framing: Framing) -> list[Segment]:
+    """The stream without Citation (20) and CorrelateAttachment (83) events or ``$[N]$`` marks;
+    only the events that change are re-serialized."""
+    out: list[Segment] = []
+    for segment in segments:
+        event = segment.payload() if segment.data is not None else None
+        if not isinstance(event, dict):
+            out.append(segment)
+            continue
+        code, data = event.get("code"), event.get("data")
+        if code in _CITATION_CODES:
+            continue
+        if code == 3 and isinstance(data, str) and _CORNER.search(data):
+            event["data"] = _CORNER.sub("", data)
+            if event["data"]:
+                out.append(gptbots_event(event, framing))
+        elif code == 10 and isinstance(data, list) and _CORNER.search(segment.data or ""):
+            for item in data:
+                if isinstance(item, dict) and isinstance(item.get("content"), str):
+                    item["content"] = _CORNER.sub("", item["content"])
+            out.append(gptbots_event(event, framing))
+        else:
+            out.append(segment)
+    return out
+
+
+def gptbots_event(obj: Any, framing: Framing) -> Segment:
+    """One GPTBots stream event in ``framing``."""
+    return json_line(obj) if framing == "lines" else data_event(obj)
+
+
+def _gptbots_stream(sample: Sample, conversation_id: str, framing: Framing) -> list[Segment]:
+    """The sample's stream in ``framing``: the recorded bytes of that framing when there are
+    some (bare JSON lines by default, as every official GPTBots example streams), else the
+    other framing's events re-framed, else events built from the blocking body."""
+    raw = sample.lines if framing == "lines" else sample.sse
+    if raw is not None:
+        if sample.conversation_id:
+            raw = raw.replace(sample.conversation_id.encode(), conversation_id.encode())
+        return split_lines(raw) if framing == "lines" else split_segments(raw)
+    other = sample.sse if framing == "lines" else sample.lines
+    if other is not None:
+        segments = split_segments(other) if framing == "lines" else split_lines(other)
+        events = [s.payload() for s in segments if s.data is not None]
+        if sample.conversation_id:
+            old, new = sample.conversation_id, conversation_id
+            events = [json.loads(json.dumps(e).replace(old, new)) for e in events]
+        return [gptbots_event(event, framing) for event in events]
+    return [gptbots_event(event, framing) for event in _built_events(sample, conversation_id)]
+
+
+def _built_events(sample: Sample, conversation_id: str) -> list[dict[str, Any]]:
+    """A GPTBots stream built from the blocking body, for samples recorded without a stream."""
     message_id = sample.message_id or ""
     events: list[dict[str, Any]] = [
         {
@@ -288,4 +371,4 @@ def _gptbots_stream(sample: Sample, conversation_id: str) -> list[Segment]:
     if "usage" in sample.response:
         events.append({"code": 4, "message": "Cost", "data": sample.response["usage"]})
     events.append({"code": 0, "message": "End", "data": None})
-    return [data_event(event) for event in events]
+    return events

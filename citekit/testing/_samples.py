@@ -2,7 +2,8 @@
 
 The layout is the one ``sample_data/README.md`` describes: ``<provider>/NN_slug.json`` holds a
 question and the provider's reply, and the optional sibling ``NN_slug.sse`` holds the same
-reply as the raw ``text/event-stream`` body.
+reply as the raw ``text/event-stream`` body. GPTBots samples also have ``NN_slug.jsonl``: the
+same stream framed as bare JSON lines, as GPTBots sends it.
 """
 
 from __future__ import annotations
@@ -51,6 +52,8 @@ class Sample:
     response: dict[str, Any] = field(repr=False)
     request: dict[str, Any] | None = field(default=None, repr=False)
     sse: bytes | None = field(default=None, repr=False)
+    #: GPTBots only: the stream as bare JSON lines (the sibling ``.jsonl`` file).
+    lines: bytes | None = field(default=None, repr=False)
     data: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
@@ -153,6 +156,8 @@ def _load_sample(provider: ProviderName, path: Path, *, search: bool = False) ->
     request = data.get("request")
     sse_path = path.with_suffix(".sse")
     sse = sse_path.read_bytes() if sse_path.is_file() else None
+    lines_path = path.with_suffix(".jsonl")
+    lines = lines_path.read_bytes() if lines_path.is_file() else None
     return Sample(
         provider=provider,
         name=path.stem,
@@ -161,6 +166,7 @@ def _load_sample(provider: ProviderName, path: Path, *, search: bool = False) ->
         response=response,
         request=request if isinstance(request, dict) else None,
         sse=sse,
+        lines=lines,
         data=data,
     )
 

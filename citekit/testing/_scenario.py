@@ -10,19 +10,27 @@ from ._samples import ProviderName
 
 __all__ = [
     "FAULTS",
+    "FRAMINGS",
     "Endpoint",
     "Fault",
+    "Framing",
     "RecordedRequest",
     "Scenario",
     "ScenarioOptions",
 ]
 
+#: How a GPTBots stream is framed: bare JSON lines (every official example) or SSE ``data:``.
+Framing = Literal["lines", "sse"]
+FRAMINGS: tuple[Framing, ...] = ("lines", "sse")
+
 Fault = Literal["status", "reset", "malformed", "html", "stall", "gptbots_code"]
 FAULTS: tuple[Fault, ...] = ("status", "reset", "malformed", "html", "stall", "gptbots_code")
 
 #: ``chat`` is Magisterium's and Maritaca's, ``models`` Maritaca's, ``search`` Magisterium's;
-#: the other three are GPTBots'.
-Endpoint = Literal["chat", "models", "search", "conversation", "message", "correlate"]
+#: the other four are GPTBots'.
+Endpoint = Literal[
+    "chat", "models", "search", "conversation", "message", "correlate", "next_question"
+]
 ENDPOINTS: tuple[Endpoint, ...] = (
     "chat",
     "models",
@@ -30,6 +38,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     "conversation",
     "message",
     "correlate",
+    "next_question",
 )
 
 
@@ -50,6 +59,7 @@ class ScenarioOptions(TypedDict, total=False):
     chunks: int | None
     api_key: str | None
     correlate_empty: bool
+    framing: Framing
 
 
 @dataclass
@@ -80,6 +90,9 @@ class Scenario:
         The only key accepted, when set.
     correlate_empty
         GPTBots ``correlate/dataset`` answers with an empty ``correlate_dataset``.
+    framing
+        How GPTBots streams are framed: ``"lines"`` (default: bare JSON lines, one event per
+        line, as every official GPTBots example shows) or ``"sse"`` (``data: {...}`` events).
     """
 
     id: str
@@ -97,6 +110,7 @@ class Scenario:
     chunks: int | None = None
     api_key: str | None = None
     correlate_empty: bool = False
+    framing: Framing = "lines"
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
     _faulted: int = field(default=0, repr=False)
     _in_flight: int = field(default=0, repr=False)
@@ -108,6 +122,8 @@ class Scenario:
             raise ValueError(f"unknown fault {self.fault!r}; choose one of {', '.join(FAULTS)}")
         if self.endpoint is not None and self.endpoint not in ENDPOINTS:
             raise ValueError(f"unknown endpoint {self.endpoint!r}; choose one of {ENDPOINTS}")
+        if self.framing not in FRAMINGS:
+            raise ValueError(f"unknown framing {self.framing!r}; choose one of {FRAMINGS}")
         if self.chunks is not None and self.chunks < 1:
             raise ValueError("chunks= must be at least 1")
         if self.delay < 0 or self.latency < 0:

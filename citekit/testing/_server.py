@@ -175,7 +175,8 @@ class ProviderServer:
 
         Options: ``fault`` ("status", "reset", "malformed", "html", "stall", "gptbots_code"),
         ``status``, ``message``, ``retry_after``, ``after``, ``stall``, ``code``, ``endpoint``,
-        ``times``, ``delay``, ``latency``, ``chunks``, ``api_key``, ``correlate_empty``; see
+        ``times``, ``delay``, ``latency``, ``chunks``, ``api_key``, ``correlate_empty``,
+        ``framing`` ("lines" or "sse", for GPTBots streams); see
         ``Scenario``. ``delay`` and ``latency`` default to the server's.
         """
         default = self._state.default

@@ -1,5 +1,8 @@
 """Server-sent event bodies as the server sends them: recorded files and synthesized streams.
 
+GPTBots streams are also sent as bare JSON lines (``json_line``, ``split_lines``): one event per
+line with no ``data:`` prefix, as every official GPTBots streaming example shows.
+
 A recorded ``.sse`` file is split into *segments*, each one event with the blank line that ends
 it (or a stray blank keep-alive), kept byte for byte. Only a segment whose JSON has to change is
 re-serialized, so a replay is otherwise exactly the recorded bytes: CRLF line endings, comment
@@ -19,7 +22,9 @@ __all__ = [
     "cycle_pieces",
     "data_event",
     "drop_usage_chunk",
+    "json_line",
     "pieces_of",
+    "split_lines",
     "split_segments",
     "strip_related_questions",
     "synthesize_chat_stream",
@@ -57,6 +62,22 @@ def data_event(obj: Any, eol: bytes = b"\n") -> Segment:
     """A one-line ``data:`` event carrying ``obj`` as compact JSON."""
     text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
     return Segment(b"data: " + text.encode() + eol + eol, text)
+
+
+def json_line(obj: Any, eol: bytes = b"\n") -> Segment:
+    """One bare JSON line carrying ``obj`` (GPTBots' streaming framing)."""
+    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    return Segment(text.encode() + eol, text)
+
+
+def split_lines(body: bytes) -> list[Segment]:
+    """Cut a bare-JSON-lines body into one segment per line (blank lines carry no data)."""
+    segments: list[Segment] = []
+    for match in _LINE.finditer(body):
+        line = match.group()
+        text = line.strip(b"\r\n").decode("utf-8", "replace")
+        segments.append(Segment(line, text if text.strip() else None))
+    return segments
 
 
 def _field_value(line: bytes) -> tuple[bytes, bytes]:

@@ -36,7 +36,7 @@ from ..core.errors import (
 from ..core.models import Answer, StreamEvent
 from ..core.names import display_name
 from .parsers import Accumulator
-from .response import Head, Wire, is_event_stream
+from .response import Decoder, Head, Wire, is_event_stream
 
 __all__ = [
     "CLOSE",
@@ -132,14 +132,20 @@ def fetch_json(wire: Wire, spec: RequestSpec, parse: Callable[[Any], T] = lambda
 
 
 def stream_answer(
-    wire: Wire, spec: RequestSpec, acc: Accumulator, *, unfinished: str
+    wire: Wire,
+    spec: RequestSpec,
+    acc: Accumulator,
+    *,
+    unfinished: str,
+    decoder: Callable[[], Decoder] | None = None,
 ) -> Flow[Answer]:
     """Stream ``spec`` into ``acc``, yielding its events as they arrive; return the answer.
 
     Failures before the first event are retried like any request (a retryable in-band error
     as the first event too). Once events have arrived, a failure raises ``StreamInterrupted``
     holding the partial answer, as does a stream that ends without its last event
-    (``unfinished`` says which one that is).
+    (``unfinished`` says which one that is). ``decoder`` cuts the body into events (default:
+    server-sent events); with one, a JSON-typed body is read as events too.
     """
     attempt = 0
     while True:
@@ -148,9 +154,12 @@ def stream_answer(
             head: Head = yield Send(spec)
             if not 200 <= head.status_code < 300:
                 raise wire.error_for(head, (yield from read_body()))
-            if not is_event_stream(head):
+            # A provider that brings its own ``decoder`` reads a JSON-typed body with it too:
+            # GPTBots' bare JSON lines may come labelled as JSON.
+            json_lines = decoder is not None and "json" in head.headers.get("content-type", "")
+            if not is_event_stream(head) and not json_lines:
                 wire.not_a_stream(head, (yield from read_body()))
-            reader = wire.events(head, acc.feed)
+            reader = wire.events(head, acc.feed, decoder)
             while not reader.done:
                 out = reader.read((yield READ))
                 if out:

@@ -19,12 +19,27 @@ from .errors import error_message, generic_error, parse_retry_after, request_id
 from .retry import RetryPolicy
 from .sse import SSEDecoder
 
-__all__ = ["BodyCheck", "ErrorClassifier", "EventReader", "Head", "Wire", "is_event_stream"]
+__all__ = [
+    "BodyCheck",
+    "Decoder",
+    "ErrorClassifier",
+    "EventReader",
+    "Head",
+    "Wire",
+    "is_event_stream",
+]
 
 #: Turns a decoded error body into a provider error; returns None to use the generic mapping.
 ErrorClassifier = Callable[[int | None, Any, str, str | None], ProviderError | None]
 #: Checks a 2xx JSON body for an in-band error (GPTBots puts ``{code, message}`` in a 200).
 BodyCheck = Callable[[Any, str | None], ProviderError | None]
+
+
+class Decoder(Protocol):
+    """Cuts a stream's bytes into event payloads (``SSEDecoder`` is one)."""
+
+    def feed(self, chunk: bytes) -> list[bytes]: ...
+    def flush(self) -> list[bytes]: ...
 
 
 class Head(Protocol):
@@ -110,9 +125,17 @@ class Wire:
             retry_after=err.retry_after,
         )
 
-    def events(self, head: Head, feed: Callable[[Any], list[StreamEvent]]) -> EventReader:
-        """A reader of the event stream ``head`` opens, handing each event to ``feed``."""
-        return EventReader(self, head, feed)
+    def events(
+        self,
+        head: Head,
+        feed: Callable[[Any], list[StreamEvent]],
+        decoder: Callable[[], Decoder] | None = None,
+    ) -> EventReader:
+        """A reader of the event stream ``head`` opens, handing each event to ``feed``.
+
+        ``decoder`` makes what cuts the bytes into events (default: an ``SSEDecoder``).
+        """
+        return EventReader(self, head, feed, decoder)
 
 
 _DONE = b"[DONE]"
@@ -130,12 +153,18 @@ class EventReader:
 
     __slots__ = ("_check", "_decoder", "_error", "_feed", "_rid", "_wire", "done", "received")
 
-    def __init__(self, wire: Wire, head: Head, feed: Callable[[Any], list[StreamEvent]]) -> None:
+    def __init__(
+        self,
+        wire: Wire,
+        head: Head,
+        feed: Callable[[Any], list[StreamEvent]],
+        decoder: Callable[[], Decoder] | None = None,
+    ) -> None:
         self._wire = wire
         self._feed = feed
         self._check = wire.check_body
         self._rid = request_id(head.headers) if wire.check_body is not None else None
-        self._decoder = SSEDecoder()
+        self._decoder: Decoder = SSEDecoder() if decoder is None else decoder()
         self._error: Exception | None = None
         #: True once the stream has ended (``[DONE]``, the end of the body, or an error).
         self.done = False

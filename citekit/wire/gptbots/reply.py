@@ -1,0 +1,265 @@
+"""GPTBots replies: the blocking ``/v2/conversation/message`` body and the stream's events."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ...core.errors import ResponseFormatError
+from ...core.models import Answer, StreamEvent, TextDelta, Usage, parse_created
+from .citations import attachment_citations, parse_citations, stream_citations
+
+__all__ = ["GPTBotsAccumulator", "flow_outputs", "parse_message", "questions_of"]
+
+# Stream event codes.
+END, TEXT, COST, FLOW_OUTPUT, MESSAGE_INFO, AUDIO = 0, 3, 4, 10, 11, 39
+CITATION, CORRELATE_ATTACHMENT = 20, 83
+TOOL_CALL, TOOL_RESPONSE, THOUGHT = 5, 6, 41
+
+
+def _usage(raw: Any) -> Usage | None:
+    if not isinstance(raw, Mapping):
+        return None
+    tokens_raw = raw.get("tokens")
+    tokens: Mapping[str, Any] = tokens_raw if isinstance(tokens_raw, Mapping) else raw
+
+    def pick(*names: str) -> int | None:
+        for name in names:
+            value = tokens.get(name)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                return int(value)
+        return None
+
+    prompt = pick("prompt_tokens", "input_tokens", "prompt", "input")
+    completion = pick("completion_tokens", "output_tokens", "completion", "output")
+    total = pick("total_tokens", "total")
+    if total is None and prompt is not None and completion is not None:
+        total = prompt + completion
+    return Usage(prompt, completion, total, None, raw=dict(raw))
+
+
+def _output_text(item: Any) -> str:
+    """An output item's text; a voice agent's item has none, but its audio's transcripts."""
+    if not isinstance(item, Mapping):
+        return ""
+    content = item.get("content")
+    if isinstance(content, Mapping):
+        text = content.get("text")
+        if isinstance(text, str) and text:
+            return text
+        return "".join(_transcript(a) for a in _items(content.get("audio")))
+    return content if isinstance(content, str) else ""
+
+
+def _items(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _transcript(audio: Any) -> str:
+    """The transcript of an Audio (39) event's data or of an output item's audio entry."""
+    if not isinstance(audio, Mapping):
+        return ""
+    return _string(audio.get("transcript"))
+
+
+def _thought(data: Any) -> str:
+    if isinstance(data, Mapping):
+        for key in ("content", "text", "thought"):
+            if isinstance(data.get(key), str):
+                return str(data[key])
+        return ""
+    return _string(data)
+
+
+def flow_outputs(event: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A FlowOutput (code 10) event's items, shaped as a blocking reply's ``output`` items.
+
+    As documented, ``data`` is a list ``[{content: "<text>", branch, from_component_name,
+    audioDatas?}]`` with a sibling ``componentId``; an older single ``{from_component_branch,
+    from_component_name, content: {text}}`` dict is taken as it is.
+    """
+    data = event.get("data")
+    if isinstance(data, Mapping):
+        return [dict(data)]
+    if not isinstance(data, list):
+        return []
+    items = []
+    for item in data:
+        if not isinstance(item, Mapping):
+            continue
+        content = item.get("content")
+        body: dict[str, Any] = (
+            dict(content) if isinstance(content, Mapping) else {"text": _string(content)}
+        )
+        if "audioDatas" in item:
+            body.setdefault("audio", item["audioDatas"])
+        output: dict[str, Any] = {
+            "from_component_branch": item.get("branch"),
+            "from_component_name": item.get("from_component_name"),
+            "content": body,
+        }
+        if event.get("componentId") is not None:
+            output["component_id"] = event["componentId"]
+        items.append(output)
+    return items
+
+
+def _string(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def parse_message(data: Any, *, question: str | None = None) -> Answer:
+    """An ``Answer`` from a blocking ``/v2/conversation/message`` reply."""
+    if not isinstance(data, Mapping) or not data.get("message_id"):
+        raise ResponseFormatError("gptbots sent a message reply without a message_id")
+    outputs = tuple(text for text in (_output_text(o) for o in _items(data.get("output"))) if text)
+    return Answer(
+        provider="gptbots",
+        text="\n\n".join(outputs),
+        id=str(data["message_id"]),
+        created=parse_created(data.get("create_time")),
+        finish_reason="stop",
+        usage=_usage(data.get("usage")),
+        question=question,
+        conversation_id=data.get("conversation_id"),
+        citations=parse_citations(data.get("citations")),
+        outputs=outputs,
+        # Thoughts come in streams only; a streamed answer's raw keeps them to rebuild it.
+        thoughts=tuple(t for t in _items(data.get("thoughts")) if isinstance(t, str)),
+        related_questions=questions_of(data.get("next_question")),
+        raw=dict(data),
+    )
+
+
+class GPTBotsAccumulator:
+    """Assembles the ``{code, message, data}`` events of a streaming reply.
+
+    11 MessageInfo (ids), 3 Text (the text), 10 FlowOutput (``outputs``), 4 Cost (``usage``),
+    20 Citation and 83 CorrelateAttachment (``citations``), 41 Thought (``thoughts``: apart from
+    the text; consecutive events are one thought), 39 Audio (``{audioAnswer, transcript}``: a
+    voice agent sends no Text, so the transcripts are the text), 5 / 6 tool call request and
+    response (kept as they came in ``raw["tool_events"]``), 0 End. Other codes are kept in
+    ``raw["unknown_events"]``. ``raw`` is shaped like a blocking reply, so
+    ``Answer.from_response(answer.raw)`` gives the answer back.
+    """
+
+    def __init__(self, *, question: str | None = None, conversation_id: str | None = None) -> None:
+        self.question = question
+        #: The conversation asked in, for a reply that does not name it.
+        self.conversation_id = conversation_id
+        self._parts: list[str] = []
+        self._outputs: list[dict[str, Any]] = []
+        self._info: dict[str, Any] = {}
+        self._usage: Any = None
+        self._citations: list[dict[str, Any]] = []
+        self._attachments: list[Any] = []
+        self._thoughts: list[list[str]] = []
+        self._last_code: int | None = None
+        self._transcripts: list[str] = []
+        self._audio: list[Any] = []
+        self._tools: list[dict[str, Any]] = []
+        self._end: dict[str, Any] | None = None
+        self._unknown: list[Any] = []
+
+    @property
+    def finished(self) -> bool:
+        return self._end is not None
+
+    def feed(self, event: Any) -> list[StreamEvent]:
+        if not isinstance(event, Mapping) or not isinstance(event.get("code"), int):
+            raise ResponseFormatError(f"gptbots sent a stream event without a code: {event!r}")
+        code, data = event["code"], event.get("data")
+        last, self._last_code = self._last_code, code
+        if code == TEXT:
+            if isinstance(data, str) and data:
+                self._parts.append(data)
+                return [TextDelta(data)]
+        elif code == THOUGHT:
+            piece = _thought(data)
+            if last != THOUGHT or not self._thoughts:
+                self._thoughts.append([])  # consecutive Thought events are one thought
+            self._thoughts[-1].append(piece)
+        elif code == AUDIO:
+            # A voice agent sends no Text events: the transcript is the answer's text.
+            self._audio.append(data)
+            piece = _transcript(data)
+            if piece:
+                self._transcripts.append(piece)
+                if not self._parts:
+                    return [TextDelta(piece)]
+        elif code in (TOOL_CALL, TOOL_RESPONSE):
+            self._tools.append(dict(event))
+        elif code == MESSAGE_INFO and isinstance(data, Mapping):
+            self._info.update(data)
+        elif code == FLOW_OUTPUT:
+            self._outputs.extend(flow_outputs(event))
+        elif code == CITATION:
+            self._citations.extend(stream_citations(data))
+        elif code == CORRELATE_ATTACHMENT:
+            self._attachments.extend(data if isinstance(data, list) else [data])
+        elif code == COST:
+            self._usage = data
+        elif code == END:
+            self._end = dict(data) if isinstance(data, Mapping) else {}
+        else:
+            self._unknown.append(dict(event))  # kept, not fatal
+        return []
+
+    def answer(self, *, partial: bool = False) -> Answer:
+        text = "".join(self._parts) or "".join(self._transcripts)
+        thoughts = tuple(t for t in ("".join(p) for p in self._thoughts) if t)
+        outputs = tuple(t for t in (_output_text(o) for o in self._outputs) if t) or (
+            (text,) if text else ()
+        )
+        raw: dict[str, Any] = {**self._info, **(self._end or {})}
+        # Shaped like a blocking reply, so Answer.from_response(answer.raw) gives this answer.
+        if "\n\n".join(outputs) == text:
+            raw["output"] = list(self._outputs) or [{"content": {"text": text}}]
+        else:  # flow outputs missing or cut short: the text as received is the reply
+            raw["output"] = [{"content": {"text": text}}]
+        raw["usage"] = self._usage
+        citations = self._citations or attachment_citations(self._attachments)
+        if citations:
+            raw["citations"] = citations
+        if self._attachments:
+            raw["correlate_attachments"] = self._attachments
+        if thoughts:
+            raw["thoughts"] = list(thoughts)
+        if self._audio:
+            raw["audio"] = self._audio
+        if self._tools:
+            raw["tool_events"] = self._tools
+        if self._unknown:
+            raw["unknown_events"] = self._unknown
+        notes = ("Incomplete: the stream was interrupted before the provider finished.",)
+        message_id = self._info.get("message_id")
+        return Answer(
+            provider="gptbots",
+            text=text,
+            id=str(message_id) if message_id else None,
+            created=parse_created(self._info.get("create_time")),
+            finish_reason=None if partial else "stop",
+            usage=_usage(self._usage),
+            question=self.question,
+            conversation_id=self._info.get("conversation_id") or self.conversation_id,
+            citations=parse_citations(citations),
+            outputs=outputs,
+            thoughts=thoughts,
+            notes=notes if partial else (),
+            partial=partial,
+            raw=raw,
+        )
+
+
+def questions_of(data: Any) -> tuple[str, ...]:
+    """The suggested questions of a ``GET /v1/next/question`` body.
+
+    Read from ``questions`` (or ``data``, itself a list or holding ``questions``); anything
+    that is not a non-empty string is skipped.
+    """
+    if isinstance(data, Mapping):
+        inner = data.get("questions", data.get("data"))
+        if isinstance(inner, Mapping):
+            inner = inner.get("questions")
+        data = inner
+    return tuple(q for q in _items(data) if isinstance(q, str) and q.strip())
