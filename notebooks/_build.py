@@ -344,7 +344,7 @@ def gptbots_notebook() -> list[Cell]:
 
 A GPTBots agent answers from its knowledge base. After each reply citekit fetches the chunks
 the agent retrieved (`/v1/correlate/dataset`), ranked, with a relevance score. They are the
-answer's sources, not footnotes: the text carries no markers.
+answer's sources, not footnotes: unless asked for corner citations, the text carries no markers.
 """
         ),
         offline_note("`GPTBOTS_API_KEY` (and `GPTBOTS_ENDPOINT`)"),
@@ -361,10 +361,30 @@ reply
 [(ref.rank, ref.data_name, ref.score) for ref in reply.references]
 """
         ),
+        md(
+            """
+## Footnotes: corner citations
+
+Asked with `citations=True` (or `ck.GPTBots(citations=True)` for every call), the agent marks
+its text with corner citations (`$[1]$`) and returns the fragment each mark cites. citekit shows
+them as footnotes, as it does Magisterium's: click a number to read the fragment and open its file.
+"""
+        ),
+        code(
+            """
+cited = gptbots.ask("What does the travel policy say about booking flights?", citations=True)
+cited
+"""
+        ),
+        code(
+            """
+citations_frame([cited]).select("marker", "document_title", "cited_inline", "cited_text")
+"""
+        ),
         md("## Every sample question"),
         code(
             """
-replies = [gptbots.ask(s.question) for s in samples["gptbots"]]
+replies = [gptbots.ask(s.question, citations=True) for s in samples["gptbots"]]
 refs = references_frame(replies)
 refs.group_by("document_title").agg(chunks=pl.len(), best=pl.col("score").max()).sort(
     "best", descending=True

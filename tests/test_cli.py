@@ -120,6 +120,12 @@ def test_demo_offline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert page.count("<svg") == 4 and "skipped" not in page  # authors, years, documents, scores
     assert str(out.resolve()) in printed
     assert log.count() == 0  # demo answers stay out of the user's log
+    # GPTBots' corner citations are footnotes on the page and [n] in the terminal.
+    assert "$[1]$" not in printed and "$[" not in printed
+    flights = printed.split("What does the travel policy say about booking flights?")[1]
+    assert "departure whenever you can.[1]" in flights.split("\n== ")[0]
+    section = page.split("<h3>What does the travel policy say about booking flights?</h3>")[1]
+    assert 'class="citekit-marker"' in section.split("<h3>")[0]
 
 
 def test_log_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from ..core.models import Answer
 from ..core.names import PROVIDERS, long_name
+from ..render.text import body_text
 from .main import make_client, source_lines
 
 if TYPE_CHECKING:
@@ -135,8 +136,10 @@ def run_demo(path: Path, *, open_browser: bool = False, out: TextIO | None = Non
             if not questions:
                 sections.append(f"<p><em>No {provider} samples found.</em></p>")
                 continue
+            # GPTBots answers with footnotes only when corner citations are asked for.
+            extra: dict[str, Any] = {"citations": True} if provider == "gptbots" else {}
             client = make_client(
-                provider, base_url=server.base_url(provider), api_key="citekit-demo"
+                provider, base_url=server.base_url(provider), api_key="citekit-demo", **extra
             )
             answers = ask_many(client, questions, concurrency=4, progress=False)
             every += answers
@@ -144,7 +147,7 @@ def run_demo(path: Path, *, open_browser: bool = False, out: TextIO | None = Non
             for answer in answers:
                 label = f"recorded sample {answer.sample}" if answer.sample else "unlabelled"
                 out.write(f"\n== {provider}: {answer.question}  [{label}]\n")
-                text = " ".join(answer.text.split())
+                text = " ".join(body_text(answer)[0].split())
                 out.write(f"{text[:300]}{'...' if len(text) > 300 else ''}\n")
                 for line in source_lines(answer):
                     out.write(f"  {line}\n")

@@ -25,6 +25,7 @@ from typing import Any, TextIO
 from ..core.errors import CitekitError, ConfigurationError
 from ..core.models import Answer, TextDelta
 from ..core.names import PROVIDERS
+from ..render.text import body_text
 
 __all__ = ["build_parser", "main"]
 
@@ -39,13 +40,15 @@ def make_client(
     base_url: str | None = None,
     model: str | None = None,
     api_key: str | None = None,
+    **extra: Any,
 ) -> Any:
-    """A client of ``provider`` configured from the environment."""
+    """A client of ``provider`` configured from the environment (``extra``: more options of
+    that provider's client)."""
     from ..providers.registry import client
 
     if provider == "gptbots" and model:
         raise UsageError("--model does not apply to GPTBots (the agent picks its model)")
-    options: dict[str, Any] = {"base_url": base_url, "api_key": api_key}
+    options: dict[str, Any] = {"base_url": base_url, "api_key": api_key, **extra}
     if model:
         options["model"] = model
     try:
@@ -112,7 +115,7 @@ def _ask(args: argparse.Namespace, out: TextIO) -> int:
     else:
         answer = client.ask(args.question, stream=stream, display=False)
         if not args.json:
-            out.write(answer.text.rstrip() + "\n")
+            out.write(body_text(answer)[0].rstrip() + "\n")
     assert answer is not None
     if args.json:
         from ..data.exports import answer_json
@@ -155,7 +158,8 @@ def _log(args: argparse.Namespace, out: TextIO) -> int:
 
             out.write(json.dumps(answer_json(answer), ensure_ascii=False, indent=2) + "\n")
             return 0
-        out.write(f"{answer.provider} · {answer.question or ''}\n\n{answer.text.rstrip()}\n")
+        body = body_text(answer)[0].rstrip()
+        out.write(f"{answer.provider} · {answer.question or ''}\n\n{body}\n")
         print_sources(answer, out)
         return 0
     if args.log_command == "export":

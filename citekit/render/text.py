@@ -6,6 +6,8 @@ The answer text is kept as written (Markdown reads well as text), with markers n
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ..core.models import Answer, References
 from ..core.text import read
 from ._sources import (
@@ -19,7 +21,7 @@ from ._sources import (
     snippet,
 )
 
-__all__ = ["answer_text", "references_text", "sources_text"]
+__all__ = ["answer_text", "body_text", "references_text", "sources_text"]
 
 _SNIPPET = 240
 
@@ -81,11 +83,12 @@ def sources_text(answer: Answer, *, cited: set[int] | None = None) -> str:
     return "\n".join(lines)
 
 
-def answer_text(answer: Answer) -> str:
-    """The answer as readable plain text with a numbered source list."""
-    notes = footnotes(answer.citations)
-    whole = read(answer.text)
-    body, definitions = whole.body, whole.definitions
+def body_text(answer: Answer, notes: Mapping[int, Footnote] | None = None) -> tuple[str, set[int]]:
+    """The answer's text without its definition lines, every marker that has a source written
+    ``[n]`` (``$[1]$`` and ``[^1]`` alike); and the numbers so cited."""
+    if notes is None:
+        notes = footnotes(answer.citations)
+    body = read(answer.text).body
     pieces: list[str] = []
     pos = 0
     cited: set[int] = set()
@@ -98,8 +101,16 @@ def answer_text(answer: Answer) -> str:
             pieces.append(body[m.start : m.end])
         pos = m.end
     pieces.append(body[pos:])
+    return "".join(pieces), cited
+
+
+def answer_text(answer: Answer) -> str:
+    """The answer as readable plain text with a numbered source list."""
+    notes = footnotes(answer.citations)
+    definitions = read(answer.text).definitions
+    body, cited = body_text(answer, notes)
     lines = _notes_text(answer_notes(answer))
-    text = "".join(pieces).strip("\n")
+    text = body.strip("\n")
     if text:
         lines.append(text)
     elif not answer.content_filtered:
