@@ -12,11 +12,27 @@ from ..core.models import parse_created
 from ..wire.flow import RequestSpec, fetch_json
 from ._chat import ChatClient
 
-__all__ = ["Maritaca", "MaritacaModel", "Model"]
+__all__ = ["BUILT_IN_TOOLS", "Maritaca", "MaritacaModel", "Model", "check_tools_stream"]
 
-#: Provider tools that run server side and need a non-streaming request.
-_NON_STREAMING_EXTRAS = ("web_search", "code_execution", "data_ocean")
+#: Maritaca's built-in tools: they run server side, and only in a non-streaming request.
+BUILT_IN_TOOLS = ("web_search", "data_ocean", "code_execution")
 _SERVICE_TIERS = ("flex", "default", "auto")
+
+
+def check_tools_stream(body: Mapping[str, Any]) -> None:
+    """Refuse a streaming body that turns a built-in tool on, before it is sent.
+
+    Maritaca documents that the built-in tools need ``stream: false`` (a streaming request
+    with one is a 400), so the mistake is named here instead of on the wire.
+    """
+    if not body.get("stream"):
+        return
+    on = [name for name in BUILT_IN_TOOLS if body.get(name)]
+    if on:
+        raise ValueError(
+            f"Maritaca's built-in tools ({', '.join(on)}) do not stream: "
+            "call without stream=True (chat() or ask(), not stream())"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,8 +75,15 @@ class Maritaca(ChatClient):
     """Client for Maritaca AI's Sabiá models (``MARITACA_API_KEY``).
 
     The default model is ``MARITACA_MODEL`` or ``sabia-4``; ``models()`` lists what the
-    server offers. Provider extras (``service_tier="flex"``, ``web_search=True`` ...) go in
-    ``extra_body=``.
+    server offers.
+
+    Maritaca's built-in tools are keyword switches: ``web_search=True`` (every Sabiá model),
+    ``data_ocean=True`` and ``code_execution=True`` (``sabia-4`` and ``sabia-4-thinking``). They
+    run on Maritaca's side and only without streaming, so ``stream=True`` with one of them
+    raises ``ValueError`` before anything is sent. The links the answer gives become its
+    ``citations``, files made by code execution its ``files``, and what the tools did is in
+    ``usage.tools``. ``service_tier="flex"`` asks for the cheaper queued tier.
+
     """
 
     name: ClassVar[str] = "maritaca"
@@ -70,22 +93,25 @@ class Maritaca(ChatClient):
     model_env: ClassVar[str | None] = "MARITACA_MODEL"
 
     def _provider_body(self, body: dict[str, Any], options: dict[str, Any]) -> None:
+        for name in BUILT_IN_TOOLS:
+            if name in options:
+                value = options.pop(name)
+                if value is not None:
+                    body[name] = value
+        tier = options.pop("service_tier", None)
+        if tier is not None:
+            body["service_tier"] = tier
         super()._provider_body(body, options)
         tier = body.get("service_tier")
         if tier is not None and tier not in _SERVICE_TIERS:
             raise ValueError(
                 f"service_tier={tier!r} is not allowed; use one of {', '.join(_SERVICE_TIERS)}"
             )
-        for name in _NON_STREAMING_EXTRAS:
+        for name in BUILT_IN_TOOLS:
             value = body.get(name)
-            if value is None:
-                continue
-            if not isinstance(value, bool):
+            if value is not None and not isinstance(value, bool):
                 raise ValueError(f"{name}={value!r} must be True or False")
-            if value and body.get("stream"):
-                raise ValueError(
-                    f"{name}=True needs stream=False (Maritaca refuses it in a stream)"
-                )
+        check_tools_stream(body)
 
     def models(self) -> list[MaritacaModel]:
         """The models this key can use (``GET /models``)."""

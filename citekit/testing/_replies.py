@@ -141,6 +141,8 @@ class Responder:
         messages = body.get("messages")
         if not isinstance(messages, list) or not messages:
             return "'messages' must be a non-empty list"
+        # Maritaca's built-in tools "require stream: false": a streaming request with one is
+        # a 400 (providers.md, Maritaca, built-in tools).
         if provider == "maritaca" and body.get("stream") is True:
             for name in _MARITACA_NON_STREAM_TOOLS:
                 if body.get(name):
