@@ -8,6 +8,8 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import citekit as ck
 from citekit.testing import ProviderServer
@@ -89,3 +91,150 @@ def test_server_refuses_a_streaming_tool_request(server: ProviderServer) -> None
             headers={"Authorization": "Bearer k"},
         )
         assert r.status_code == 400 and tool in r.json()["detail"]
+
+
+# -- 2. sources --------------------------------------------------------------------------------
+
+LINKED = (
+    "Segundo o [Banco Central](https://www.bcb.gov.br/pix), o Pix é gratuito. "
+    "Veja também [o regulamento](https://www.bcb.gov.br/regulamento) e de novo o "
+    "[BC](https://www.bcb.gov.br/pix); `[código](https://e.org)` não é fonte."
+)
+
+
+def completion(text: str, **message: Any) -> dict[str, Any]:
+    return {
+        "id": "c1",
+        "model": "sabia-4",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": text, **message},
+                "finish_reason": "stop",
+            }
+        ],
+    }
+
+
+def test_links_become_citations() -> None:
+    ans = ck.Answer.from_response(completion(LINKED), provider="maritaca")
+    assert [
+        (c.marker, c.document_index, c.document_title, c.source_url) for c in ans.citations
+    ] == [
+        (1, 0, "Banco Central", "https://www.bcb.gov.br/pix"),
+        (2, 1, "o regulamento", "https://www.bcb.gov.br/regulamento"),
+    ]
+    first = ans.citations[0]
+    assert first.cited_text == "Banco Central"
+    assert LINKED[first.raw["start_index"] : first.raw["end_index"]] == (
+        "[Banco Central](https://www.bcb.gov.br/pix)"
+    )
+
+
+def test_magisterium_links_are_not_citations() -> None:
+    ans = ck.Answer.from_response(completion(LINKED), provider="magisterium")
+    assert ans.citations == ()
+
+
+def test_streamed_links_give_the_same_citations() -> None:
+    pieces = [LINKED[i : i + 7] for i in range(0, len(LINKED), 7)]
+    chunks: list[dict[str, Any]] = [
+        {"id": "c1", "model": "sabia-4", "choices": [{"index": 0, "delta": {"content": p}}]}
+        for p in pieces
+    ]
+    chunks.append({"id": "c1", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    streamed = ck.Answer.from_chunks(chunks, provider="maritaca")
+    blocking = ck.Answer.from_response(completion(LINKED), provider="maritaca")
+    assert streamed.citations == blocking.citations and len(streamed.citations) == 2
+
+
+ANNOTATED = "O Pix é gratuito para pessoas físicas."
+
+
+@pytest.mark.parametrize(
+    "annotation",
+    [
+        {
+            "type": "url_citation",
+            "url_citation": {
+                "url": "https://www.bcb.gov.br/pix",
+                "title": "Pix - Banco Central",
+                "start_index": 2,
+                "end_index": 17,
+            },
+        },
+        {
+            "type": "url_citation",
+            "url": "https://www.bcb.gov.br/pix",
+            "title": "Pix - Banco Central",
+            "start_index": 2,
+            "end_index": 17,
+        },
+    ],
+    ids=["chat-completions", "responses"],
+)
+def test_url_citation_annotations_take_precedence(annotation: dict[str, Any]) -> None:
+    text = ANNOTATED + " Fonte: [outra](https://other.org)."
+    ans = ck.Answer.from_response(completion(text, annotations=[annotation]), provider="maritaca")
+    (c,) = ans.citations
+    assert (c.marker, c.document_title, c.source_url) == (
+        1,
+        "Pix - Banco Central",
+        "https://www.bcb.gov.br/pix",
+    )
+    assert c.cited_text == "Pix é gratuito"
+    assert (c.raw["start_index"], c.raw["end_index"]) == (2, 17)
+    # streamed annotations give the same answer, and its raw rebuilds it
+    chunks = [
+        {"id": "c1", "model": "sabia-4", "choices": [{"index": 0, "delta": {"content": text}}]},
+        {
+            "id": "c1",
+            "choices": [
+                {"index": 0, "delta": {"annotations": [annotation]}, "finish_reason": "stop"}
+            ],
+        },
+    ]
+    streamed = ck.Answer.from_chunks(chunks, provider="maritaca")
+    assert streamed.citations == ans.citations
+    again = ck.Answer.from_response(dict(streamed.raw), provider="maritaca")
+    assert again.citations == ans.citations
+
+
+def test_annotations_of_one_url_share_a_marker() -> None:
+    notes = [
+        {"type": "url_citation", "url": u, "title": t, "start_index": a, "end_index": b}
+        for u, t, a, b in [
+            ("https://a.org", "A", 0, 4),
+            ("https://b.org", "B", 5, 9),
+            ("https://a.org", "A", 10, 14),
+        ]
+    ]
+    ans = ck.Answer.from_response(completion(ANNOTATED, annotations=notes), provider="maritaca")
+    assert [c.marker for c in ans.citations] == [1, 2, 1]
+    assert ans.citation_groups()[1][1].cited_text == ANNOTATED[10:14]
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner),
+    max_leaves=12,
+)
+_annotation = st.fixed_dictionaries(
+    {"type": st.sampled_from(["url_citation", "file_citation"]) | _json},
+    optional={
+        "url": st.sampled_from(["https://a.org", "javascript:x", ""]) | _json,
+        "title": _json,
+        "start_index": st.integers(-5, 80) | _json,
+        "end_index": st.integers(-5, 80) | _json,
+        "url_citation": _json,
+    },
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(annotations=_json | st.lists(_annotation | _json, max_size=5), text=st.text(max_size=60))
+def test_any_annotations_never_crash(annotations: Any, text: str) -> None:
+    ans = ck.Answer.from_response(completion(text, annotations=annotations), provider="maritaca")
+    for c in ans.citations:
+        assert c.source_url is not None and c.source_url.startswith(("http://", "https://"))
+        assert 0 <= c.document_index < len(ans.citations)

@@ -1,0 +1,116 @@
+"""What Maritaca's chat completions say beyond OpenAI's shape, read without I/O.
+
+Sources
+    Maritaca's Chat Completions has no citation array: the sources are the links the answer's
+    text gives. Every ``http``/``https`` link (as :func:`citekit.core.text.read` finds it: not
+    in code) becomes a :class:`~citekit.core.models.Citation`, one per distinct URL, numbered
+    by first appearance (``marker`` 1, 2, ...; ``document_index = marker - 1``), with the link
+    text as ``document_title`` and as ``cited_text``. Its ``raw`` holds the first appearance as
+    an annotation would: ``{"type": "url_citation", "url", "title", "start_index",
+    "end_index"}``.
+
+    When the message carries OpenAI-style ``url_citation`` annotations (chat completions'
+    ``{"type": "url_citation", "url_citation": {...}}`` or the flat Responses form ``{"type",
+    "url", "title", "start_index", "end_index"}``), they are the sources instead: one citation
+    per annotation (annotations of one URL share its ``document_index``), ``cited_text`` the
+    span of the answer it covers (its title when the span does not fit the text), ``raw`` the
+    annotation itself, spans included.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..core.models import Citation
+from ..core.text import link_allowed, read
+
+__all__ = ["annotations_of", "link_citations", "sources"]
+
+
+def annotations_of(message: Any) -> list[dict[str, Any]]:
+    """The ``url_citation`` annotations of a message, flattened to the Responses form; any
+    item that is not one (or whose URL is not ``http``/``https``) is left out."""
+    raw = message.get("annotations") if isinstance(message, Mapping) else None
+    if not isinstance(raw, list):
+        return []
+    out: list[dict[str, Any]] = []
+    for item in raw:
+        if not isinstance(item, Mapping) or item.get("type") != "url_citation":
+            continue
+        inner = item.get("url_citation")
+        fields: Mapping[str, Any] = inner if isinstance(inner, Mapping) else item
+        url = fields.get("url")
+        if not isinstance(url, str) or not link_allowed(url):
+            continue
+        title = fields.get("title")
+        out.append(
+            {
+                "type": "url_citation",
+                "url": url.strip(),
+                "title": title if isinstance(title, str) else None,
+                "start_index": _index(fields.get("start_index")),
+                "end_index": _index(fields.get("end_index")),
+            }
+        )
+    return out
+
+
+def _index(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def link_citations(text: str) -> tuple[Citation, ...]:
+    """One citation per distinct link target of ``text``, in order of first appearance."""
+    seen: dict[str, int] = {}
+    out: list[Citation] = []
+    for link in read(text).links:
+        if link.url in seen:
+            continue
+        seen[link.url] = len(seen)
+        label = link.label or link.url
+        out.append(
+            Citation(
+                cited_text=label,
+                document_index=seen[link.url],
+                document_title=label,
+                source_url=link.url,
+                raw={
+                    "type": "url_citation",
+                    "url": link.url,
+                    "title": label,
+                    "start_index": link.start,
+                    "end_index": link.end,
+                },
+            )
+        )
+    return tuple(out)
+
+
+def _annotation_citations(text: str, annotations: list[dict[str, Any]]) -> tuple[Citation, ...]:
+    seen: dict[str, int] = {}
+    out: list[Citation] = []
+    for note in annotations:
+        url = note["url"]
+        index = seen.setdefault(url, len(seen))
+        start, end = note["start_index"], note["end_index"]
+        span = text[start:end] if start is not None and end is not None else ""
+        title = note["title"]
+        out.append(
+            Citation(
+                cited_text=span.strip() or title or url,
+                document_index=index,
+                document_title=title,
+                source_url=url,
+                raw=note,
+            )
+        )
+    return tuple(out)
+
+
+def sources(text: str, message: Any) -> tuple[Citation, ...]:
+    """The sources of a Maritaca answer: its annotations when it has any, else its links."""
+    annotations = annotations_of(message)
+    if annotations:
+        return _annotation_citations(text, annotations)
+    return link_citations(text)
