@@ -7,6 +7,7 @@ import asyncio
 from typing import Any
 
 import httpx
+import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -238,3 +239,45 @@ def test_any_annotations_never_crash(annotations: Any, text: str) -> None:
     for c in ans.citations:
         assert c.source_url is not None and c.source_url.startswith(("http://", "https://"))
         assert 0 <= c.document_index < len(ans.citations)
+
+
+# -- 3. tool usage -----------------------------------------------------------------------------
+
+DETAILS = {
+    "web_search_calls": 2,
+    "page_reads": 5,
+    "data_ocean_gb_processed": 0.25,
+    "code_execution_minutes": 0.5,
+}
+
+
+def test_tool_execution_details_are_usage_tools() -> None:
+    data = completion("ok") | {"usage": {"prompt_tokens": 3, "tool_execution_details": DETAILS}}
+    ans = ck.Answer.from_response(data, provider="maritaca")
+    assert ans.usage is not None and ans.usage.tools == {k: float(v) for k, v in DETAILS.items()}
+    plain = ck.Answer.from_response(
+        completion("ok") | {"usage": {"prompt_tokens": 3}}, provider="maritaca"
+    )
+    assert plain.usage is not None and plain.usage.tools is None
+
+
+def test_answers_frame_has_the_tool_columns() -> None:
+    with_tools = ck.Answer.from_response(
+        completion("ok") | {"usage": {"tool_execution_details": {"page_reads": 4}}},
+        provider="maritaca",
+    )
+    frame = ck.answers_frame(
+        [with_tools, ck.Answer.from_response(completion("ok"), provider="maritaca")]
+    )
+    assert frame["page_reads"].to_list() == [4.0, None]
+    assert frame["web_search_calls"].to_list() == [None, None]
+    assert frame["code_execution_minutes"].dtype == pl.Float64
+
+
+@settings(max_examples=300, deadline=None)
+@given(details=_json | st.dictionaries(st.sampled_from([*DETAILS, "x"]), _json, max_size=5))
+def test_any_tool_execution_details_never_crash(details: Any) -> None:
+    usage = ck.Usage.from_dict({"tool_execution_details": details})
+    assert usage is not None
+    if usage.tools is not None:
+        assert usage.tools and all(isinstance(v, float) for v in usage.tools.values())

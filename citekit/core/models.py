@@ -224,12 +224,19 @@ class References(Sequence[Reference]):
 
 @dataclass(frozen=True, slots=True)
 class Usage:
-    """Token (and, for GPTBots, credit) counts; any field a provider omits is ``None``."""
+    """Token (and, for GPTBots, credit) counts; any field a provider omits is ``None``.
+
+    ``tools`` is what Maritaca's built-in tools did, billed per use (its
+    ``usage.tool_execution_details``: ``web_search_calls``, ``page_reads``,
+    ``data_ocean_gb_processed``, ``code_execution_minutes``, each a number), or ``None``
+    when no tool ran.
+    """
 
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     total_tokens: int | None = None
     cached_tokens: int | None = None
+    tools: Mapping[str, float] | None = None
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -243,8 +250,22 @@ class Usage:
             completion_tokens=_opt_int(data.get("completion_tokens")),
             total_tokens=_opt_int(data.get("total_tokens")),
             cached_tokens=_opt_int(cached),
+            tools=_tool_usage(data.get("tool_execution_details")),
             raw=dict(data),
         )
+
+
+def _tool_usage(details: Any) -> dict[str, float] | None:
+    """The numbers of a ``tool_execution_details`` object (anything else in it is left out)."""
+    if not isinstance(details, Mapping):
+        return None
+    out: dict[str, float] = {}
+    for key, value in details.items():
+        if isinstance(key, str) and isinstance(value, int | float) and not isinstance(value, bool):
+            number = float(value)
+            if number == number and abs(number) != float("inf"):
+                out[key] = number
+    return out or None
 
 
 def _opt_int(value: Any) -> int | None:
