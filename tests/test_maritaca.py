@@ -4,6 +4,8 @@ the flex tier, and the model list, against the loopback server."""
 from __future__ import annotations
 
 import asyncio
+import base64
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -281,3 +283,128 @@ def test_any_tool_execution_details_never_crash(details: Any) -> None:
     assert usage is not None
     if usage.tools is not None:
         assert usage.tools and all(isinstance(v, float) for v in usage.tools.values())
+
+
+# -- 4. generated files ------------------------------------------------------------------------
+
+
+def tiny_png() -> bytes:
+    """A valid 4x2 RGB PNG, built with zlib and struct."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    rows = b"".join(b"\x00" + bytes([200, 40 * x, 90] * 4) for x in range(2))
+    header = struct.pack(">IIBBBBB", 4, 2, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
+
+
+def with_files(*files: dict[str, Any]) -> dict[str, Any]:
+    return completion("Veja o gráfico.") | {"generated_files": list(files)}
+
+
+def png_item(name: str = "grafico.png", data: bytes | None = None) -> dict[str, Any]:
+    raw = tiny_png() if data is None else data
+    return {
+        "filename": name,
+        "mime_type": "image/png",
+        "size_bytes": len(raw),
+        "content_base64": base64.b64encode(raw).decode(),
+    }
+
+
+def test_generated_files_are_answer_files(tmp_path: Path) -> None:
+    csv = b"regiao,populacao\nSudeste,84\n"
+    ans = ck.Answer.from_response(
+        with_files(
+            png_item(),
+            {
+                "filename": "dados.csv",
+                "mime_type": "text/csv",
+                "size_bytes": len(csv),
+                "content_base64": base64.b64encode(csv).decode(),
+            },
+        ),
+        provider="maritaca",
+    )
+    png, table = ans.files
+    assert (png.name, png.mime_type, png.data, png.is_image) == (
+        "grafico.png",
+        "image/png",
+        tiny_png(),
+        True,
+    )
+    assert (table.data, table.size_bytes, table.is_image) == (csv, len(csv), False)
+    saved = png.save(tmp_path)
+    assert saved == tmp_path / "grafico.png" and saved.read_bytes() == tiny_png()
+    assert png.save(saved) == saved  # the same bytes: nothing to refuse
+    with pytest.raises(FileExistsError, match="overwrite=True"):
+        table.save(saved)
+    assert saved.read_bytes() == tiny_png()
+    table.save(saved, overwrite=True)
+    assert saved.read_bytes() == csv
+
+
+def test_a_file_name_cannot_leave_the_folder(tmp_path: Path) -> None:
+    ans = ck.Answer.from_response(with_files(png_item("../../evil.png")), provider="maritaca")
+    assert ans.files[0].save(tmp_path) == tmp_path / "evil.png"
+
+
+def test_bad_base64_keeps_the_file_with_a_note(tmp_path: Path) -> None:
+    item = png_item() | {"content_base64": "não é base64!"}
+    ans = ck.Answer.from_response(with_files(item), provider="maritaca")
+    (f,) = ans.files
+    assert f.data is None and f.note and "not valid base64" in f.note
+    assert f.note in ans.notes
+    with pytest.raises(ValueError, match="not valid base64"):
+        f.save(tmp_path / "x.png")
+    assert "grafico.png" in ans.to_html() and "<img" not in ans.to_html()
+
+
+def test_html_shows_images_inline_and_lists_other_files() -> None:
+    big = png_item("big.png", b"\x89PNG" + bytes(3 * 1024 * 1024))
+    evil = png_item('<script>"x".png') | {"mime_type": "image/svg+xml"}
+    ans = ck.Answer.from_response(
+        with_files(png_item(), big, evil, {"filename": "a.txt", "mime_type": "text/plain"}),
+        provider="maritaca",
+    )
+    html = ans.to_html()
+    encoded = base64.b64encode(tiny_png()).decode()
+    assert html.count("<img ") == 1
+    assert f'<img src="data:image/png;base64,{encoded}" alt="grafico.png"' in html
+    assert "big.png" in html and "over the 2.0 MB inline limit" in html
+    assert "answer.files[1].save(path)" in html
+    assert "<script>" not in html and "&lt;script&gt;" in html and "image/svg+xml" in html
+    assert "a.txt" in html
+
+
+_file_item = st.fixed_dictionaries(
+    {},
+    optional={
+        "filename": st.text(max_size=10) | _json,
+        "mime_type": st.sampled_from(["image/png", "text/csv"]) | _json,
+        "size_bytes": st.integers() | _json,
+        "content_base64": st.text(max_size=12)
+        | st.binary(max_size=12).map(lambda b: base64.b64encode(b).decode())
+        | _json,
+    },
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(files=_json | st.lists(_file_item | _json, max_size=4))
+def test_any_generated_files_never_crash(files: Any) -> None:
+    data = completion("ok") | {"generated_files": files}
+    ans = ck.Answer.from_response(data, provider="maritaca")
+    for f in ans.files:
+        assert isinstance(f.name, str) and f.name
+        assert (f.data is None) == (f.note is not None)
+    ans.to_html()

@@ -8,6 +8,8 @@ live call gives.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import html
 import json
 import os
@@ -24,6 +26,7 @@ __all__ = [
     "Answer",
     "Choice",
     "Citation",
+    "GeneratedFile",
     "ProviderName",
     "Reference",
     "References",
@@ -279,6 +282,99 @@ def _opt_int(value: Any) -> int | None:
 
 
 @dataclass(frozen=True, slots=True)
+class GeneratedFile:
+    """A file the provider made for an answer (Maritaca's code execution: ``generated_files``).
+
+    ``data`` is the file's bytes, decoded from the wire's base64 when the answer is read; when
+    that base64 is broken the file is kept with ``data`` ``None`` and a ``note`` saying so.
+    ``size_bytes`` is the size the provider declared.
+
+    Examples
+    --------
+    >>> saved = {
+    ...     "choices": [{"message": {"content": "Pronto: o arquivo está anexo."}}],
+    ...     "generated_files": [
+    ...         {
+    ...             "filename": "ola.txt",
+    ...             "mime_type": "text/plain",
+    ...             "size_bytes": 4,
+    ...             "content_base64": "b2zDoQ==",
+    ...         }
+    ...     ],
+    ... }
+    >>> f = ck.Answer.from_response(saved, provider="maritaca").files[0]
+    >>> f.name, f.mime_type, f.data.decode()
+    ('ola.txt', 'text/plain', 'olá')
+    >>> import os, tempfile
+    >>> path = f.save(tempfile.mkdtemp())  # into a folder: the file keeps its name
+    >>> path.name, os.path.getsize(path)
+    ('ola.txt', 4)
+    """
+
+    name: str
+    mime_type: str | None = None
+    data: bytes | None = field(default=None, repr=False)
+    size_bytes: int | None = None
+    note: str | None = None
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def is_image(self) -> bool:
+        """A PNG, JPEG, GIF or WebP image (the kinds an HTML answer shows inline)."""
+        return (self.mime_type or "").lower() in IMAGE_TYPES
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, position: int = 0) -> GeneratedFile:
+        """Build from ``{filename, mime_type, size_bytes, content_base64}`` (never raises)."""
+        name = _opt_str(data.get("filename")) or f"file-{position + 1}"
+        content = data.get("content_base64")
+        decoded: bytes | None = None
+        note = None
+        if isinstance(content, str):
+            try:
+                decoded = base64.b64decode(content, validate=True)
+            except (binascii.Error, ValueError):
+                note = f"{name}: content_base64 is not valid base64; the file's bytes are lost."
+        else:
+            note = f"{name}: the provider sent no content_base64; the file has no bytes."
+        return cls(
+            name=name,
+            mime_type=_opt_str(data.get("mime_type")),
+            data=decoded,
+            size_bytes=_opt_int(data.get("size_bytes")),
+            note=note,
+            raw=dict(data),
+        )
+
+    def save(self, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
+        """Write the file to ``path`` (into it, under ``name``, when ``path`` is a folder).
+
+        An existing file with other bytes is left alone (``FileExistsError``) unless
+        ``overwrite=True``; one with the same bytes is kept as it is.
+        """
+        if self.data is None:
+            raise ValueError(self.note or f"{self.name} has no bytes to save")
+        target = Path(path)
+        if target.is_dir():
+            # Only the last part of the provider's name: it never writes outside the folder.
+            target = target / (Path(self.name.replace("\\", "/")).name or "file")
+        if target.exists():
+            if target.is_file() and target.read_bytes() == self.data:
+                return target
+            if not overwrite:
+                raise FileExistsError(
+                    f"{target} exists and holds other bytes: pass overwrite=True to replace it, "
+                    "or save to another path"
+                )
+        target.write_bytes(self.data)
+        return target
+
+
+#: The image kinds an answer's HTML shows inline (as a ``data:`` URI).
+IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+
+
+@dataclass(frozen=True, slots=True)
 class ToolCall:
     """A function call the model asked for; ``arguments`` is the JSON text as sent."""
 
@@ -345,6 +441,7 @@ class Answer:
     question: str | None = None
     conversation_id: str | None = None
     outputs: tuple[str, ...] = ()
+    files: tuple[GeneratedFile, ...] = ()
     notes: tuple[str, ...] = ()
     partial: bool = False
     cached: bool = False

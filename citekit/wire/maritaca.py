@@ -15,6 +15,10 @@ Sources
     per annotation (annotations of one URL share its ``document_index``), ``cited_text`` the
     span of the answer it covers (its title when the span does not fit the text), ``raw`` the
     annotation itself, spans included.
+
+Files
+    Code execution's files come in a top-level ``generated_files`` array: each object becomes
+    a :class:`~citekit.core.models.GeneratedFile` (broken base64 keeps the file, with a note).
 """
 
 from __future__ import annotations
@@ -22,10 +26,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..core.models import Citation
+from ..core.models import Citation, GeneratedFile
 from ..core.text import link_allowed, read
 
-__all__ = ["annotations_of", "link_citations", "sources"]
+__all__ = ["annotations_of", "generated_files", "link_citations", "sources"]
 
 
 def annotations_of(message: Any) -> list[dict[str, Any]]:
@@ -114,3 +118,14 @@ def sources(text: str, message: Any) -> tuple[Citation, ...]:
     if annotations:
         return _annotation_citations(text, annotations)
     return link_citations(text)
+
+
+def generated_files(raw: Any) -> tuple[GeneratedFile, ...]:
+    """The files of a top-level ``generated_files`` array (items that are not objects skipped)."""
+    if not isinstance(raw, list):
+        return ()
+    return tuple(
+        GeneratedFile.from_dict(item, position=i)
+        for i, item in enumerate(raw)
+        if isinstance(item, Mapping)
+    )

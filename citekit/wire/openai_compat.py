@@ -17,6 +17,7 @@ from ..core.models import (
     Answer,
     Choice,
     Citation,
+    GeneratedFile,
     StreamEvent,
     TextDelta,
     ToolCall,
@@ -25,6 +26,7 @@ from ..core.models import (
     parse_created,
 )
 from .flow import Flow, RequestSpec, fetch_json, stream_answer
+from .maritaca import generated_files
 from .maritaca import sources as maritaca_sources
 from .response import Wire
 
@@ -94,8 +96,9 @@ def _citations(
     return parse_citations(data.get("citations"))
 
 
-def _notes(finish_reason: str | None) -> tuple[str, ...]:
-    return (_CONTENT_FILTER_NOTE,) if finish_reason == "content_filter" else ()
+def _notes(finish_reason: str | None, files: tuple[GeneratedFile, ...] = ()) -> tuple[str, ...]:
+    notes = (_CONTENT_FILTER_NOTE,) if finish_reason == "content_filter" else ()
+    return notes + tuple(f.note for f in files if f.note)
 
 
 def parse_chat_completion(data: Any, *, provider: str, question: str | None = None) -> Answer:
@@ -124,6 +127,7 @@ def parse_chat_completion(data: Any, *, provider: str, question: str | None = No
         )
     choices.sort(key=lambda c: c.index)
     first = choices[0] if choices else Choice(index=0, text="")
+    files = generated_files(data.get("generated_files"))
     return Answer(
         provider=provider,
         text=first.text,
@@ -137,7 +141,8 @@ def parse_chat_completion(data: Any, *, provider: str, question: str | None = No
         tool_calls=first.tool_calls,
         choices=tuple(choices),
         question=question,
-        notes=_notes(first.finish_reason),
+        files=files,
+        notes=_notes(first.finish_reason, files),
         raw=dict(data),
     )
 
@@ -325,7 +330,8 @@ class ChatAccumulator:
             }
             for c in choices
         ]
-        notes = _notes(first.finish_reason)
+        files = generated_files(extra.get("generated_files"))
+        notes = _notes(first.finish_reason, files)
         if partial:
             notes += ("Incomplete: the stream was interrupted before the provider finished.",)
         return Answer(
@@ -346,6 +352,7 @@ class ChatAccumulator:
             tool_calls=first.tool_calls,
             choices=choices,
             question=self.question,
+            files=files,
             notes=notes,
             partial=partial,
             raw=raw,
