@@ -408,3 +408,67 @@ def test_any_generated_files_never_crash(files: Any) -> None:
         assert isinstance(f.name, str) and f.name
         assert (f.data is None) == (f.note is not None)
     ans.to_html()
+
+
+# -- 5. flex -----------------------------------------------------------------------------------
+
+
+class RecordingTransport(httpx.HTTPTransport):
+    """A real transport that remembers each request's timeouts."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.timeouts: list[dict[str, float | None]] = []
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        self.timeouts.append(dict(request.extensions["timeout"]))
+        return super().handle_request(request)
+
+
+def test_flex_waits_for_the_queue(server: ProviderServer) -> None:
+    transport = RecordingTransport()
+    mt = ck.Maritaca(api_key="k", base_url=server.base_url("maritaca"), transport=transport)
+    mt.chat(MSG)
+    mt.chat(MSG, service_tier="flex")
+    mt.chat(MSG, extra_body={"service_tier": "flex"})
+    assert [t["read"] for t in transport.timeouts] == [120.0, 330.0, 330.0]
+    assert transport.timeouts[1]["connect"] == 10.0
+    assert server.requests[-1].json["service_tier"] == "flex"
+
+
+def test_flex_keeps_a_timeout_you_set(server: ProviderServer) -> None:
+    transport = RecordingTransport()
+    mt = ck.Maritaca(
+        api_key="k", base_url=server.base_url("maritaca"), transport=transport, timeout=30
+    )
+    mt.chat(MSG, service_tier="flex")
+    assert transport.timeouts[-1]["read"] == 30.0
+
+
+@pytest.mark.parametrize(
+    "message", ["Flex queue is full", "A fila do tier flex está cheia, tente mais tarde"]
+)
+def test_a_full_flex_queue_says_so(server: ProviderServer, message: str) -> None:
+    scenario = server.add_scenario(fault="status", status=429, message=message)
+    url = server.scenario_url(scenario, "maritaca")
+    mt = ck.Maritaca(api_key="k", base_url=url, max_retries=0)
+    with pytest.raises(ck.RateLimitError, match="Maritaca's flex queue is full") as info:
+        mt.chat(MSG, service_tier="flex")
+    assert info.value.status == 429 and message in str(info.value)
+
+
+def test_other_429s_stay_plain_rate_limits(server: ProviderServer) -> None:
+    scenario = server.add_scenario(fault="status", status=429, message="Too many requests")
+    mt = ck.Maritaca(api_key="k", base_url=server.scenario_url(scenario, "maritaca"), max_retries=0)
+    with pytest.raises(ck.RateLimitError) as info:
+        mt.chat(MSG)
+    assert "flex" not in str(info.value)
+
+
+@pytest.mark.parametrize("name", ["temperature", "top_p"])
+def test_sampling_bounds_are_citekits(mt: ck.Maritaca, name: str) -> None:
+    with pytest.raises(ValueError, match=r"citekit's bound.*the provider documents no range"):
+        mt.chat(MSG, **{name: 5.0})  # type: ignore[arg-type]
+    with pytest.raises(ValueError) as info:
+        mt.chat(MSG, frequency_penalty=5.0)
+    assert "citekit's bound" not in str(info.value)

@@ -127,6 +127,8 @@ class ProviderClient:
             classify=self._classify_error,
             check_body=self._check_body,
         )
+        #: Whether the caller chose the timeout (with timeout= or an own http client).
+        self._timeout_given = timeout is not None or bool(http_client or async_http_client)
         self._http_client = http_client
         self._async_http_client = async_http_client
         self._transport = transport

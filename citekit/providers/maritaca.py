@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, ClassVar
 
 from ..core.errors import ResponseFormatError
 from ..core.models import parse_created
 from ..wire.flow import RequestSpec, fetch_json
-from ._chat import ChatClient
+from ..wire.maritaca import FLEX_READ_TIMEOUT, classify
+from ._chat import ChatClient, Messages
 
 __all__ = ["BUILT_IN_TOOLS", "Maritaca", "MaritacaModel", "Model", "check_tools_stream"]
 
@@ -82,7 +83,11 @@ class Maritaca(ChatClient):
     run on Maritaca's side and only without streaming, so ``stream=True`` with one of them
     raises ``ValueError`` before anything is sent. The links the answer gives become its
     ``citations``, files made by code execution its ``files``, and what the tools did is in
-    ``usage.tools``. ``service_tier="flex"`` asks for the cheaper queued tier.
+    ``usage.tools``.
+
+    ``service_tier="flex"`` asks for the cheaper tier, whose requests may wait in a queue up to
+    5 minutes: unless you set ``timeout=``, such a request gets a read timeout of 330 s, and a
+    429 whose body says the flex queue is full raises ``RateLimitError`` saying so.
 
     """
 
@@ -91,6 +96,18 @@ class Maritaca(ChatClient):
     api_key_env: ClassVar[str] = "MARITACA_API_KEY"
     default_model: ClassVar[str | None] = "sabia-4"
     model_env: ClassVar[str | None] = "MARITACA_MODEL"
+
+    _classify_error = staticmethod(classify)
+
+    def _prepare(
+        self, messages: Messages, *, stream: bool, params: dict[str, Any]
+    ) -> tuple[RequestSpec, str | None]:
+        spec, question = super()._prepare(messages, stream=stream, params=params)
+        if spec.json.get("service_tier") == "flex" and not self._timeout_given:
+            # A flex request may wait in Maritaca's queue up to 5 minutes: the default read
+            # timeout (120 s) would give up while it waits. A timeout you set is kept.
+            spec = replace(spec, read_timeout=FLEX_READ_TIMEOUT)
+        return spec, question
 
     def _provider_body(self, body: dict[str, Any], options: dict[str, Any]) -> None:
         for name in BUILT_IN_TOOLS:

@@ -16,6 +16,11 @@ Sources
     span of the answer it covers (its title when the span does not fit the text), ``raw`` the
     annotation itself, spans included.
 
+Errors
+    A 429 is a rate limit, or a full flex queue (``service_tier="flex"``); :func:`classify`
+    names the second when the body says so (it speaks of the flex tier and of a queue or of
+    being full, in English or Portuguese), and leaves every other error to the generic rules.
+
 Files
     Code execution's files come in a top-level ``generated_files`` array: each object becomes
     a :class:`~citekit.core.models.GeneratedFile` (broken base64 keeps the file, with a note).
@@ -26,10 +31,45 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..core.errors import ProviderError, RateLimitError
 from ..core.models import Citation, GeneratedFile
 from ..core.text import link_allowed, read
 
-__all__ = ["annotations_of", "generated_files", "link_citations", "sources"]
+__all__ = [
+    "FLEX_READ_TIMEOUT",
+    "annotations_of",
+    "classify",
+    "generated_files",
+    "link_citations",
+    "sources",
+]
+
+#: Maritaca documents that a flex request may wait in a queue up to 5 minutes before it is
+#: answered (or refused with a 429): a read timeout under that cuts it off while it waits.
+FLEX_READ_TIMEOUT = 330.0
+
+
+_QUEUE_WORDS = ("queue", "fila", "full", "cheia", "lotad", "capacity", "capacidade")
+
+
+def classify(
+    status: int | None, parsed: Any, message: str, request_id: str | None
+) -> ProviderError | None:
+    """A ``RateLimitError`` that says the flex queue is full, for a 429 whose body says so;
+    ``None`` (the generic rules) for anything else."""
+    low = message.lower()
+    if status != 429 or "flex" not in low or not any(w in low for w in _QUEUE_WORDS):
+        return None
+    return RateLimitError(
+        message,
+        provider="maritaca",
+        status=status,
+        request_id=request_id,
+        hint=(
+            "Maritaca's flex queue is full (service_tier='flex'): retry later, or send the "
+            "request without service_tier='flex' (the default tier does not queue)"
+        ),
+    )
 
 
 def annotations_of(message: Any) -> list[dict[str, Any]]:
