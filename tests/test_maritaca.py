@@ -472,3 +472,70 @@ def test_sampling_bounds_are_citekits(mt: ck.Maritaca, name: str) -> None:
     with pytest.raises(ValueError) as info:
         mt.chat(MSG, frequency_penalty=5.0)
     assert "citekit's bound" not in str(info.value)
+
+
+# -- 6. models ---------------------------------------------------------------------------------
+
+
+def test_models_in_the_documented_shape(mt: ck.Maritaca) -> None:
+    models = mt.models()
+    assert {m.owned_by for m in models} == {"maritacaai"}
+    sabia = next(m for m in models if m.id == "sabia-4")
+    assert (sabia.context_length, sabia.max_completion_tokens) == (128000, 32768)
+    assert sabia.raw["top_provider"] == {"context_length": 128000, "max_completion_tokens": 32768}
+    assert asyncio.run(mt.amodels()) == models
+
+
+def test_context_length_falls_back_to_top_provider() -> None:
+    from citekit.providers.maritaca import parse_models
+
+    (m,) = parse_models(
+        {"data": [{"id": "x", "top_provider": {"context_length": 64000}, "owned_by": 3}]}
+    )
+    assert (m.context_length, m.max_completion_tokens, m.owned_by) == (64000, None, None)
+
+
+@settings(max_examples=200, deadline=None)
+@given(entry=st.fixed_dictionaries({"id": st.just("sabia-4")}, optional={
+    "owned_by": _json, "context_length": _json, "created": _json,
+    "top_provider": _json | st.dictionaries(
+        st.sampled_from(["context_length", "max_completion_tokens"]), _json),
+}))  # fmt: skip
+def test_any_model_entry_never_crashes(entry: dict[str, Any]) -> None:
+    from citekit.providers.maritaca import parse_models
+
+    (m,) = parse_models({"data": [entry]})
+    assert m.max_completion_tokens is None or m.max_completion_tokens > 0
+
+
+# -- 7. samples --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("tool", "stem"),
+    [
+        ("web_search", "08_pix_web_search"),
+        ("data_ocean", "09_ipca_data_ocean"),
+        ("code_execution", "10_grafico_regioes_code_execution"),
+    ],
+)
+def test_tool_requests_get_tool_samples(mt: ck.Maritaca, tool: str, stem: str) -> None:
+    ans = mt.ask("Qual é a novidade?", **{tool: True})  # type: ignore[arg-type]
+    assert ans.sample == f"maritaca/{stem}"
+    assert ans.usage is not None and ans.usage.tools
+    assert ans.citations and all(c.source_url for c in ans.citations)
+    assert not mt.ask("Qual é a novidade?").usage.tools  # type: ignore[union-attr]
+
+
+def test_the_code_execution_sample_renders_its_chart(mt: ck.Maritaca) -> None:
+    ans = mt.ask("gráfico das regiões", code_execution=True)
+    png, csv = ans.files
+    assert png.data is not None and png.data.startswith(b"\x89PNG\r\n\x1a\n")
+    assert png.size_bytes == len(png.data) < 1000
+    assert csv.data is not None and csv.data.startswith(b"regiao,populacao_milhoes")
+    html = ans.to_html()
+    assert html.count("<img ") == 1 and "populacao_regioes.csv" in html
+    again = ck.Answer.from_response(dict(ans.raw), provider="maritaca", question=ans.question)
+    assert again == ans and again.files == ans.files
+    frame = ck.answers_frame([ans])
+    assert frame["code_execution_minutes"].to_list() == [0.2]

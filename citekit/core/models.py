@@ -233,6 +233,10 @@ class Usage:
     ``usage.tool_execution_details``: ``web_search_calls``, ``page_reads``,
     ``data_ocean_gb_processed``, ``code_execution_minutes``, each a number), or ``None``
     when no tool ran.
+
+    >>> ans = ck.Maritaca().ask("Pesquise na web: o que mudou no Pix em 2025?", web_search=True)
+    >>> ans.usage.tools
+    {'web_search_calls': 2.0, 'page_reads': 5.0}
     """
 
     prompt_tokens: int | None = None

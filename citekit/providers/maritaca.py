@@ -38,17 +38,30 @@ def check_tools_stream(body: Mapping[str, Any]) -> None:
 
 @dataclass(frozen=True, slots=True)
 class MaritacaModel:
-    """One entry of ``GET /models``."""
+    """One entry of ``GET /models``: ``context_length`` (tokens, falling back to
+    ``top_provider.context_length``) and ``max_completion_tokens`` (from ``top_provider``, the
+    most a reply may hold: 32768 in the documentation).
+
+    >>> models = ck.Maritaca().models()
+    >>> m = next(m for m in models if m.id == "sabia-4")
+    >>> m.owned_by, m.context_length, m.max_completion_tokens
+    ('maritacaai', 128000, 32768)
+    """
 
     id: str
     created: datetime | None = None
     owned_by: str | None = None
     context_length: int | None = None
+    max_completion_tokens: int | None = None
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
 #: The name before 0.2.
 Model = MaritacaModel
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
 def parse_models(data: Any) -> list[MaritacaModel]:
@@ -59,13 +72,17 @@ def parse_models(data: Any) -> list[MaritacaModel]:
     for item in items:
         if not isinstance(item, Mapping) or not isinstance(item.get("id"), str):
             continue
-        ctx = item.get("context_length")
+        top = item.get("top_provider")
+        top = top if isinstance(top, Mapping) else {}
+        ctx = _count(item.get("context_length"))
+        owner = item.get("owned_by")
         models.append(
             MaritacaModel(
                 id=item["id"],
                 created=parse_created(item.get("created")),
-                owned_by=item.get("owned_by"),
-                context_length=ctx if isinstance(ctx, int) else None,
+                owned_by=owner if isinstance(owner, str) else None,
+                context_length=ctx if ctx is not None else _count(top.get("context_length")),
+                max_completion_tokens=_count(top.get("max_completion_tokens")),
                 raw=dict(item),
             )
         )
@@ -89,6 +106,24 @@ class Maritaca(ChatClient):
     5 minutes: unless you set ``timeout=``, such a request gets a read timeout of 330 s, and a
     429 whose body says the flex queue is full raises ``RateLimitError`` saying so.
 
+    Examples
+    --------
+    >>> mt = ck.Maritaca()
+    >>> ans = mt.ask("Pesquise na web: o que mudou no Pix em 2025?", web_search=True)
+    >>> [(c.marker, c.document_title) for c in ans.citations][:2]
+    [(1, 'Banco Central do Brasil'), (2, 'regulamento do Pix Automático')]
+    >>> ans.citations[0].source_url
+    'https://www.bcb.gov.br/estabilidadefinanceira/pix'
+    >>> chart = mt.ask(
+    ...     "Execute código: faça um gráfico de barras da população das regiões do Brasil.",
+    ...     code_execution=True,
+    ... )
+    >>> [(f.name, f.mime_type) for f in chart.files]
+    [('populacao_regioes.png', 'image/png'), ('populacao_regioes.csv', 'text/csv')]
+    >>> mt.stream("O que mudou no Pix?", web_search=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: Maritaca's built-in tools (web_search) do not stream: call without stream=True ...
     """
 
     name: ClassVar[str] = "maritaca"
