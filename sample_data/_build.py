@@ -360,11 +360,11 @@ def build_magisterium(answer: dict[str, Any]) -> tuple[dict[str, Any], str]:
 BUILT_IN_TOOLS = ("web_search", "data_ocean", "code_execution")
 
 
-def bar_chart_png(heights: list[int], *, width: int = 16, height: int = 64) -> bytes:
+def bar_chart_png(heights: list[int], *, width: int = 32, height: int = 120) -> bytes:
     """A small, valid RGB PNG: one bar per value (0-100) on a white ground, axis at the
     bottom. Built with zlib and struct, byte for byte the same on every run."""
     colors = [(31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40), (148, 103, 189)]
-    gap = 4
+    gap = 8
     total = gap + len(heights) * (width + gap)
     rows = []
     for y in range(height):

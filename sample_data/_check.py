@@ -159,7 +159,7 @@ def check_maritaca_tools(where: str, doc: dict[str, Any], tally: Counter[str]) -
         check(len(data) == item["size_bytes"], f"{where}: {item['filename']} size_bytes")
         if item["mime_type"] == "image/png":
             check(data.startswith(b"\x89PNG\r\n\x1a\n"), f"{where}: PNG signature")
-            check(len(data) < 2000, f"{where}: the PNG should stay small")
+            check(len(data) < 1000, f"{where}: the PNG should stay small")
             tally["png"] += 1
 
 

@@ -539,3 +539,10 @@ def test_the_code_execution_sample_renders_its_chart(mt: ck.Maritaca) -> None:
     assert again == ans and again.files == ans.files
     frame = ck.answers_frame([ans])
     assert frame["code_execution_minutes"].to_list() == [0.2]
+
+
+def test_linked_sources_are_cited_in_the_text() -> None:
+    ans = ck.Answer.from_response(completion(LINKED), provider="maritaca")
+    html = ans.to_html()
+    assert "not cited inline" not in html and html.count('class="citekit-footnote"') == 2
+    assert 'class="citekit-passage"' not in html  # the link text is the title: nothing to unfold

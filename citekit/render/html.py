@@ -124,6 +124,12 @@ def _passage_html(citation: Citation, note: Footnote, *, strict: bool) -> str:
     )
 
 
+def _linked(note: Footnote) -> bool:
+    """A source the answer cites by linking to it (Maritaca: a link or a ``url_citation``
+    annotation), not by a marker: it is cited in the text, and its link text is its title."""
+    return bool(note.passages) and all(c.raw.get("type") == "url_citation" for c in note.passages)
+
+
 def _footnote_html(note: Footnote, token: str, occurrences: int, *, strict: bool) -> str:
     n = note.number
     value = "" if strict else f' value="{n}"'
@@ -142,11 +148,15 @@ def _footnote_html(note: Footnote, token: str, occurrences: int, *, strict: bool
                 f' <a class="citekit-backlink" href="#{token}-m-{n}-{k}"'
                 f' title="Back to marker [{n}] in the text" style="{STYLE.BACKLINK}">{text}</a>'
             )
-    else:
+    elif not _linked(note):
         parts.append(
             f' <span class="citekit-uncited" style="{STYLE.BADGE}">not cited inline</span>'
         )
-    parts.extend(_passage_html(c, note, strict=strict) for c in note.passages)
+    parts.extend(
+        _passage_html(c, note, strict=strict)
+        for c in note.passages
+        if not (_linked(note) and c.cited_text == c.document_title)
+    )
     parts.append("</li>\n")
     return "".join(parts)
 
