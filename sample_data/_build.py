@@ -13,11 +13,14 @@ go into the ``.json``, so the two always assemble to the same answer. Stdlib onl
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import random
 import re
+import struct
 import unicodedata
+import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -389,7 +392,60 @@ def build_search(search: dict[str, Any], answers: dict[str, dict[str, Any]]) -> 
     }
 
 
-def build_maritaca(answer: dict[str, Any]) -> tuple[dict[str, Any], str]:
+#: Maritaca's built-in tools; they need stream: false, so their samples have no .sse file.
+BUILT_IN_TOOLS = ("web_search", "data_ocean", "code_execution")
+
+
+def bar_chart_png(heights: list[int], *, width: int = 32, height: int = 120) -> bytes:
+    """A small, valid RGB PNG: one bar per value (0-100) on a white ground, axis at the
+    bottom. Built with zlib and struct, byte for byte the same on every run."""
+    colors = [(31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40), (148, 103, 189)]
+    gap = 8
+    total = gap + len(heights) * (width + gap)
+    rows = []
+    for y in range(height):
+        row = bytearray(b"\x00")  # filter type 0 (None)
+        for x in range(total):
+            pixel = (255, 255, 255)
+            if y == height - 1:
+                pixel = (60, 60, 60)
+            else:
+                slot, offset = divmod(x - gap, width + gap)
+                if x >= gap and offset < width and slot < len(heights):
+                    top = height - 1 - round(heights[slot] * (height - 4) / 100)
+                    if y >= top:
+                        pixel = colors[slot % len(colors)]
+            row.extend(pixel)
+        rows.append(bytes(row))
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    header = struct.pack(">IIBBBBB", total, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(b"".join(rows), 9))
+        + chunk(b"IEND", b"")
+    )
+
+
+def generated_file(spec: dict[str, Any]) -> dict[str, Any]:
+    """One ``generated_files`` item: a bar-chart PNG (``bars``) or a text file (``text``)."""
+    if "bars" in spec:
+        data = bar_chart_png(spec["bars"])
+    else:
+        data = text_of(spec["text"]).encode("utf-8")
+    return {
+        "filename": spec["filename"],
+        "mime_type": spec["mime_type"],
+        "size_bytes": len(data),
+        "content_base64": base64.b64encode(data).decode("ascii"),
+    }
+
+
+def build_maritaca(answer: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
     stem = answer["stem"]
     sample = f"maritaca/{stem}"
     model = answer["model"]
@@ -463,6 +519,8 @@ def build_maritaca(answer: dict[str, Any]) -> tuple[dict[str, Any], str]:
         "choices": choices,
         "usage": usage,
     }
+    if answer.get("generated_files"):
+        response["generated_files"] = [generated_file(f) for f in answer["generated_files"]]
     response[SAMPLE_FIELD] = sample
     document = {
         "question": answer["question"],
@@ -470,6 +528,8 @@ def build_maritaca(answer: dict[str, Any]) -> tuple[dict[str, Any], str]:
         "request": request,
         "response": response,
     }
+    if any(request.get(tool) for tool in BUILT_IN_TOOLS):
+        return document, None  # a built-in tool does not stream: no .sse
 
     opts = answer.get("stream", {})
     head = {"id": rid, "object": "chat.completion.chunk", "created": created, "model": model}
@@ -811,9 +871,10 @@ def main() -> None:
     maritaca = _load("maritaca.json")
     _write(HERE / "maritaca" / "models.json", dump_json(build_models(maritaca["models"])), written)
     for answer in maritaca["answers"]:
-        doc, sse = build_maritaca(answer)
+        doc, maybe_sse = build_maritaca(answer)
         _write(HERE / "maritaca" / f"{answer['stem']}.json", dump_json(doc), written)
-        _write(HERE / "maritaca" / f"{answer['stem']}.sse", sse, written)
+        if maybe_sse is not None:
+            _write(HERE / "maritaca" / f"{answer['stem']}.sse", maybe_sse, written)
 
     seen_ids: set[str] = set()
     for turn in _items("gptbots.json"):

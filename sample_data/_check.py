@@ -13,6 +13,7 @@ also asserts the shape of every file and the variety of edge cases the set promi
 
 from __future__ import annotations
 
+import base64
 import itertools
 import json
 import re
@@ -99,7 +100,17 @@ def word_count(text: str) -> int:
 # --------------------------------------------------------------------------- helpers
 
 
+#: Maritaca's built-in tools need stream: false, so a sample using one has no .sse file.
+BUILT_IN_TOOLS = ("web_search", "data_ocean", "code_execution")
+
+
+def uses_tools(doc: dict[str, Any]) -> bool:
+    request = doc.get("request")
+    return isinstance(request, dict) and any(request.get(t) for t in BUILT_IN_TOOLS)
+
+
 def load_pairs(provider: str) -> list[tuple[str, dict[str, Any], bytes]]:
+    """Every sample with its stream (empty for a Maritaca built-in tool sample, which has none)."""
     folder = HERE / provider
     stems_json = {
         p.stem
@@ -107,14 +118,54 @@ def load_pairs(provider: str) -> list[tuple[str, dict[str, Any], bytes]]:
         if p.stem != "models" and not p.stem.startswith("search_")
     }
     stems_sse = {p.stem for p in folder.glob("*.sse")}
-    check(stems_json == stems_sse, f"{provider}: .json and .sse files do not pair up")
+    docs = {
+        stem: json.loads((folder / f"{stem}.json").read_text(encoding="utf-8"))
+        for stem in stems_json
+    }
+    no_stream = {stem for stem, doc in docs.items() if provider == "maritaca" and uses_tools(doc)}
+    check(
+        stems_json - no_stream == stems_sse, f"{provider}: .json and .sse files do not pair up"
+    )
     out = []
-    for stem in sorted(stems_json & stems_sse):
+    for stem in sorted(stems_json):
         check(re.match(r"^\d\d_[a-z0-9_]+$", stem), f"{provider}/{stem}: name is not NN_slug")
-        doc = json.loads((folder / f"{stem}.json").read_text(encoding="utf-8"))
-        raw = (folder / f"{stem}.sse").read_bytes()
-        out.append((stem, doc, raw))
+        raw = b"" if stem in no_stream else (folder / f"{stem}.sse").read_bytes()
+        out.append((stem, docs[stem], raw))
     return out
+
+
+def check_maritaca_tools(where: str, doc: dict[str, Any], tally: Counter[str]) -> None:
+    """A built-in tool sample: tool usage reported, links as sources, files that decode."""
+    req, resp = doc["request"], doc["response"]
+    for tool in BUILT_IN_TOOLS:
+        if req.get(tool):
+            check(req[tool] is True, f"{where}: {tool} must be the boolean true")
+            tally[f"tool:{tool}"] += 1
+    check("stream" not in req, f"{where}: a built-in tool needs stream: false")
+    details = resp["usage"].get("tool_execution_details")
+    check(
+        isinstance(details, dict)
+        and details
+        and set(details)
+        <= {"web_search_calls", "page_reads", "data_ocean_gb_processed", "code_execution_minutes"}
+        and all(isinstance(v, int | float) and v >= 0 for v in details.values()),
+        f"{where}: usage.tool_execution_details",
+    )
+    text = resp["choices"][0]["message"]["content"] or ""
+    links = re.findall(r"\]\((https?://[^)\s]+)\)", text)
+    check(links, f"{where}: a tool answer gives its sources as Markdown links")
+    tally["links"] += len(links)
+    for item in resp.get("generated_files", []):
+        check(
+            set(item) == {"filename", "mime_type", "size_bytes", "content_base64"},
+            f"{where}: generated file keys",
+        )
+        data = base64.b64decode(item["content_base64"], validate=True)
+        check(len(data) == item["size_bytes"], f"{where}: {item['filename']} size_bytes")
+        if item["mime_type"] == "image/png":
+            check(data.startswith(b"\x89PNG\r\n\x1a\n"), f"{where}: PNG signature")
+            check(len(data) < 1000, f"{where}: the PNG should stay small")
+            tally["png"] += 1
 
 
 def check_chat_request(where: str, doc: dict[str, Any]) -> None:
@@ -373,6 +424,9 @@ def check_maritaca() -> dict[str, int]:
                     )
                 if len(expected_calls) >= 2:
                     tally["parallel_tool_calls"] += 1
+        if uses_tools(doc):
+            check_maritaca_tools(where, doc, tally)
+            continue
 
         # the stream
         chunks = split_done(where, decode_sse(raw))
@@ -759,6 +813,9 @@ def main() -> int:
     require(mar, "n=2 answer", lambda t: t.get("n2", 0) >= 1)
     require(mar, "parallel tool calls", lambda t: t.get("parallel_tool_calls", 0) >= 1)
     require(mar, "cached_tokens", lambda t: t.get("cached_tokens", 0) >= 1)
+    for tool in ("web_search", "data_ocean", "code_execution"):
+        require(mar, f"a {tool} answer", lambda t, tool=tool: t.get(f"tool:{tool}", 0) >= 1)
+    require(mar, "a generated PNG", lambda t: t.get("png", 0) >= 1)
     require(
         mar,
         "chat_completion object + system message",

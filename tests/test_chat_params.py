@@ -45,7 +45,17 @@ BAD: list[tuple[dict[str, Any], str]] = [
     ({"tool_choice": {"type": "tool"}, "tools": TOOLS}, r"tool_choice=.* is not allowed"),
     ({"tools": [{"type": "function"}]}, r"tools\[0\]=.* must look like"),
     ({"model": ""}, r"model='' must be a non-empty model name"),
-    ({"extra_body": {"web_search": True}, "stream": True}, r"web_search=True needs stream=False"),
+    (
+        {"extra_body": {"web_search": True}, "stream": True},
+        r"built-in tools \(web_search\) do not stream: call without stream=True",
+    ),
+    ({"web_search": True, "stream": True}, r"built-in tools \(web_search\) do not stream"),
+    (
+        {"data_ocean": True, "code_execution": True, "stream": True},
+        r"built-in tools \(data_ocean, code_execution\) do not stream",
+    ),
+    ({"web_search": "yes"}, r"web_search='yes' must be True or False"),
+    ({"service_tier": "turbo"}, r"service_tier='turbo' is not allowed"),
     ({"extra_body": {"service_tier": "turbo"}}, r"service_tier='turbo' is not allowed"),
     ({"extra_body": ["x"]}, r"extra_body=\['x'\] must be a dict"),
 ]

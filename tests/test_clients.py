@@ -70,7 +70,18 @@ CHAT_PARAMS = [
     "presence_penalty",
     "tools",
     "tool_choice",
+    "web_search",
+    "data_ocean",
+    "code_execution",
+    "service_tier",
 ]
+#: Maritaca's built-in tools need stream: false; their samples are asked blocking only.
+BUILT_IN_TOOLS = ("web_search", "data_ocean", "code_execution")
+
+
+def streams(request: dict[str, Any]) -> tuple[bool, ...]:
+    """How a Maritaca sample can be asked: blocking, and streamed unless it uses a built-in tool."""
+    return (False,) if any(request.get(t) for t in BUILT_IN_TOOLS) else (False, True)
 
 
 def maritaca_options(request: dict[str, Any]) -> dict[str, Any]:
@@ -126,6 +137,13 @@ def test_maritaca_sample(mt: ck.Maritaca, stem: str, rec: dict[str, Any]) -> Non
     options = maritaca_options(rec["request"])
     messages = rec["request"]["messages"]
     blocking = mt.chat(messages, **options)
+    assert core(blocking) == core(expected) and blocking.files == expected.files
+    assert blocking.usage == expected.usage
+    if streams(rec["request"]) == (False,):
+        with pytest.raises(ValueError, match="do not stream"):
+            mt.chat(messages, stream=True, display=False, **options)
+        assert blocking.usage is not None and blocking.usage.tools
+        return
     streamed = mt.chat(
         messages,
         stream=True,
@@ -133,7 +151,6 @@ def test_maritaca_sample(mt: ck.Maritaca, stem: str, rec: dict[str, Any]) -> Non
         stream_options={"include_usage": True},
         **options,
     )
-    assert core(blocking) == core(expected)
     assert core(streamed) == core(expected)
     assert streamed.usage is not None and blocking.usage is not None
     assert (streamed.usage.prompt_tokens, streamed.usage.completion_tokens) == (
@@ -167,7 +184,7 @@ def test_sync_and_async_give_the_same_answers(server: ProviderServer) -> None:
                     )
         for _, rec in MAR:
             options = maritaca_options(rec["request"])
-            for stream in (False, True):
+            for stream in streams(rec["request"]):
                 out.append(
                     await mt.achat(
                         rec["request"]["messages"], stream=stream, display=False, **options
@@ -183,7 +200,7 @@ def test_sync_and_async_give_the_same_answers(server: ProviderServer) -> None:
         for stream in (False, True):
             sync_answers.append(ask_magisterium(mg, rec, stream=stream, display=False))
     for _, rec in MAR:
-        for stream in (False, True):
+        for stream in streams(rec["request"]):
             sync_answers.append(
                 mt.chat(
                     rec["request"]["messages"],
@@ -193,7 +210,9 @@ def test_sync_and_async_give_the_same_answers(server: ProviderServer) -> None:
                 )
             )
     assert [core(a) for a in async_answers] == [core(a) for a in sync_answers]
-    assert len(sync_answers) == 2 * (len(MAG) + len(MAR)) > 0
+    assert [a.files for a in async_answers] == [a.files for a in sync_answers]
+    expected = 2 * len(MAG) + sum(len(streams(rec["request"])) for _, rec in MAR)
+    assert len(sync_answers) == expected > 0
 
 
 def test_stream_events_arrive_in_order(mg: ck.Magisterium) -> None:

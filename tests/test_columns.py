@@ -71,7 +71,16 @@ def test_the_frames_name_and_type_every_column_by_the_vocabulary(
 
 def test_the_answers_frame_types_the_columns_it_shares() -> None:
     shared = [name for name in ANSWERS_SCHEMA.names() if name in COLUMNS]
-    assert shared == ["provider", "answer_id", "model", "question"]
+    assert shared == [
+        "provider",
+        "answer_id",
+        "model",
+        "question",
+        "web_search_calls",
+        "page_reads",
+        "data_ocean_gb_processed",
+        "code_execution_minutes",
+    ]
     assert all(ANSWERS_SCHEMA[n] == POLARS[COLUMNS[n].kind] for n in shared)
 
 

@@ -462,3 +462,69 @@ def test_crlf_reads_as_lf(text: str) -> None:
         lf[m.start : m.end] for m in read(lf).markers
     ]
     assert read(crlf).definitions == read(lf).definitions
+
+
+# -- links against markdown-it's link tokens ------------------------------------------------------
+
+_LINK_PIECES = [
+    "[Pix](https://www.bcb.gov.br/pix)", "[a *b* `c`](http://e.org/x)", "<https://f.org/a>",
+    "[r]", "[r][ref]", "\n[ref]: https://g.org/r\n", "\n[r]: http://h.org \"T\"\n",
+    "[bad](javascript:alert(1))", "(https://e.org)", "https://bare.org", "[see [1]](https://e.org)",
+    "](https://e.org)", "[x](<https://e.org/a b>)", "[é](https://e.org/é)",
+]  # fmt: skip
+_link_texts = st.lists(
+    st.one_of(st.sampled_from(_LINK_PIECES), st.sampled_from(_PIECES), st.text(max_size=3)),
+    max_size=16,
+).map("".join)
+
+
+def _markdown_it_links(text: str) -> list[tuple[str, str]]:
+    """``(href, text)`` of every link markdown-it renders for ``text`` (citekit's parser)."""
+    out: list[tuple[str, str]] = []
+    for token in make_parser().parse(text):
+        children = token.children or []
+        for i, child in enumerate(children):
+            if child.type != "link_open":
+                continue
+            label = []
+            for inner in children[i + 1 :]:
+                if inner.type == "link_close":
+                    break
+                if inner.type in ("text", "code_inline", "citekit_marker"):
+                    label.append(inner.content)
+                elif inner.type in ("softbreak", "hardbreak"):
+                    label.append(" ")
+            out.append((str(child.attrs["href"]), "".join(label).strip()))
+    return out
+
+
+@_settings
+@given(_link_texts)
+def test_links_are_markdown_it_links(text: str) -> None:
+    reading = read(text)
+    assert [(link.url, link.label) for link in reading.links] == _markdown_it_links(text)
+    ends = 0
+    for link in reading.links:
+        assert ends <= link.start < link.end <= len(text)
+        assert text[link.start] in "[<" and text[link.end - 1] in ")]>"
+        assert not reading.in_code(link.start)
+        assert link_allowed(link.url)
+        ends = link.end
+
+
+def test_links_of_an_answer() -> None:
+    text = (
+        "O [Pix](https://www.bcb.gov.br/estabilidadefinanceira/pix) é do Banco Central; "
+        "veja `[código](https://e.org)` e <https://www.gov.br/>.\n\n"
+        "```\n[x](https://no.org)\n```\n"
+    )
+    links = read(text).links
+    assert [(text[a:b], url, label) for a, b, url, label in links] == [
+        (
+            "[Pix](https://www.bcb.gov.br/estabilidadefinanceira/pix)",
+            "https://www.bcb.gov.br/estabilidadefinanceira/pix",
+            "Pix",
+        ),
+        ("<https://www.gov.br/>", "https://www.gov.br/", "https://www.gov.br/"),
+    ]
+    assert read("no links here [1]").links == ()

@@ -23,7 +23,14 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Final, Literal, NamedTuple
 
-__all__ = ["CITATION_COLUMNS", "COLUMNS", "REFERENCE_COLUMNS", "Column", "Kind"]
+__all__ = [
+    "CITATION_COLUMNS",
+    "COLUMNS",
+    "REFERENCE_COLUMNS",
+    "TOOL_USAGE_COLUMNS",
+    "Column",
+    "Kind",
+]
 
 Kind = Literal["str", "int", "float", "bool"]
 
@@ -62,6 +69,19 @@ _VOCABULARY: Final = (
     Column("score", "float", "The relevance the provider reported for a knowledge chunk."),
     Column("data_id", "str", "GPTBots' id of the knowledge document."),
     Column("cited_inline", "bool", "Whether the marker appears in the answer's text."),
+    # What Maritaca's built-in tools did for an answer (usage.tool_execution_details).
+    Column("web_search_calls", "float", "Web searches Maritaca's web_search tool ran."),
+    Column("page_reads", "float", "Pages Maritaca's web_search tool read."),
+    Column("data_ocean_gb_processed", "float", "Gigabytes Maritaca's Data Ocean processed."),
+    Column("code_execution_minutes", "float", "Minutes of Maritaca's code execution."),
+)
+
+#: The columns of ``Usage.tools`` (Maritaca's ``usage.tool_execution_details``), in order.
+TOOL_USAGE_COLUMNS: Final = (
+    "web_search_calls",
+    "page_reads",
+    "data_ocean_gb_processed",
+    "code_execution_minutes",
 )
 
 #: The vocabulary, by name, in the order a table lists them.

@@ -8,6 +8,8 @@ live call gives.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import html
 import json
 import os
@@ -24,6 +26,7 @@ __all__ = [
     "Answer",
     "Choice",
     "Citation",
+    "GeneratedFile",
     "ProviderName",
     "Reference",
     "References",
@@ -224,12 +227,23 @@ class References(Sequence[Reference]):
 
 @dataclass(frozen=True, slots=True)
 class Usage:
-    """Token (and, for GPTBots, credit) counts; any field a provider omits is ``None``."""
+    """Token (and, for GPTBots, credit) counts; any field a provider omits is ``None``.
+
+    ``tools`` is what Maritaca's built-in tools did, billed per use (its
+    ``usage.tool_execution_details``: ``web_search_calls``, ``page_reads``,
+    ``data_ocean_gb_processed``, ``code_execution_minutes``, each a number), or ``None``
+    when no tool ran.
+
+    >>> ans = ck.Maritaca().ask("Pesquise na web: o que mudou no Pix em 2025?", web_search=True)
+    >>> ans.usage.tools
+    {'web_search_calls': 2.0, 'page_reads': 5.0}
+    """
 
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     total_tokens: int | None = None
     cached_tokens: int | None = None
+    tools: Mapping[str, float] | None = None
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -243,8 +257,22 @@ class Usage:
             completion_tokens=_opt_int(data.get("completion_tokens")),
             total_tokens=_opt_int(data.get("total_tokens")),
             cached_tokens=_opt_int(cached),
+            tools=_tool_usage(data.get("tool_execution_details")),
             raw=dict(data),
         )
+
+
+def _tool_usage(details: Any) -> dict[str, float] | None:
+    """The numbers of a ``tool_execution_details`` object (anything else in it is left out)."""
+    if not isinstance(details, Mapping):
+        return None
+    out: dict[str, float] = {}
+    for key, value in details.items():
+        if isinstance(key, str) and isinstance(value, int | float) and not isinstance(value, bool):
+            number = float(value)
+            if number == number and abs(number) != float("inf"):
+                out[key] = number
+    return out or None
 
 
 def _opt_int(value: Any) -> int | None:
@@ -255,6 +283,99 @@ def _opt_int(value: Any) -> int | None:
     except (TypeError, ValueError, OverflowError):
         return None
     return number if abs(number) < 2**63 else None  # beyond any real count: not a count
+
+
+@dataclass(frozen=True, slots=True)
+class GeneratedFile:
+    """A file the provider made for an answer (Maritaca's code execution: ``generated_files``).
+
+    ``data`` is the file's bytes, decoded from the wire's base64 when the answer is read; when
+    that base64 is broken the file is kept with ``data`` ``None`` and a ``note`` saying so.
+    ``size_bytes`` is the size the provider declared.
+
+    Examples
+    --------
+    >>> saved = {
+    ...     "choices": [{"message": {"content": "Pronto: o arquivo está anexo."}}],
+    ...     "generated_files": [
+    ...         {
+    ...             "filename": "ola.txt",
+    ...             "mime_type": "text/plain",
+    ...             "size_bytes": 4,
+    ...             "content_base64": "b2zDoQ==",
+    ...         }
+    ...     ],
+    ... }
+    >>> f = ck.Answer.from_response(saved, provider="maritaca").files[0]
+    >>> f.name, f.mime_type, f.data.decode()
+    ('ola.txt', 'text/plain', 'olá')
+    >>> import os, tempfile
+    >>> path = f.save(tempfile.mkdtemp())  # into a folder: the file keeps its name
+    >>> path.name, os.path.getsize(path)
+    ('ola.txt', 4)
+    """
+
+    name: str
+    mime_type: str | None = None
+    data: bytes | None = field(default=None, repr=False)
+    size_bytes: int | None = None
+    note: str | None = None
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def is_image(self) -> bool:
+        """A PNG, JPEG, GIF or WebP image (the kinds an HTML answer shows inline)."""
+        return (self.mime_type or "").lower() in IMAGE_TYPES
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, position: int = 0) -> GeneratedFile:
+        """Build from ``{filename, mime_type, size_bytes, content_base64}`` (never raises)."""
+        name = _opt_str(data.get("filename")) or f"file-{position + 1}"
+        content = data.get("content_base64")
+        decoded: bytes | None = None
+        note = None
+        if isinstance(content, str):
+            try:
+                decoded = base64.b64decode(content, validate=True)
+            except (binascii.Error, ValueError):
+                note = f"{name}: content_base64 is not valid base64; the file's bytes are lost."
+        else:
+            note = f"{name}: the provider sent no content_base64; the file has no bytes."
+        return cls(
+            name=name,
+            mime_type=_opt_str(data.get("mime_type")),
+            data=decoded,
+            size_bytes=_opt_int(data.get("size_bytes")),
+            note=note,
+            raw=dict(data),
+        )
+
+    def save(self, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
+        """Write the file to ``path`` (into it, under ``name``, when ``path`` is a folder).
+
+        An existing file with other bytes is left alone (``FileExistsError``) unless
+        ``overwrite=True``; one with the same bytes is kept as it is.
+        """
+        if self.data is None:
+            raise ValueError(self.note or f"{self.name} has no bytes to save")
+        target = Path(path)
+        if target.is_dir():
+            # Only the last part of the provider's name: it never writes outside the folder.
+            target = target / (Path(self.name.replace("\\", "/")).name or "file")
+        if target.exists():
+            if target.is_file() and target.read_bytes() == self.data:
+                return target
+            if not overwrite:
+                raise FileExistsError(
+                    f"{target} exists and holds other bytes: pass overwrite=True to replace it, "
+                    "or save to another path"
+                )
+        target.write_bytes(self.data)
+        return target
+
+
+#: The image kinds an answer's HTML shows inline (as a ``data:`` URI).
+IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -326,6 +447,7 @@ class Answer:
     outputs: tuple[str, ...] = ()
     #: Reasoning the provider streamed apart from the text (GPTBots Thought events).
     thoughts: tuple[str, ...] = ()
+    files: tuple[GeneratedFile, ...] = ()
     notes: tuple[str, ...] = ()
     partial: bool = False
     cached: bool = False

@@ -63,7 +63,9 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_block import StateBlock
 from markdown_it.rules_block.table import table as _table_rule
 from markdown_it.rules_inline import StateInline
+from markdown_it.rules_inline.autolink import autolink as _autolink_rule
 from markdown_it.rules_inline.backticks import backtick as _backtick_rule
+from markdown_it.rules_inline.link import link as _link_rule
 from markdown_it.token import Token
 
 from ._source_map import MD_TRIM, Lines, Shift, identity, locate, locator, normalise
@@ -71,6 +73,7 @@ from ._source_map import MD_TRIM, Lines, Shift, identity, locate, locator, norma
 __all__ = [
     "MARKER_TOKEN",
     "NO_MARKERS",
+    "Link",
     "Marker",
     "MarkerStyle",
     "Reading",
@@ -108,6 +111,20 @@ class Marker(NamedTuple):
     @property
     def document_index(self) -> int:
         return self.number - 1
+
+
+class Link(NamedTuple):
+    """One link of the text, as markdown-it reads it: ``[label](url)``, a reference link
+    ``[label][ref]`` / ``[ref]`` with its definition, or an autolink ``<url>``.
+
+    ``start``/``end`` span the whole link in the text; ``url`` is the target as markdown-it
+    gives it to the HTML (``href``: percent-encoded, always ``http``/``https``); ``label`` is
+    the link's text without its Markdown (emphasis dropped, code kept as written)."""
+
+    start: int
+    end: int
+    url: str
+    label: str
 
 
 # -- what a marker is, judged at one position ---------------------------------------------------
@@ -225,6 +242,25 @@ def _code_span_rule(state: StateInline, silent: bool) -> bool:
     return True
 
 
+def _positioned(rule: Callable[[StateInline, bool], bool]) -> Callable[[StateInline, bool], bool]:
+    """``rule`` (markdown-it's link or autolink rule), recording on each ``link_open`` token
+    where the link starts and ends in the inline source."""
+
+    def positioned(state: StateInline, silent: bool) -> bool:
+        start = state.pos
+        count = len(state.tokens)
+        if not rule(state, silent):
+            return False
+        if not silent:
+            for token in state.tokens[count:]:
+                if token.type == "link_open":
+                    token.meta = {"start": start, "end": state.pos}
+                    break
+        return True
+
+    return positioned
+
+
 def _table_rows_rule(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
     count = len(state.tokens)
     if not _table_rule(state, start_line, end_line, silent):
@@ -244,6 +280,8 @@ def _table_rows_rule(state: StateBlock, start_line: int, end_line: int, silent: 
 def _reader_parser() -> MarkdownIt:
     md = make_parser()
     md.inline.ruler.at("backticks", _code_span_rule)
+    md.inline.ruler.at("link", _positioned(_link_rule))
+    md.inline.ruler.at("autolink", _positioned(_autolink_rule))
     md.block.ruler.at("table", _table_rows_rule, {"alt": ["paragraph", "reference"]})
     md.disable(["inline", "text_join"])  # the reader runs the inline parser block by block
     return md
@@ -291,6 +329,18 @@ class Reading:
     def code_blocks(self) -> tuple[Span, ...]:
         """The fenced and indented code blocks among :attr:`code_spans`."""
         return self._code.get()[1]
+
+    @property
+    def links(self) -> tuple[Link, ...]:
+        """Every link of the text, in order (:class:`Link`: ``start``, ``end``, ``url``,
+        ``label``); code holds no link, and only ``http``/``https`` targets are links (as the
+        HTML renders them). Definition lines are read too: a link there is a link of the text.
+
+        >>> from citekit.core.text import read
+        >>> read("See [Pix](https://www.bcb.gov.br/pix), not `[x](https://e.org)`.").links
+        (Link(start=4, end=37, url='https://www.bcb.gov.br/pix', label='Pix'),)
+        """
+        return _links(self.text)
 
     def in_code(self, pos: int) -> bool:
         """Whether ``text[pos]`` is inside a code block or a code span."""
@@ -577,3 +627,49 @@ def _inline_needs_parse(content: str) -> bool:
     """Whether a block's text may hold code or a link (the inline-level part of
     :func:`_needs_parse`; references are checked on the whole document)."""
     return "`" in content or "](" in content or ("<" in content and bool(_AUTOLINK.search(content)))
+
+
+# -- links ---------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=64)
+def _links(text: str) -> tuple[Link, ...]:
+    """The links of ``text`` from markdown-it's tokens, in positions of ``text``."""
+    norm, shift = normalise(text)
+    if "](" not in norm and "]:" not in norm and not ("<" in norm and _AUTOLINK.search(norm)):
+        return ()  # no inline link, no reference definition, no autolink: no link
+    env: dict[str, Any] = {}
+    tokens = _PARSER.parse(norm, env)
+    lines = Lines(norm)
+    links: list[Link] = []
+    for i, token in enumerate(tokens):
+        content = token.content
+        if token.type != "inline" or ("[" not in content and "<" not in content):
+            continue
+        children = _PARSER.inline.parse(content, _PARSER, env, [])
+        to_source: Callable[[int], int] | None = None
+        for j, child in enumerate(children):
+            if child.type != "link_open" or not child.meta:
+                continue
+            if to_source is None:
+                to_source = locator(token, tokens[i - 1], norm, lines)
+            start, end = child.meta["start"], child.meta["end"]
+            a = locate(to_source, start, norm, token, lines, content[start])
+            b = locate(to_source, end - 1, norm, token, lines, content[end - 1], last=True) + 1
+            url = str(child.attrs.get("href", ""))
+            links.append(Link(shift(a), shift(b), url, _label(children, j + 1)))
+    return tuple(links)
+
+
+def _label(children: list[Token], start: int) -> str:
+    """The text of a link whose tokens begin at ``children[start]``, up to its ``link_close``."""
+    parts: list[str] = []
+    for token in children[start:]:
+        kind = token.type
+        if kind == "link_close":
+            break
+        if kind in ("text", "code_inline", MARKER_TOKEN):
+            parts.append(token.content)
+        elif kind in ("softbreak", "hardbreak"):
+            parts.append(" ")
+    return "".join(parts).strip()

@@ -38,7 +38,7 @@ from typing import Any, Final
 
 import polars as pl
 
-from ..core.columns import CITATION_COLUMNS, COLUMNS, REFERENCE_COLUMNS, Kind
+from ..core.columns import CITATION_COLUMNS, COLUMNS, REFERENCE_COLUMNS, TOOL_USAGE_COLUMNS, Kind
 from ..core.models import Answer, Citation, References
 from ..core.text import read
 from ..core.years import year_expr
@@ -112,6 +112,7 @@ ANSWERS_SCHEMA: Final = pl.Schema(
         "prompt_tokens": pl.Int64(),
         "completion_tokens": pl.Int64(),
         "total_tokens": pl.Int64(),
+        **{name: pl.Float64() for name in TOOL_USAGE_COLUMNS},
         "partial": pl.Boolean(),
         "cached": pl.Boolean(),
         "sample": pl.String(),
@@ -303,7 +304,9 @@ def answers_frame(source: Source, *, provider: str | None = None) -> pl.DataFram
 
     Columns: ``provider``, ``answer_id``, ``model``, ``created`` (UTC), ``question``,
     ``text``, ``finish_reason``, ``n_citations``, ``n_references`` (null when no references
-    were fetched), ``prompt_tokens``, ``completion_tokens``, ``total_tokens``, ``partial``
+    were fetched), ``prompt_tokens``, ``completion_tokens``, ``total_tokens``, what
+    Maritaca's built-in tools did (``web_search_calls``, ``page_reads``,
+    ``data_ocean_gb_processed``, ``code_execution_minutes``: null when absent), ``partial``
     (an interrupted stream), ``cached`` (served from the local store) and ``sample`` (the
     ``sample_data`` file of a recorded answer, null for a live one).
 
@@ -344,6 +347,10 @@ def answers_frame(source: Source, *, provider: str | None = None) -> pl.DataFram
             "prompt_tokens": [u.prompt_tokens if u else None for u in usage],
             "completion_tokens": [u.completion_tokens if u else None for u in usage],
             "total_tokens": [u.total_tokens if u else None for u in usage],
+            **{
+                name: [u.tools.get(name) if u and u.tools else None for u in usage]
+                for name in TOOL_USAGE_COLUMNS
+            },
             "partial": [a.partial for a in answers],
             "cached": [a.cached for a in answers],
             "sample": [a.sample for a in answers],

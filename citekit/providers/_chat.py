@@ -42,6 +42,10 @@ class ChatParams(TypedDict, total=False):
     extra_body: Mapping[str, Any]
     return_related_questions: bool
     safety_settings: Mapping[str, Any]
+    web_search: bool
+    data_ocean: bool
+    code_execution: bool
+    service_tier: str
 
 
 Messages = Sequence[Mapping[str, Any]]

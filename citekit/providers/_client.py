@@ -141,6 +141,8 @@ class ProviderClient:
                 self.rate_limit = RateLimiter.parse(rate_limit)
             except ValueError as exc:
                 raise ConfigurationError(str(exc)) from None
+        #: Whether the caller chose the timeout (with timeout= or an own http client).
+        self._timeout_given = timeout is not None or bool(http_client or async_http_client)
         self._http_client = http_client
         self._async_http_client = async_http_client
         self._transport = transport

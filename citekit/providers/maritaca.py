@@ -3,35 +3,65 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, ClassVar
 
 from ..core.errors import ResponseFormatError
 from ..core.models import parse_created
 from ..wire.flow import RequestSpec, fetch_json
-from ._chat import ChatClient
+from ..wire.maritaca import FLEX_READ_TIMEOUT, classify
+from ._chat import ChatClient, Messages
 
-__all__ = ["Maritaca", "MaritacaModel", "Model"]
+__all__ = ["BUILT_IN_TOOLS", "Maritaca", "MaritacaModel", "Model", "check_tools_stream"]
 
-#: Provider tools that run server side and need a non-streaming request.
-_NON_STREAMING_EXTRAS = ("web_search", "code_execution", "data_ocean")
+#: Maritaca's built-in tools: they run server side, and only in a non-streaming request.
+BUILT_IN_TOOLS = ("web_search", "data_ocean", "code_execution")
 _SERVICE_TIERS = ("flex", "default", "auto")
+
+
+def check_tools_stream(body: Mapping[str, Any]) -> None:
+    """Refuse a streaming body that turns a built-in tool on, before it is sent.
+
+    Maritaca documents that the built-in tools need ``stream: false`` (a streaming request
+    with one is a 400), so the mistake is named here instead of on the wire.
+    """
+    if not body.get("stream"):
+        return
+    on = [name for name in BUILT_IN_TOOLS if body.get(name)]
+    if on:
+        raise ValueError(
+            f"Maritaca's built-in tools ({', '.join(on)}) do not stream: "
+            "call without stream=True (chat() or ask(), not stream())"
+        )
 
 
 @dataclass(frozen=True, slots=True)
 class MaritacaModel:
-    """One entry of ``GET /models``."""
+    """One entry of ``GET /models``: ``context_length`` (tokens, falling back to
+    ``top_provider.context_length``) and ``max_completion_tokens`` (from ``top_provider``, the
+    most a reply may hold: 32768 in the documentation).
+
+    >>> models = ck.Maritaca().models()
+    >>> m = next(m for m in models if m.id == "sabia-4")
+    >>> m.owned_by, m.context_length, m.max_completion_tokens
+    ('maritacaai', 128000, 32768)
+    """
 
     id: str
     created: datetime | None = None
     owned_by: str | None = None
     context_length: int | None = None
+    max_completion_tokens: int | None = None
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
 #: The name before 0.2.
 Model = MaritacaModel
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
 def parse_models(data: Any) -> list[MaritacaModel]:
@@ -42,13 +72,17 @@ def parse_models(data: Any) -> list[MaritacaModel]:
     for item in items:
         if not isinstance(item, Mapping) or not isinstance(item.get("id"), str):
             continue
-        ctx = item.get("context_length")
+        top = item.get("top_provider")
+        top = top if isinstance(top, Mapping) else {}
+        ctx = _count(item.get("context_length"))
+        owner = item.get("owned_by")
         models.append(
             MaritacaModel(
                 id=item["id"],
                 created=parse_created(item.get("created")),
-                owned_by=item.get("owned_by"),
-                context_length=ctx if isinstance(ctx, int) else None,
+                owned_by=owner if isinstance(owner, str) else None,
+                context_length=ctx if ctx is not None else _count(top.get("context_length")),
+                max_completion_tokens=_count(top.get("max_completion_tokens")),
                 raw=dict(item),
             )
         )
@@ -59,8 +93,37 @@ class Maritaca(ChatClient):
     """Client for Maritaca AI's Sabiá models (``MARITACA_API_KEY``).
 
     The default model is ``MARITACA_MODEL`` or ``sabia-4``; ``models()`` lists what the
-    server offers. Provider extras (``service_tier="flex"``, ``web_search=True`` ...) go in
-    ``extra_body=``.
+    server offers.
+
+    Maritaca's built-in tools are keyword switches: ``web_search=True`` (every Sabiá model),
+    ``data_ocean=True`` and ``code_execution=True`` (``sabia-4`` and ``sabia-4-thinking``). They
+    run on Maritaca's side and only without streaming, so ``stream=True`` with one of them
+    raises ``ValueError`` before anything is sent. The links the answer gives become its
+    ``citations``, files made by code execution its ``files``, and what the tools did is in
+    ``usage.tools``.
+
+    ``service_tier="flex"`` asks for the cheaper tier, whose requests may wait in a queue up to
+    5 minutes: unless you set ``timeout=``, such a request gets a read timeout of 330 s, and a
+    429 whose body says the flex queue is full raises ``RateLimitError`` saying so.
+
+    Examples
+    --------
+    >>> mt = ck.Maritaca()
+    >>> ans = mt.ask("Pesquise na web: o que mudou no Pix em 2025?", web_search=True)
+    >>> [(c.marker, c.document_title) for c in ans.citations][:2]
+    [(1, 'Banco Central do Brasil'), (2, 'regulamento do Pix Automático')]
+    >>> ans.citations[0].source_url
+    'https://www.bcb.gov.br/estabilidadefinanceira/pix'
+    >>> chart = mt.ask(
+    ...     "Execute código: faça um gráfico de barras da população das regiões do Brasil.",
+    ...     code_execution=True,
+    ... )
+    >>> [(f.name, f.mime_type) for f in chart.files]
+    [('populacao_regioes.png', 'image/png'), ('populacao_regioes.csv', 'text/csv')]
+    >>> mt.stream("O que mudou no Pix?", web_search=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: Maritaca's built-in tools (web_search) do not stream: call without stream=True ...
     """
 
     name: ClassVar[str] = "maritaca"
@@ -69,23 +132,38 @@ class Maritaca(ChatClient):
     default_model: ClassVar[str | None] = "sabia-4"
     model_env: ClassVar[str | None] = "MARITACA_MODEL"
 
+    _classify_error = staticmethod(classify)
+
+    def _prepare(
+        self, messages: Messages, *, stream: bool, params: dict[str, Any]
+    ) -> tuple[RequestSpec, str | None]:
+        spec, question = super()._prepare(messages, stream=stream, params=params)
+        if spec.json.get("service_tier") == "flex" and not self._timeout_given:
+            # A flex request may wait in Maritaca's queue up to 5 minutes: the default read
+            # timeout (120 s) would give up while it waits. A timeout you set is kept.
+            spec = replace(spec, read_timeout=FLEX_READ_TIMEOUT)
+        return spec, question
+
     def _provider_body(self, body: dict[str, Any], options: dict[str, Any]) -> None:
+        for name in BUILT_IN_TOOLS:
+            if name in options:
+                value = options.pop(name)
+                if value is not None:
+                    body[name] = value
+        tier = options.pop("service_tier", None)
+        if tier is not None:
+            body["service_tier"] = tier
         super()._provider_body(body, options)
         tier = body.get("service_tier")
         if tier is not None and tier not in _SERVICE_TIERS:
             raise ValueError(
                 f"service_tier={tier!r} is not allowed; use one of {', '.join(_SERVICE_TIERS)}"
             )
-        for name in _NON_STREAMING_EXTRAS:
+        for name in BUILT_IN_TOOLS:
             value = body.get(name)
-            if value is None:
-                continue
-            if not isinstance(value, bool):
+            if value is not None and not isinstance(value, bool):
                 raise ValueError(f"{name}={value!r} must be True or False")
-            if value and body.get("stream"):
-                raise ValueError(
-                    f"{name}=True needs stream=False (Maritaca refuses it in a stream)"
-                )
+        check_tools_stream(body)
 
     def models(self) -> list[MaritacaModel]:
         """The models this key can use (``GET /models``)."""

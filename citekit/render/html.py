@@ -15,9 +15,10 @@ The design follows what notebook front ends do to HTML (``shared/reference/noteb
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Mapping
 
-from ..core.models import Answer, Citation, References
+from ..core.models import IMAGE_TYPES, Answer, Citation, GeneratedFile, References
 from ..core.text import read
 from ._incremental import fill_markers
 from ._mdhtml import render_markdown
@@ -37,6 +38,8 @@ from ._sources import (
 __all__ = ["answer_html", "references_html"]
 
 _MAX_BACKLINKS = 20
+#: Images up to this size are shown inline (as a ``data:`` URI); larger ones are listed.
+MAX_INLINE_IMAGE = 2 * 1024 * 1024
 
 
 class _MarkerLinks:
@@ -121,6 +124,12 @@ def _passage_html(citation: Citation, note: Footnote, *, strict: bool) -> str:
     )
 
 
+def _linked(note: Footnote) -> bool:
+    """A source the answer cites by linking to it (Maritaca: a link or a ``url_citation``
+    annotation), not by a marker: it is cited in the text, and its link text is its title."""
+    return bool(note.passages) and all(c.raw.get("type") == "url_citation" for c in note.passages)
+
+
 def _footnote_html(note: Footnote, token: str, occurrences: int, *, strict: bool) -> str:
     n = note.number
     value = "" if strict else f' value="{n}"'
@@ -139,11 +148,15 @@ def _footnote_html(note: Footnote, token: str, occurrences: int, *, strict: bool
                 f' <a class="citekit-backlink" href="#{token}-m-{n}-{k}"'
                 f' title="Back to marker [{n}] in the text" style="{STYLE.BACKLINK}">{text}</a>'
             )
-    else:
+    elif not _linked(note):
         parts.append(
             f' <span class="citekit-uncited" style="{STYLE.BADGE}">not cited inline</span>'
         )
-    parts.extend(_passage_html(c, note, strict=strict) for c in note.passages)
+    parts.extend(
+        _passage_html(c, note, strict=strict)
+        for c in note.passages
+        if not (_linked(note) and c.cited_text == c.document_title)
+    )
     parts.append("</li>\n")
     return "".join(parts)
 
@@ -199,6 +212,55 @@ def _references_list(refs: References, token: str, *, strict: bool) -> str:
         parts.append("</li>\n")
         items.append("".join(parts))
     return f'<ol style="{STYLE.RANKED_LIST}">\n{"".join(items)}</ol>'
+
+
+def _size(n: int) -> str:
+    if n < 1024:
+        return f"{n} bytes"
+    if n < 1024 * 1024:
+        return f"{n / 1024:.1f} KB"
+    return f"{n / (1024 * 1024):.1f} MB"
+
+
+def _file_html(position: int, file: GeneratedFile) -> str:
+    """One generated file: an image inline (PNG, JPEG, GIF or WebP up to
+    ``MAX_INLINE_IMAGE``, as a ``data:`` URI of its decoded bytes), anything else by name."""
+    data = file.data
+    kind = (file.mime_type or "").strip().lower()
+    size = len(data) if data is not None else file.size_bytes
+    facts = [kind or "unknown type"] + ([_size(size)] if size is not None else [])
+    caption = (
+        f"<code>{esc(file.name)}</code>"
+        f' <span style="{STYLE.SMALL_MUTED}">({esc(", ".join(facts))})</span>'
+    )
+    if data is not None and kind in IMAGE_TYPES and len(data) <= MAX_INLINE_IMAGE:
+        # The type comes from the allow-list and the base64 is ours: nothing else reaches src.
+        src = f"data:{kind};base64,{base64.b64encode(data).decode('ascii')}"
+        return (
+            f'<figure class="citekit-file" style="{STYLE.FIGURE}">'
+            f'<img src="{src}" alt="{esc(file.name)}" style="{STYLE.IMAGE}">'
+            f"<figcaption>{caption}</figcaption></figure>\n"
+        )
+    why = ""
+    if data is None:
+        why = file.note or "no bytes were sent"
+    elif kind in IMAGE_TYPES:
+        why = (
+            f"not shown: over the {_size(MAX_INLINE_IMAGE)} inline limit; "
+            f"save it with answer.files[{position}].save(path)"
+        )
+    note = f' <span style="{STYLE.SMALL_MUTED}">— {esc(why)}</span>' if why else ""
+    return f'<li class="citekit-file" style="{STYLE.ITEM}">{caption}{note}</li>\n'
+
+
+def _files_html(files: tuple[GeneratedFile, ...]) -> str:
+    if not files:
+        return ""
+    shown = [_file_html(i, f) for i, f in enumerate(files)]
+    figures = "".join(h for h in shown if h.startswith("<figure"))
+    listed = "".join(h for h in shown if h.startswith("<li"))
+    inner = figures + (f'<ul style="{STYLE.LIST}">{listed}</ul>' if listed else "")
+    return _section("Files", inner, "citekit-files")
 
 
 def _related_html(questions: tuple[str, ...]) -> str:
@@ -275,6 +337,7 @@ def render_answer_html(
             f'<span style="{STYLE.SMALL_MUTED}">tool call</span> <code>{esc(call.name)}</code>'
             f'<pre style="{STYLE.PRE}"><code>{esc(call.arguments)}</code></pre></div>\n'
         )
+    out.append(_files_html(answer.files))
     loose = {n: d for n, d in sorted(definitions.items()) if n not in notes and d}
     if loose:
         items = "".join(f"<li>[{n}] {esc(d)}</li>" for n, d in loose.items())

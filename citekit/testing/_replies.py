@@ -19,6 +19,7 @@ from ._samples import (
     ProviderName,
     Sample,
     SampleSet,
+    _normalise,
     choose_sample,
     find_by_message_id,
     last_user_text,
@@ -74,6 +75,32 @@ def _gptbots_text(message: dict[str, Any]) -> str:
         if isinstance(content, dict) and isinstance(content.get("text"), str):
             texts.append(content["text"])
     return "\n\n".join(texts)
+
+
+def _tools_on(body: Any) -> frozenset[str]:
+    if not isinstance(body, dict):
+        return frozenset()
+    return frozenset(t for t in _MARITACA_NON_STREAM_TOOLS if body.get(t) is True)
+
+
+def _asks_exactly(samples: tuple[Sample, ...], question: str) -> bool:
+    """Whether ``question`` is one sample's own question (that sample then answers it)."""
+    wanted = _normalise(question)
+    return any(_normalise(s.question) == wanted for s in samples)
+
+
+def _tool_samples(samples: tuple[Sample, ...], body: dict[str, Any]) -> tuple[Sample, ...]:
+    """The samples a Maritaca request may be answered from: those recorded with one of the
+    built-in tools it turns on, or, without tools, those recorded without any. Only a request
+    with a tool gets a tool's output (``usage.tool_execution_details`` is "present only when a
+    tool ran", providers.md). When none fits, every sample may answer. A sample's own
+    question always gets that sample (the offline demo asks each one as it is)."""
+    wanted = _tools_on(body)
+    if wanted:
+        fitting = tuple(s for s in samples if wanted & _tools_on(s.request))
+    else:
+        fitting = tuple(s for s in samples if not _tools_on(s.request))
+    return fitting or samples
 
 
 class Responder:
@@ -148,7 +175,11 @@ class Responder:
         problem = self._chat_problem(provider, body)
         if problem:
             return json_reply(400, error_body(provider, 400, problem))
-        sample = choose_sample(self.samples[provider], last_user_text(body["messages"]))
+        candidates = self.samples[provider]
+        question = last_user_text(body["messages"])
+        if provider == "maritaca" and not _asks_exactly(candidates, question):
+            candidates = _tool_samples(candidates, body)
+        sample = choose_sample(candidates, question)
         if sample is None:
             return self._no_samples(provider)
         related = bool(body.get("return_related_questions"))
@@ -175,6 +206,8 @@ class Responder:
         messages = body.get("messages")
         if not isinstance(messages, list) or not messages:
             return "'messages' must be a non-empty list"
+        # Maritaca's built-in tools "require stream: false": a streaming request with one is
+        # a 400 (providers.md, Maritaca, built-in tools).
         if provider == "maritaca" and body.get("stream") is True:
             for name in _MARITACA_NON_STREAM_TOOLS:
                 if body.get(name):

@@ -53,6 +53,16 @@ class HttpConfig:
         return self.base_url.rstrip("/") + "/" + path.lstrip("/")
 
     def build(self, client: httpx.Client | httpx.AsyncClient, spec: RequestSpec) -> httpx.Request:
+        timeout = self.timeout
+        if spec.read_timeout is not None and timeout is not None:
+            read = timeout.read
+            if read is not None and read < spec.read_timeout:
+                timeout = httpx.Timeout(
+                    connect=timeout.connect,
+                    read=spec.read_timeout,
+                    write=timeout.write,
+                    pool=timeout.pool,
+                )
         return client.build_request(
             spec.method,
             self.url(spec.path),
@@ -60,7 +70,7 @@ class HttpConfig:
             params=spec.params,
             headers=self.request_headers(stream=spec.stream),
             # None: the caller's own http_client keeps the timeout it was configured with.
-            timeout=self.timeout if self.timeout is not None else httpx.USE_CLIENT_DEFAULT,
+            timeout=timeout if timeout is not None else httpx.USE_CLIENT_DEFAULT,
         )
 
     def transport_error(self, exc: httpx.HTTPError) -> TransportError:

@@ -1,9 +1,11 @@
 """Chat-completions request bodies, checked before anything is sent.
 
-Every parameter is checked against its documented range (Maritaca's reference: temperature
-0..2, top_p (0, 1], both penalties -2..2, n >= 1, stop a list of strings, stream_options only
-with stream, tool_choice "none" | "auto" | "required" | a named function); a wrong value raises
-``ValueError`` naming the parameter, the value and what is allowed.
+Every parameter is checked against its documented range (Maritaca's reference: both penalties
+-2..2, n >= 1, stop a list of strings, stream_options only with stream, tool_choice "none" |
+"auto" | "required" | a named function); a wrong value raises ``ValueError`` naming the
+parameter, the value and what is allowed. temperature and top_p have no documented range
+(Maritaca gives only defaults, 0.7 and 0.95): citekit holds them to OpenAI's, temperature 0..2
+and top_p (0, 1], and its messages say the bound is citekit's.
 """
 
 from __future__ import annotations
@@ -25,9 +27,15 @@ _FLOAT_RANGES: dict[str, tuple[float, float, bool]] = {
 }
 
 
+#: Bounds citekit sets itself: the providers document none for these.
+_OWN_BOUNDS = frozenset({"temperature", "top_p"})
+
+
 def _check_float(name: str, value: Any) -> float:
     low, high, low_inclusive = _FLOAT_RANGES[name]
     shown = f"{'[' if low_inclusive else '('}{low:g}, {high:g}]"
+    if name in _OWN_BOUNDS:
+        shown += " (citekit's bound, as OpenAI's API has it: the provider documents no range)"
     if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
         raise ValueError(f"{name}={value!r} is not a number; allowed range {shown}")
     if value > high or value < low or (value == low and not low_inclusive):

@@ -65,6 +65,9 @@ class RequestSpec:
     json: Any = None
     params: Mapping[str, str] | None = None
     stream: bool = False
+    #: The read timeout this request needs at least (seconds), when the client's default one
+    #: is too short for it (Maritaca's flex tier queues); a timeout the user set is kept.
+    read_timeout: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

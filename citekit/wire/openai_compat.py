@@ -17,6 +17,7 @@ from ..core.models import (
     Answer,
     Choice,
     Citation,
+    GeneratedFile,
     StreamEvent,
     TextDelta,
     ToolCall,
@@ -25,6 +26,8 @@ from ..core.models import (
     parse_created,
 )
 from .flow import Flow, RequestSpec, fetch_json, stream_answer
+from .maritaca import generated_files
+from .maritaca import sources as maritaca_sources
 from .response import Wire
 
 __all__ = ["ChatAccumulator", "chat_flow", "parse_chat_completion", "parse_citations"]
@@ -84,8 +87,18 @@ def _related(raw: Any) -> tuple[str, ...]:
     return tuple(q for q in raw if isinstance(q, str) and q.strip())
 
 
-def _notes(finish_reason: str | None) -> tuple[str, ...]:
-    return (_CONTENT_FILTER_NOTE,) if finish_reason == "content_filter" else ()
+def _citations(
+    provider: str, data: Mapping[str, Any], text: str, message: Any
+) -> tuple[Citation, ...]:
+    # Maritaca sends no citation array: its sources are the answer's links (or annotations).
+    if provider == "maritaca" and "citations" not in data:
+        return maritaca_sources(text, message)
+    return parse_citations(data.get("citations"))
+
+
+def _notes(finish_reason: str | None, files: tuple[GeneratedFile, ...] = ()) -> tuple[str, ...]:
+    notes = (_CONTENT_FILTER_NOTE,) if finish_reason == "content_filter" else ()
+    return notes + tuple(f.note for f in files if f.note)
 
 
 def parse_chat_completion(data: Any, *, provider: str, question: str | None = None) -> Answer:
@@ -96,11 +109,13 @@ def parse_chat_completion(data: Any, *, provider: str, question: str | None = No
     if not isinstance(raw_choices, list):
         raise ResponseFormatError(f"{provider} sent a completion without a 'choices' list")
     choices = []
+    messages: dict[int, Mapping[str, Any]] = {}
     for position, item in enumerate(raw_choices):
         if not isinstance(item, Mapping):
             continue
         message_raw = item.get("message")
         message: Mapping[str, Any] = message_raw if isinstance(message_raw, Mapping) else {}
+        messages.setdefault(int(item.get("index", position)), message)
         choices.append(
             Choice(
                 index=int(item.get("index", position)),
@@ -112,6 +127,7 @@ def parse_chat_completion(data: Any, *, provider: str, question: str | None = No
         )
     choices.sort(key=lambda c: c.index)
     first = choices[0] if choices else Choice(index=0, text="")
+    files = generated_files(data.get("generated_files"))
     return Answer(
         provider=provider,
         text=first.text,
@@ -119,13 +135,14 @@ def parse_chat_completion(data: Any, *, provider: str, question: str | None = No
         id=data.get("id"),
         created=parse_created(data.get("created")),
         finish_reason=first.finish_reason,
-        citations=parse_citations(data.get("citations")),
+        citations=_citations(provider, data, first.text, messages.get(first.index)),
         related_questions=_related(data.get("related_questions")),
         usage=Usage.from_dict(data.get("usage")),
         tool_calls=first.tool_calls,
         choices=tuple(choices),
         question=question,
-        notes=_notes(first.finish_reason),
+        files=files,
+        notes=_notes(first.finish_reason, files),
         raw=dict(data),
     )
 
@@ -133,7 +150,16 @@ def parse_chat_completion(data: Any, *, provider: str, question: str | None = No
 class ChatAccumulator:
     """Assembles ``chat.completion.chunk`` events; ``feed`` returns the deltas of one chunk."""
 
-    __slots__ = ("_extra", "_finish", "_parts", "_roles", "_tools", "provider", "question")
+    __slots__ = (
+        "_annotations",
+        "_extra",
+        "_finish",
+        "_parts",
+        "_roles",
+        "_tools",
+        "provider",
+        "question",
+    )
 
     def __init__(self, *, provider: str, question: str | None = None) -> None:
         self.provider = provider
@@ -143,6 +169,7 @@ class ChatAccumulator:
         self._roles: dict[int, str] = {}
         self._tools: dict[int, dict[int, dict[str, Any]]] = {}
         self._extra: dict[str, Any] = {}
+        self._annotations: dict[int, list[Any]] = {}
 
     @property
     def finished(self) -> bool:
@@ -185,6 +212,9 @@ class ChatAccumulator:
                         calls = delta.get("tool_calls")
                         if calls:
                             events.extend(self._merge_tools(index, calls))
+                        notes = delta.get("annotations")
+                        if isinstance(notes, list):
+                            self._annotations.setdefault(index, []).extend(notes)
                 reason = item.get("finish_reason")
                 if reason is not None:
                     finish[index] = reason
@@ -277,6 +307,11 @@ class ChatAccumulator:
                     "role": c.role,
                     "content": c.text,
                     **(
+                        {"annotations": self._annotations[c.index]}
+                        if self._annotations.get(c.index)
+                        else {}
+                    ),
+                    **(
                         {
                             "tool_calls": [
                                 {
@@ -295,7 +330,8 @@ class ChatAccumulator:
             }
             for c in choices
         ]
-        notes = _notes(first.finish_reason)
+        files = generated_files(extra.get("generated_files"))
+        notes = _notes(first.finish_reason, files)
         if partial:
             notes += ("Incomplete: the stream was interrupted before the provider finished.",)
         return Answer(
@@ -305,12 +341,18 @@ class ChatAccumulator:
             id=extra.get("id"),
             created=parse_created(extra.get("created")),
             finish_reason=first.finish_reason,
-            citations=parse_citations(extra.get("citations")),
+            citations=_citations(
+                self.provider,
+                extra,
+                first.text,
+                {"annotations": self._annotations.get(first.index)},
+            ),
             related_questions=_related(extra.get("related_questions")),
             usage=Usage.from_dict(extra.get("usage")),
             tool_calls=first.tool_calls,
             choices=choices,
             question=self.question,
+            files=files,
             notes=notes,
             partial=partial,
             raw=raw,
