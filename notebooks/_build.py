@@ -256,8 +256,10 @@ def maritaca_notebook() -> list[Cell]:
             """
 # Maritaca AI: Sabiá models
 
-Maritaca's API is OpenAI-compatible. Its answers carry no citations, so this notebook looks at
-what they do carry: the text, several choices (`n`), tool calls, and token usage.
+Maritaca's API is OpenAI-compatible. Its plain answers carry no citations; with its built-in
+tools on (`web_search`, `data_ocean`, `code_execution`) it answers with sources, the links of its
+text, which citekit lists as the answer's sources. This notebook looks at both, and at what every
+answer carries: the text, several choices (`n`), tool calls, and token usage.
 """
         ),
         offline_note("`MARITACA_API_KEY`"),
@@ -269,6 +271,43 @@ answer = maritaca.ask("Como funciona o Pix e por que ele se popularizou tão rá
 answer
 """
         ),
+        md(
+            """
+## Web search: an answer with sources
+
+Maritaca searches the web and reads pages on its side, then answers with Markdown links: each
+distinct link becomes a source, numbered in order of first appearance. `usage.tools` says what the
+search cost. Built-in tools do not stream (Maritaca refuses it), so citekit refuses
+`stream=True` with them before sending anything.
+"""
+        ),
+        code(
+            """
+web = maritaca.ask("Pesquise na web: o que mudou no Pix em 2025?", web_search=True)
+web
+"""
+        ),
+        code(
+            """
+[(c.marker, c.document_title, c.source_url) for c in web.citations], web.usage.tools
+"""
+        ),
+        md(
+            """
+With `code_execution=True` the files the code made come back with the answer (`answer.files`);
+images show in the answer, and `.save()` writes any of them to disk.
+"""
+        ),
+        code(
+            """
+chart = maritaca.ask(
+    "Execute código: faça um gráfico de barras da população das regiões do Brasil no Censo 2022.",
+    code_execution=True,
+)
+chart
+"""
+        ),
+        code("[(f.name, f.mime_type, f.size_bytes) for f in chart.files]"),
         md(
             """
 ## Chat with messages and parameters
@@ -304,8 +343,8 @@ tools = next(a for a in answers if a.tool_calls)
             """
 ## Usage as a frame
 
-`answers_frame` has one row per answer; Maritaca answers have no citations, so
-`citations_frame` gives an empty frame that still has every column and type.
+`answers_frame` has one row per answer, with what the built-in tools did; the web-sourced
+answers give `citations_frame` a row per linked source.
 """
         ),
         code(
@@ -316,7 +355,11 @@ usage = answers_frame(answers).select(
 usage
 """
         ),
-        code("citations_frame(answers).schema"),
+        code(
+            """
+citations_frame(answers).select("question", "marker", "document_title", "source_url")
+"""
+        ),
         code(
             """
 tokens = usage.unpivot(
