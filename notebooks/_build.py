@@ -246,6 +246,23 @@ charts.documents(cits, top=12)
         ),
         code("charts.citations_per_answer(answers_frame(answers))"),
         code("explore(answers)"),
+        md(
+            """
+## Search without asking
+
+`search()` calls Magisterium's search API (`POST /search`): documents for a query, best first,
+without an answer around them. `category` narrows it to `"magisterial"` or `"scholarly"`
+documents. The result lists its links here and becomes a frame with the same column names as
+the citations.
+"""
+        ),
+        code(
+            """
+found = magisterium.search("principle of subsidiarity", num_results=5, category="magisterial")
+found
+"""
+        ),
+        code('found.frame().select("rank", "document_title", "document_author", "year", "score")'),
         code("magisterium.close()\nserver.stop()"),
     ]
 
