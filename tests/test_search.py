@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import html
 import json
 import time
 from typing import Any
@@ -89,8 +90,12 @@ def test_sync_equals_async_on_each_sample(server: ProviderServer, record: dict[s
     sent = record["search_response"]["results"]
     assert [r.rank for r in found] == list(range(1, len(sent) + 1))
     for item, raw in zip(found, sent, strict=True):
-        assert (item.title, item.url, item.text) == (raw["title"], raw["url"], raw["text"])
-        assert (item.author, item.year, item.score) == (raw["author"], raw["year"], raw["score"])
+        sent_text = tuple(
+            None if raw[k] is None else html.unescape(raw[k])
+            for k in ("title", "url", "text", "author")
+        )
+        assert (item.title, item.url, item.text, item.author) == sent_text
+        assert (item.year, item.score) == (raw["year"], raw["score"])
         assert item.raw == raw
 
 
@@ -315,3 +320,15 @@ def test_server_keeps_search_samples_apart(server: ProviderServer) -> None:
     # A folder of samples read as answers skips the search samples.
     frame = ck.citations_frame(SAMPLES / "magisterium")
     assert frame.height > 0
+
+
+def test_entities_in_result_text_are_decoded_once(server: ProviderServer) -> None:
+    # Magisterium's texts hold HTML entities (as its citations' cited_text does): the user reads
+    # "Church's", never "Church&apos;s" nor "&amp;apos;".
+    mg = ck.Magisterium(api_key="sk-test", base_url=server.base_url("magisterium"))
+    found = mg.search("principle of subsidiarity", num_results=5, category="magisterial")
+    texts = [item.text or "" for item in found]
+    assert any("Church's" in t for t in texts)
+    assert not any("&apos;" in t or "&amp;" in t for t in texts)
+    html = found._repr_mimebundle_()["text/html"]
+    assert "Church&#x27;s" in html and "&amp;apos;" not in html

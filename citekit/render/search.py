@@ -96,7 +96,7 @@ def search_html(results: SearchResults) -> str:
             if byline := _byline(item):
                 parts.append(f' <span style="{STYLE.SMALL_MUTED}">— {esc(byline)}</span>')
             if (score := format_score(item.score)) is not None:
-                parts.append(f' <span style="{STYLE.SMALL_MUTED}">score {score}</span>')
+                parts.append(f' <span style="{STYLE.SMALL_MUTED}">· score {score}</span>')
             if item.text:
                 parts.append(
                     f'<div style="{STYLE.PASSAGE}">{esc(snippet(item.text, _SNIPPET))}</div>'

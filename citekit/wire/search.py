@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any, Final, Literal
 
 from ..core.errors import ResponseFormatError
+from ..core.models import decode_entities
 from ..core.search import SearchResult, SearchResults
 from .flow import Flow, RequestSpec, fetch_json
 from .response import Wire
@@ -136,8 +137,8 @@ def _item(item: Any, *, rank: int) -> SearchResult | None:
 
 
 def _text(value: Any) -> str | None:
-    if isinstance(value, str):
-        return value if value.strip() else None
+    if isinstance(value, str):  # HTML entities decoded, as in Magisterium's citations
+        return decode_entities(value) if value.strip() else None
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
