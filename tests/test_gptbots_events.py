@@ -165,3 +165,24 @@ def test_any_json_in_a_blocking_reply_never_crashes(
             continue
         assert isinstance(answer.text, str)
         assert all(isinstance(t, str) for t in (*answer.thoughts, *answer.related_questions))
+
+
+@settings(max_examples=100, deadline=None)
+@given(junk=json_values)
+def test_an_event_without_a_code_is_kept_and_skipped(junk: Any) -> None:
+    # A keep-alive ({"event": "ping"}) or any JSON value without an integer code among the
+    # events never costs the answer; a code written as a digit string is still read.
+    if isinstance(junk, dict) and "code" in junk:
+        junk = {k: v for k, v in junk.items() if k != "code"}
+    answer = streamed(text("Hello"), junk, {"code": "3", "data": " world"})
+    assert answer.text == "Hello world"
+    assert rebuilt(answer).text == "Hello world"
+
+
+def test_nan_custom_variable_is_refused_before_any_request(
+    server: ProviderServer, gb: ck.GPTBots
+) -> None:
+    before = len(server.requests)
+    with pytest.raises(ValueError, match="custom_variables"):
+        gb.ask("Why was the Great Wall built?", custom_variables={"a": float("nan")})
+    assert len(server.requests) == before

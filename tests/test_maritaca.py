@@ -546,3 +546,45 @@ def test_linked_sources_are_cited_in_the_text() -> None:
     html = ans.to_html()
     assert "not cited inline" not in html and html.count('class="citekit-footnote"') == 2
     assert 'class="citekit-passage"' not in html  # the link text is the title: nothing to unfold
+
+
+def _answer(text: str, **extra: Any) -> ck.Answer:
+    message: dict[str, Any] = {"role": "assistant", "content": text, **extra}
+    body = {"id": "x", "model": "sabia-4", "choices": [{"index": 0, "message": message}]}
+    return ck.Answer.from_response(body, provider="maritaca")
+
+
+def test_a_bracket_number_is_not_a_footnote_of_a_linked_source() -> None:
+    # Maritaca's sources are its links: a literal "[1]" in its text points at nothing.
+    answer = _answer("O Pix [1] foi criado. [fonte](https://bcb.gov.br)")
+    assert [c.source_url for c in answer.citations] == ["https://bcb.gov.br"]
+    assert 'class="citekit-marker"' not in answer.to_html()
+    markdown = answer.to_markdown()
+    assert "[^1]" not in markdown and "**Sources linked in the text**" in markdown
+    assert "not cited inline" not in answer._repr_mimebundle_()["text/plain"]
+
+
+def test_an_annotation_span_past_the_text_cites_its_title() -> None:
+    note = {
+        "type": "url_citation",
+        "url_citation": {"url": "https://bcb.gov.br", "title": "BCB", "start_index": 0,
+                         "end_index": 10_000},
+    }  # fmt: skip
+    answer = _answer("O Pix foi criado pelo Banco Central.", annotations=[note])
+    assert [c.cited_text for c in answer.citations] == ["BCB"]
+
+
+def test_files_are_listed_in_every_format_and_save_into_a_new_folder(
+    mt: ck.Maritaca, tmp_path: Path
+) -> None:
+    chart = mt.ask(
+        "Execute código: faça um gráfico de barras da população das regiões do Brasil no Censo "
+        "2022.",
+        code_execution=True,
+    )
+    bundle = chart._repr_mimebundle_()
+    for kind in ("text/plain", "text/markdown", "text/html"):
+        assert all(f.name in bundle[kind] for f in chart.files), kind
+    saved = chart.files[0].save(f"{tmp_path / 'out'}/")
+    assert saved == tmp_path / "out" / chart.files[0].name
+    assert saved.read_bytes() == chart.files[0].data

@@ -351,7 +351,8 @@ class GeneratedFile:
         )
 
     def save(self, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
-        """Write the file to ``path`` (into it, under ``name``, when ``path`` is a folder).
+        """Write the file to ``path`` (into it, under ``name``, when ``path`` is a folder or
+        ends with a slash: a missing folder is made).
 
         An existing file with other bytes is left alone (``FileExistsError``) unless
         ``overwrite=True``; one with the same bytes is kept as it is.
@@ -359,9 +360,11 @@ class GeneratedFile:
         if self.data is None:
             raise ValueError(self.note or f"{self.name} has no bytes to save")
         target = Path(path)
-        if target.is_dir():
+        if target.is_dir() or str(path).endswith(("/", os.sep)):
+            target.mkdir(parents=True, exist_ok=True)
             # Only the last part of the provider's name: it never writes outside the folder.
-            target = target / (Path(self.name.replace("\\", "/")).name or "file")
+            name = Path(self.name.replace("\\", "/").replace("\x00", "")).name
+            target = target / (name if name not in ("", ".", "..") else "file")
         if target.exists():
             if target.is_file() and target.read_bytes() == self.data:
                 return target

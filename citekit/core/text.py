@@ -668,7 +668,7 @@ def _label(children: list[Token], start: int) -> str:
         kind = token.type
         if kind == "link_close":
             break
-        if kind in ("text", "code_inline", MARKER_TOKEN):
+        if kind in ("text", "text_special", "code_inline", MARKER_TOKEN):
             parts.append(token.content)
         elif kind in ("softbreak", "hardbreak"):
             parts.append(" ")

@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ..core.models import Answer, Citation, Reference, References
+from ..core.models import Answer, Citation, GeneratedFile, Reference, References
 
 __all__ = [
     "Footnote",
     "answer_notes",
+    "file_facts",
     "footnotes",
+    "format_size",
+    "marked",
     "reference_label",
     "score_fractions",
     "snippet",
@@ -54,6 +57,20 @@ class Footnote:
     def display_title(self) -> str:
         return self.title or f"Source {self.number}"
 
+    @property
+    def linked(self) -> bool:
+        """A source the answer cites by linking to it (Maritaca: a link or a ``url_citation``
+        annotation), not by a marker: it is cited in the text, and its link text is its title."""
+        return bool(self.passages) and all(
+            c.raw.get("type") == "url_citation" for c in self.passages
+        )
+
+    def quoted(self) -> tuple[Citation, ...]:
+        """The passages worth quoting (a linked source's "passage" is often its link text)."""
+        if not self.linked:
+            return self.passages
+        return tuple(c for c in self.passages if c.cited_text != c.document_title)
+
     def byline(self) -> str:
         """``"Author · 1993 · no. 34"`` from whatever is known (may be empty)."""
         parts = [p for p in (self.author, self.year) if p]
@@ -74,6 +91,12 @@ def _first(values: Iterable[str | None]) -> str | None:
         if cleaned:
             return cleaned
     return None
+
+
+def marked(notes: Mapping[int, Footnote]) -> dict[int, Footnote]:
+    """The footnotes a marker in the text may point to: not the sources the text cites by a
+    link (a literal ``[1]`` in such an answer is the provider's own text, not a footnote)."""
+    return {n: note for n, note in notes.items() if not note.linked}
 
 
 def footnotes(citations: Sequence[Citation]) -> dict[int, Footnote]:
@@ -119,6 +142,23 @@ def snippet(text: str, width: int) -> str:
     """``text`` on one line, cut to ``width`` characters with an ellipsis."""
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
+
+
+def format_size(n: int) -> str:
+    """A byte count for people: ``437 bytes``, ``1.5 KB``, ``2.0 MB``."""
+    if n < 1024:
+        return f"{n} bytes"
+    if n < 1024 * 1024:
+        return f"{n / 1024:.1f} KB"
+    return f"{n / (1024 * 1024):.1f} MB"
+
+
+def file_facts(file: GeneratedFile) -> str:
+    """``image/png, 437 bytes``: a generated file's type and size, as every format shows them."""
+    data = file.data
+    size = len(data) if data is not None else file.size_bytes
+    kind = (file.mime_type or "").strip().lower() or "unknown type"
+    return ", ".join([kind] + ([format_size(size)] if size is not None else []))
 
 
 def answer_notes(answer: Answer) -> list[tuple[str, str]]:

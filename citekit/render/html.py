@@ -26,8 +26,11 @@ from ._safe import STYLE, esc, new_token, safe_url
 from ._sources import (
     Footnote,
     answer_notes,
+    file_facts,
     footnotes,
     format_score,
+    format_size,
+    marked,
     passage_caption,
     reference_title,
     references_notes,
@@ -124,12 +127,6 @@ def _passage_html(citation: Citation, note: Footnote, *, strict: bool) -> str:
     )
 
 
-def _linked(note: Footnote) -> bool:
-    """A source the answer cites by linking to it (Maritaca: a link or a ``url_citation``
-    annotation), not by a marker: it is cited in the text, and its link text is its title."""
-    return bool(note.passages) and all(c.raw.get("type") == "url_citation" for c in note.passages)
-
-
 def _footnote_html(note: Footnote, token: str, occurrences: int, *, strict: bool) -> str:
     n = note.number
     value = "" if strict else f' value="{n}"'
@@ -148,15 +145,11 @@ def _footnote_html(note: Footnote, token: str, occurrences: int, *, strict: bool
                 f' <a class="citekit-backlink" href="#{token}-m-{n}-{k}"'
                 f' title="Back to marker [{n}] in the text" style="{STYLE.BACKLINK}">{text}</a>'
             )
-    elif not _linked(note):
+    elif not note.linked:
         parts.append(
             f' <span class="citekit-uncited" style="{STYLE.BADGE}">not cited inline</span>'
         )
-    parts.extend(
-        _passage_html(c, note, strict=strict)
-        for c in note.passages
-        if not (_linked(note) and c.cited_text == c.document_title)
-    )
+    parts.extend(_passage_html(c, note, strict=strict) for c in note.quoted())
     parts.append("</li>\n")
     return "".join(parts)
 
@@ -214,24 +207,14 @@ def _references_list(refs: References, token: str, *, strict: bool) -> str:
     return f'<ol style="{STYLE.RANKED_LIST}">\n{"".join(items)}</ol>'
 
 
-def _size(n: int) -> str:
-    if n < 1024:
-        return f"{n} bytes"
-    if n < 1024 * 1024:
-        return f"{n / 1024:.1f} KB"
-    return f"{n / (1024 * 1024):.1f} MB"
-
-
 def _file_html(position: int, file: GeneratedFile) -> str:
     """One generated file: an image inline (PNG, JPEG, GIF or WebP up to
     ``MAX_INLINE_IMAGE``, as a ``data:`` URI of its decoded bytes), anything else by name."""
     data = file.data
     kind = (file.mime_type or "").strip().lower()
-    size = len(data) if data is not None else file.size_bytes
-    facts = [kind or "unknown type"] + ([_size(size)] if size is not None else [])
     caption = (
         f"<code>{esc(file.name)}</code>"
-        f' <span style="{STYLE.SMALL_MUTED}">({esc(", ".join(facts))})</span>'
+        f' <span style="{STYLE.SMALL_MUTED}">({esc(file_facts(file))})</span>'
     )
     if data is not None and kind in IMAGE_TYPES and len(data) <= MAX_INLINE_IMAGE:
         # The type comes from the allow-list and the base64 is ours: nothing else reaches src.
@@ -246,7 +229,7 @@ def _file_html(position: int, file: GeneratedFile) -> str:
         why = file.note or "no bytes were sent"
     elif kind in IMAGE_TYPES:
         why = (
-            f"not shown: over the {_size(MAX_INLINE_IMAGE)} inline limit; "
+            f"not shown: over the {format_size(MAX_INLINE_IMAGE)} inline limit; "
             f"save it with answer.files[{position}].save(path)"
         )
     note = f' <span style="{STYLE.SMALL_MUTED}">— {esc(why)}</span>' if why else ""
@@ -306,7 +289,7 @@ def render_answer_html(
     """
     token = new_token()
     notes = footnotes(answer.citations)
-    links = _MarkerLinks(token, notes, strict=strict)
+    links = _MarkerLinks(token, marked(notes), strict=strict)
     reading = read(answer.text)
     body, definitions = reading.body, reading.definitions
     out = [f'<div class="citekit-answer" id="{token}" style="{STYLE.ROOT}">\n']

@@ -18,8 +18,10 @@ from ._safe import safe_url
 from ._sources import (
     Footnote,
     answer_notes,
+    file_facts,
     footnotes,
     format_score,
+    marked,
     passage_caption,
     reference_title,
     references_notes,
@@ -135,7 +137,7 @@ def _notes_md(notes: list[tuple[str, str]]) -> list[str]:
 
 def _footnote_lines(note: Footnote, indent: str) -> list[str]:
     lines: list[str] = []
-    for k, citation in enumerate(note.passages):
+    for k, citation in enumerate(note.quoted()):
         if k:
             lines.append("")
         lines.append(f"{indent}> *{md_escape(passage_caption(citation, note))}*")
@@ -160,14 +162,23 @@ def _sources_md(notes: Mapping[int, Footnote], cited: set[int]) -> list[str]:
         lines.append(f"[^{n}]: {_head(note)}")
         lines.append("")
         lines.extend(_footnote_lines(note, "    "))
-    uncited = [note for n, note in sorted(notes.items()) if n not in cited]
-    if uncited:
-        lines += ["", "**Sources not cited inline**", ""]
-        for note in uncited:
-            lines.append(f"- \\[{note.number}\\] {_head(note)}")
-            lines.append("")
-            lines.extend(_footnote_lines(note, "  "))
-            lines.append("")
+    rest = [note for n, note in sorted(notes.items()) if n not in cited]
+    # Sources the text links to are cited by their link; the others are cited nowhere.
+    for title, group in (
+        ("**Sources linked in the text**", [note for note in rest if note.linked]),
+        ("**Sources not cited inline**", [note for note in rest if not note.linked]),
+    ):
+        if not group:
+            continue
+        lines += ["", title, ""]
+        for note in group:
+            byline = note.byline()
+            head = md_link(note.url, note.display_title)
+            lines.append(
+                f"- \\[{note.number}\\] {head}" + (f" — {md_escape(byline)}" if byline else "")
+            )
+            quoted = _footnote_lines(note, "  ")
+            lines.extend(["", *quoted, ""] if quoted else [])
     return lines
 
 
@@ -222,8 +233,10 @@ def answer_markdown(answer: Answer) -> str:
     body, definitions = whole.body, whole.definitions
     cited: set[int] = set()
 
+    markable = marked(notes)
+
     def rewrite(m: Marker, source: str) -> str | None:
-        if m.number not in notes:
+        if m.number not in markable:
             return None
         cited.add(m.number)
         return f"[^{m.number}]"
@@ -237,6 +250,11 @@ def answer_markdown(answer: Answer) -> str:
         if n not in notes and definition:
             # Not a citation: kept as literal text (its marker stays plain text too).
             lines.append(f"\n\\[^{n}\\]: {md_escape(definition)}")
+    if answer.files:
+        lines += ["", "**Files**", ""]
+        for file in answer.files:
+            note = f" — {md_escape(file.note)}" if file.note else ""
+            lines.append(f"- `{file.name.replace('`', '')}` ({md_escape(file_facts(file))}){note}")
     lines.extend(_sources_md(notes, cited))
     lines.extend(_related_md(answer.related_questions))
     if answer.references is not None and answer.references.items:

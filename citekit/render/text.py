@@ -13,8 +13,10 @@ from ..core.text import read
 from ._sources import (
     Footnote,
     answer_notes,
+    file_facts,
     footnotes,
     format_score,
+    marked,
     passage_caption,
     reference_title,
     references_notes,
@@ -40,7 +42,7 @@ def _footnote_text(note: Footnote, cited: bool) -> list[str]:
     lines = [head]
     if note.url:
         lines.append(f"      {note.url.strip()}")
-    for citation in note.passages:
+    for citation in note.quoted():
         quote = snippet(citation.cited_text, _SNIPPET)
         if quote:
             lines.append(f"      {passage_caption(citation, note)}: “{quote}”")
@@ -72,7 +74,7 @@ def sources_text(answer: Answer, *, cited: set[int] | None = None) -> str:
     if notes:
         lines.append("Sources:")
         for n, note in sorted(notes.items()):
-            lines.extend(_footnote_text(note, n in cited))
+            lines.extend(_footnote_text(note, n in cited or note.linked))
     questions = [q for q in answer.related_questions if isinstance(q, str) and q.strip()]
     if questions:
         lines.append("Related questions:")
@@ -88,6 +90,7 @@ def body_text(answer: Answer, notes: Mapping[int, Footnote] | None = None) -> tu
     ``[n]`` (``$[1]$`` and ``[^1]`` alike); and the numbers so cited."""
     if notes is None:
         notes = footnotes(answer.citations)
+    notes = marked(notes)
     body = read(answer.text).body
     pieces: list[str] = []
     pos = 0
@@ -118,6 +121,11 @@ def answer_text(answer: Answer) -> str:
     for n, definition in sorted(definitions.items()):
         if n not in notes and definition:
             lines.append(f"[{n}] {definition}")
+    if answer.files:
+        lines += ["", "Files:"]
+        for i, file in enumerate(answer.files):
+            note = f" — {file.note}" if file.note else ""
+            lines.append(f"  {file.name} ({file_facts(file)}){note}  [answer.files[{i}]]")
     sources = sources_text(answer, cited=cited)
     if sources:
         lines += ["", sources]

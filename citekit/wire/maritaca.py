@@ -138,7 +138,8 @@ def _annotation_citations(text: str, annotations: list[dict[str, Any]]) -> tuple
         url = note["url"]
         index = seen.setdefault(url, len(seen))
         start, end = note["start_index"], note["end_index"]
-        span = text[start:end] if start is not None and end is not None else ""
+        fits = start is not None and end is not None and 0 <= start < end <= len(text)
+        span = text[start:end] if fits else ""  # a span past the text cites nothing of it
         title = note["title"]
         out.append(
             Citation(

@@ -4,6 +4,7 @@ given, the message (blocking or streamed), the knowledge references, the suggest
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -105,6 +106,8 @@ def _variables(variables: Any) -> dict[str, Any]:
                 f"custom_variables[{key!r}] is {type(value).__name__}: values are strings, "
                 "numbers or booleans"
             )
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"custom_variables[{key!r}] is {value}: JSON has no such number")
     return dict(variables)
 
 

@@ -166,9 +166,11 @@ class GPTBotsAccumulator:
         return self._end is not None
 
     def feed(self, event: Any) -> list[StreamEvent]:
-        if not isinstance(event, Mapping) or not isinstance(event.get("code"), int):
-            raise ResponseFormatError(f"gptbots sent a stream event without a code: {event!r}")
-        code, data = event["code"], event.get("data")
+        code = _event_code(event)
+        if code is None:  # a keep-alive or anything else without a code: kept, not read
+            self._unknown.append(event)
+            return []
+        data = event.get("data")
         last, self._last_code = self._last_code, code
         if code == TEXT:
             if isinstance(data, str) and data:
@@ -263,3 +265,17 @@ def questions_of(data: Any) -> tuple[str, ...]:
             inner = inner.get("questions")
         data = inner
     return tuple(q for q in _items(data) if isinstance(q, str) and q.strip())
+
+
+def _event_code(event: Any) -> int | None:
+    """An event's integer ``code`` (``3`` or ``"3"``), or None when it has none."""
+    if not isinstance(event, Mapping):
+        return None
+    code = event.get("code")
+    if isinstance(code, bool):
+        return None
+    if isinstance(code, int):
+        return code
+    if isinstance(code, str) and code.strip().isascii() and code.strip().isdigit():
+        return int(code.strip())
+    return None
