@@ -149,3 +149,15 @@ def test_any_json_in_citations_never_crashes(citations: Any, item: dict[str, Any
         ans = ck.Answer.from_response(reply, provider="gptbots")
         assert all(isinstance(c.cited_text, str) for c in ans.citations)
         ans.to_html()
+
+
+@pytest.mark.parametrize("framing", ["lines", "sse"])
+def test_the_great_wall_question_comes_with_footnotes(server: ProviderServer, framing: str) -> None:
+    gb = ck.GPTBots(api_key="k", base_url=server.base_url("gptbots", framing=framing))
+    ans = gb.ask("Why was the Great Wall built?", citations=True)
+    assert ans.citations[0].cited_text.startswith("[Great Wall History]")
+    assert ans.citations[0].source_url == "https://files.example.com/history/great_wall_history.pdf"
+    assert ans.cited_markers == {1, 2, 3, 4, 5, 6}
+    streamed = gb.ask("Why was the Great Wall built?", citations=True, stream=True)
+    assert (streamed.text, streamed.citations) == (ans.text, ans.citations)
+    assert gb.ask("Why was the Great Wall built?").citations == ()  # not asked: no marks
