@@ -13,6 +13,7 @@ import binascii
 import html
 import json
 import os
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -49,6 +50,18 @@ def _opt_str(value: Any) -> str | None:
     if value is None:
         return None
     return value if isinstance(value, str) else str(value)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def valid_text(text: str) -> str:
+    """``text`` as valid Unicode: surrogate pairs (an emoji split across two JSON strings or
+    stream chunks, ``"\\ud83d"`` + ``"\\ude00"``) joined into their character, lone surrogates
+    replaced by U+FFFD. Text that UTF-8 cannot encode would be lost on its way to a file."""
+    if _SURROGATE.search(text) is None:
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
 def decode_entities(text: str) -> str:
@@ -406,6 +419,9 @@ class Choice:
     tool_calls: tuple[ToolCall, ...] = ()
     role: str = "assistant"
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", valid_text(self.text))
+
 
 @dataclass(frozen=True, slots=True)
 class Answer:
@@ -455,6 +471,9 @@ class Answer:
     partial: bool = False
     cached: bool = False
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", valid_text(self.text))
 
     # -- derived -------------------------------------------------------------------------
     @property

@@ -9,18 +9,20 @@ document, however many passages of it were cited, with those formats' own field 
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import os
 import re
+import tempfile
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core.columns import CITATION_COLUMNS, COLUMNS, REFERENCE_COLUMNS
-from ..core.models import Answer
+from ..core.models import Answer, valid_text
 from ..core.years import parse_year, parse_year_span
 
 if TYPE_CHECKING:
@@ -88,7 +90,7 @@ def export_answer(answer: Answer, path: str | os.PathLike[str]) -> Path:
             f"Cannot export an answer as {suffix or 'a file without suffix'!r}: "
             f"use one of {', '.join(ANSWER_SUFFIXES)}"
         )
-    target.write_text(text, encoding="utf-8")
+    _write_text(target, text)
     return target
 
 
@@ -321,17 +323,39 @@ def export_citations(answers: Iterable[Answer] | Answer, path: str | os.PathLike
     suffix = target.suffix.lower()
     items = _answers(answers)
     if suffix == ".csv":
-        sources_frame(items).write_csv(target)
+        with _replacing(target) as temporary:
+            sources_frame(items).write_csv(temporary)
     elif suffix == ".parquet":
-        sources_frame(items).write_parquet(target)
+        with _replacing(target) as temporary:
+            sources_frame(items).write_parquet(temporary)
     elif suffix == ".bib":
-        target.write_text(bibtex(items), encoding="utf-8")
+        _write_text(target, bibtex(items))
     elif suffix == ".json":
         text = json.dumps(csl_json(items), ensure_ascii=False, indent=2)
-        target.write_text(text + "\n", encoding="utf-8")
+        _write_text(target, text + "\n")
     else:
         raise ValueError(
             f"Cannot export citations as {suffix or 'a file without suffix'!r}: "
             f"use one of {', '.join(CITATION_SUFFIXES)}"
         )
     return target
+
+
+@contextlib.contextmanager
+def _replacing(target: Path) -> Iterator[Path]:
+    """A temporary path beside ``target`` that replaces it only once fully written: a full
+    disk or an error midway leaves the previous file whole (and no half-written one)."""
+    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    os.close(fd)
+    temporary = Path(name)
+    try:
+        yield temporary
+        os.replace(temporary, target)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def _write_text(target: Path, text: str) -> None:
+    """Write ``text`` as UTF-8 through :func:`_replacing` (any lone surrogate made U+FFFD)."""
+    with _replacing(target) as temporary:
+        temporary.write_bytes(valid_text(text).encode("utf-8"))

@@ -204,7 +204,7 @@ class Log:
             row_id = self._insert(
                 answer, name, request, base_url, elapsed, error, stream, hidden, cacheable
             )
-        except (sqlite3.Error, OSError) as exc:
+        except Exception as exc:  # sqlite3, OS, encoding, a value SQLite cannot take
             # The answer is already paid for: a log that cannot be written never costs it.
             _logger.warning("Could not write the answer log %s: %s", self.path, exc)
             warnings.warn(

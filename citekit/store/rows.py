@@ -4,6 +4,7 @@ rows read back as answers, dicts or a polars frame."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 from collections.abc import Mapping, Sequence
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.columns import CITATION_COLUMNS, REFERENCE_COLUMNS
 from ..core.errors import ProviderError
-from ..core.models import Answer, References
+from ..core.models import Answer, References, valid_text
 from .keys import dumps, question_of, redacted, request_key
 
 if TYPE_CHECKING:
@@ -143,23 +144,33 @@ def insert(conn: sqlite3.Connection, row: Mapping[str, Any], answer: Answer | No
     marks = ", ".join("?" for _ in row)
     conn.execute("BEGIN IMMEDIATE")
     try:
-        cur = conn.execute(f"INSERT INTO answers ({columns}) VALUES ({marks})", list(row.values()))
+        values = _valid([*row.values()])
+        cur = conn.execute(f"INSERT INTO answers ({columns}) VALUES ({marks})", values)
         row_id = int(cur.lastrowid or 0)
         if answer is not None and answer.citations:
             conn.executemany(
                 _INSERT_CITATION,
-                [(row_id, i, *_CITATION_VALUES(c)) for i, c in enumerate(answer.citations)],
+                [_valid([row_id, i, *_CITATION_VALUES(c)]) for i, c in enumerate(answer.citations)],
             )
         if answer is not None and answer.references:
             conn.executemany(
                 _INSERT_REFERENCE,
-                [(row_id, *_REFERENCE_VALUES(r)) for r in answer.references],
+                [_valid([row_id, *_REFERENCE_VALUES(r)]) for r in answer.references],
             )
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        # A failed COMMIT (a full disk) has rolled back already: a second ROLLBACK would
+        # raise "no transaction is active" and hide the real cause.
+        if conn.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
         raise
     return row_id
+
+
+def _valid(values: list[Any]) -> list[Any]:
+    """Every text value as valid Unicode (SQLite stores UTF-8: a lone surrogate cannot go)."""
+    return [valid_text(v) if type(v) is str else v for v in values]
 
 
 # selecting -------------------------------------------------------------------------------
