@@ -82,3 +82,24 @@ def test_a_failed_write_leaves_the_previous_file_whole(tmp_path: Path) -> None:
         raise OSError("disk full")
     assert json.loads(target.read_text("utf-8")) == {"good": True}
     assert [p.name for p in tmp_path.iterdir()] == ["refs.json"]  # no half-written leftover
+
+
+@pytest.mark.parametrize(
+    "damage",
+    ['{"unterminated', "[1, 2]", '{"choices": 7}', "null"],
+)
+def test_one_unreadable_row_never_hides_the_log(tmp_path: Path, damage: str) -> None:
+    store = Log(tmp_path / "log.sqlite3")
+    ids = []
+    for i in range(3):
+        body = {"id": f"a{i}", "choices": [{"index": 0, "message": {"content": f"answer {i}"}}]}
+        answer = ck.Answer.from_response(body, provider="magisterium", question=f"q{i}")
+        ids.append(store.record(answer))
+    conn = store.connect()
+    conn.execute("UPDATE answers SET response_json = ? WHERE id = ?", (damage, ids[1]))
+    conn.commit()
+    with pytest.warns(LogWarning, match=rf"ids {ids[1]}\b"):
+        answers = store.answers()
+    assert [a.text for a in answers] == ["answer 0", "answer 1", "answer 2"]
+    assert answers[1].notes and "unreadable" in answers[1].notes[-1]
+    store.close()

@@ -51,6 +51,7 @@ from .rows import (
     log_frame,
     log_row,
     select_sql,
+    text_only_answer,
 )
 from .rows import LOG_SCHEMA as LOG_SCHEMA
 from .schema import CACHE_ENV, LOG_ENV, Connections, env_flag
@@ -394,7 +395,25 @@ class Log:
             limit=limit,
             errors=False,
         )
-        return [answer_from_row(row) for row in rows]
+        answers: list[Answer] = []
+        damaged: list[int] = []
+        for row in rows:
+            try:
+                answers.append(answer_from_row(row))
+            except Exception:  # one damaged row never hides the rest of the log
+                damaged.append(row[0])
+                kept = text_only_answer(row)
+                if kept is not None:
+                    answers.append(kept)
+        if damaged:
+            warnings.warn(
+                f"citekit could not rebuild {len(damaged)} logged answer(s) from their saved "
+                f"JSON (ids {', '.join(map(str, damaged[:20]))}"
+                f"{', ...' if len(damaged) > 20 else ''}); their logged text is kept",
+                LogWarning,
+                stacklevel=2,
+            )
+        return answers
 
     def get(self, row_id: int) -> Answer:
         """The answer logged as row ``row_id`` (``KeyError`` if none).

@@ -223,6 +223,18 @@ def select_sql(
 
 
 # reading ---------------------------------------------------------------------------------
+def text_only_answer(row: tuple[Any, ...]) -> Answer | None:
+    """What a row of ``ANSWER_COLUMNS`` whose JSON cannot be rebuilt still holds: its provider,
+    question and text (None when it has no text), with a note saying so."""
+    row_id, provider, question, _, _, _, partial, text = row
+    if text is None or not isinstance(provider, str):
+        return None
+    note = f"rebuilt from the logged text only: the saved response of row {row_id} is unreadable"
+    return Answer(
+        provider=provider, text=text, question=question, partial=bool(partial), notes=(note,)
+    )
+
+
 def answer_from_row(row: tuple[Any, ...], *, cached: bool = False) -> Answer:
     """The answer rebuilt from a row of ``ANSWER_COLUMNS``."""
     _, provider, question, response_json, references_json, notes_json, partial, text = row
