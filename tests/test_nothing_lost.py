@@ -102,4 +102,19 @@ def test_one_unreadable_row_never_hides_the_log(tmp_path: Path, damage: str) -> 
         answers = store.answers()
     assert [a.text for a in answers] == ["answer 0", "answer 1", "answer 2"]
     assert answers[1].notes and "unreadable" in answers[1].notes[-1]
+    with pytest.warns(LogWarning, match=f"answer {ids[1]} "):
+        assert store.get(ids[1]).text == "answer 1"
     store.close()
+
+
+@settings(max_examples=60, deadline=None)
+@given(field=TEXT)
+def test_source_fields_with_surrogates_reach_frames_and_files(field: str) -> None:
+    body = {
+        "choices": [{"index": 0, "message": {"content": "Said [1]."}}],
+        "citations": [{"cited_text": field, "document_index": 0, "document_title": field}],
+    }
+    answer = ck.Answer.from_response(body, provider="magisterium")
+    frame = ck.citations_frame([answer])
+    assert frame["document_title"].to_list() == [valid_text(field) or None] or field == ""
+    answer.to_markdown().encode("utf-8")

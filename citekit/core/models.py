@@ -65,8 +65,10 @@ def valid_text(text: str) -> str:
 
 
 def decode_entities(text: str) -> str:
-    """Decode HTML entities (``&apos;``, ``&oelig;``) that some providers leave in text."""
-    return html.unescape(text) if "&" in text else text
+    """Decode HTML entities (``&apos;``, ``&oelig;``) that some providers leave in text, and
+    make it valid Unicode (:func:`valid_text`): what every source field of a provider goes
+    through."""
+    return valid_text(html.unescape(text) if "&" in text else text)
 
 
 @dataclass(frozen=True, slots=True)

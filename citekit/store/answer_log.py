@@ -438,7 +438,19 @@ class Log:
             )
         if not found:
             raise KeyError(f"No answer with id {row_id} in {self.path}")
-        return answer_from_row(found[0])
+        try:
+            return answer_from_row(found[0])
+        except Exception:
+            kept = text_only_answer(found[0])
+            if kept is None:
+                raise
+            warnings.warn(
+                f"citekit could not rebuild logged answer {row_id} from its saved JSON; "
+                "its logged text is kept",
+                LogWarning,
+                stacklevel=2,
+            )
+            return kept
 
     def rows(
         self,
