@@ -267,14 +267,14 @@ def test_display_escapes_and_links_only_http() -> None:
 
 
 def test_display_never_raises(monkeypatch: pytest.MonkeyPatch) -> None:
-    from citekit.render import search as render_search
+    from citekit.render import bundle as render_bundle
 
     def broken(results: Any) -> str:
         raise RuntimeError("boom")
 
-    monkeypatch.setitem(render_search._RENDERERS, "text/html", broken)
+    monkeypatch.setitem(render_bundle._SEARCH, "text/html", broken)
     found = parse_search([{"title": "T"}], query="q")
-    with pytest.warns(UserWarning, match="could not render search results as text/html"):
+    with pytest.warns(UserWarning, match="could not render SearchResults as text/html"):
         bundle = found._repr_mimebundle_()
     assert set(bundle) == {"text/plain"} and "T" in bundle["text/plain"]
 

@@ -123,9 +123,9 @@ class SearchResults:
         )
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        from ..render.search import search_bundle
+        from ..render.bundle import mimebundle
 
-        return search_bundle(self, include=include, exclude=exclude)
+        return mimebundle(self, include=include, exclude=exclude)
 
     def __str__(self) -> str:
         from ..render.search import search_text

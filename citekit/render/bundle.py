@@ -1,4 +1,5 @@
-"""``_repr_mimebundle_`` for answers and reference lists: never raises into a cell."""
+"""``_repr_mimebundle_`` for answers, reference lists and search results: never raises into a
+cell."""
 
 from __future__ import annotations
 
@@ -6,9 +7,11 @@ from collections.abc import Callable, Container
 from typing import Any
 
 from ..core.models import Answer, References
+from ..core.search import SearchResults
 from ._safe import report_render_error
 from .html import answer_html, references_html, render_answer_html
 from .markdown import answer_markdown, references_markdown
+from .search import search_html, search_markdown, search_text
 from .text import answer_text, references_text
 
 __all__ = ["answer_bundle", "mimebundle"]
@@ -24,6 +27,11 @@ _REFERENCES: dict[str, Callable[[Any], str]] = {
     "text/plain": references_text,
     "text/markdown": references_markdown,
     "text/html": references_html,
+}
+_SEARCH: dict[str, Callable[[Any], str]] = {
+    "text/plain": search_text,
+    "text/markdown": search_markdown,
+    "text/html": search_html,
 }
 
 
@@ -41,6 +49,9 @@ def _fallback_text(obj: object) -> str:
         attempts.append(lambda: answer_text(obj))
     if isinstance(obj, References):
         attempts.append(lambda: references_text(obj))
+    if isinstance(obj, SearchResults):
+        attempts.append(lambda: search_text(obj))
+        attempts.append(lambda: f"<SearchResults for {obj.query!r}: {len(obj.items)} items>")
     attempts.append(lambda: str(getattr(obj, "text", "")))
     for attempt in attempts:
         try:
@@ -56,12 +67,13 @@ def _fallback_text(obj: object) -> str:
 
 
 def mimebundle(
-    obj: Answer | References | Any,
+    obj: Answer | References | SearchResults | Any,
     *,
     include: Container[str] | None = None,
     exclude: Container[str] | None = None,
 ) -> dict[str, str]:
-    """``text/plain``, ``text/markdown`` and ``text/html`` for an Answer or References.
+    """``text/plain``, ``text/markdown`` and ``text/html`` for an Answer, References or
+    SearchResults.
 
     ``include`` / ``exclude`` are what IPython passes to ``_repr_mimebundle_``. On any error
     the result is ``{"text/plain": ...}`` and a :class:`RenderWarning` is issued (or, when
@@ -94,6 +106,8 @@ def _bundle(
                 }
         elif isinstance(obj, References):
             renderers = _REFERENCES
+        elif isinstance(obj, SearchResults):
+            renderers = _SEARCH
         else:
             raise TypeError(f"cannot render a {what}")
         bundle: dict[str, str] = {}

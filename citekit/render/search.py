@@ -7,19 +7,15 @@ cell: on any error it falls back to plain text and reports.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container
-from typing import Any
-
 from ..core.search import SearchResult, SearchResults
-from ._safe import STYLE, esc, new_token, report_render_error
+from ._safe import STYLE, esc, new_token
 from ._sources import format_score, snippet
 from .html import _link
 from .markdown import md_escape, md_link
 
-__all__ = ["search_bundle", "search_html", "search_markdown", "search_text"]
+__all__ = ["search_html", "search_markdown", "search_text"]
 
 _SNIPPET = 240
-_MIMETYPES = ("text/plain", "text/markdown", "text/html")
 
 
 def _title(item: SearchResult) -> str:
@@ -106,42 +102,3 @@ def search_html(results: SearchResults) -> str:
         out.append("</ol>\n")
     out.append("</div>\n")
     return "".join(out)
-
-
-_RENDERERS: dict[str, Callable[[SearchResults], str]] = {
-    "text/plain": search_text,
-    "text/markdown": search_markdown,
-    "text/html": search_html,
-}
-
-
-def search_bundle(
-    results: SearchResults,
-    *,
-    include: Container[str] | None = None,
-    exclude: Container[str] | None = None,
-) -> dict[str, str]:
-    """``text/plain``, ``text/markdown`` and ``text/html``; plain text alone if rendering fails."""
-    what = "search results"
-    try:
-        bundle = {}
-        for mimetype in _MIMETYPES:
-            if (include is None or mimetype in include) and (
-                exclude is None or mimetype not in exclude
-            ):
-                what = f"search results as {mimetype}"
-                bundle[mimetype] = _RENDERERS[mimetype](results)
-        return bundle
-    except Exception as exc:
-        report_render_error(what, exc)
-        return {"text/plain": _fallback(results)}
-
-
-def _fallback(results: Any) -> str:
-    try:
-        return search_text(results)
-    except Exception:
-        try:
-            return f"<SearchResults for {results.query!r}: {len(results.items)} items>"
-        except Exception:
-            return "<citekit search results>"
