@@ -59,7 +59,7 @@ def valid_text(text: str) -> str:
     """``text`` as valid Unicode: surrogate pairs (an emoji split across two JSON strings or
     stream chunks, ``"\\ud83d"`` + ``"\\ude00"``) joined into their character, lone surrogates
     replaced by U+FFFD. Text that UTF-8 cannot encode would be lost on its way to a file."""
-    if _SURROGATE.search(text) is None:
+    if text.isascii() or _SURROGATE.search(text) is None:  # isascii: the common, fast case
         return text
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
