@@ -630,3 +630,26 @@ def test_a_redirect_without_location() -> None:
 
     with raw_server(app) as srv, pytest.raises(ck.ProviderError, match="a redirect to nowhere"):
         ask(client("magisterium", srv.url), "magisterium", "What is it?", stream=False)
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_real_stream_labelled_text_plain_still_reads(
+    server: ProviderServer, provider: str
+) -> None:
+    """Only a body that holds no event is refused: a mislabelled stream is read as it is."""
+    upstream = server.base_url(provider)
+
+    def app(method: str, path: str, body: bytes) -> Reply:
+        with httpx.Client() as http:
+            headers = {"Authorization": f"Bearer {SECRET}", "Content-Type": "application/json"}
+            reply = http.request(method, upstream + path, content=body, headers=headers)
+        ctype = reply.headers.get("content-type", "")
+        if "event-stream" in ctype:
+            ctype = "text/plain; charset=utf-8"
+        return reply.status_code, {"Content-Type": ctype}, [reply.content]
+
+    question = first_sample(provider)["question"]
+    expected = ask(client(provider, upstream), provider, question, stream=True)
+    with raw_server(app) as srv:
+        answer = ask(client(provider, srv.url), provider, question, stream=True)
+    assert answer.text == expected.text and answer.citations == expected.citations
