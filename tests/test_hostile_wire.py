@@ -289,6 +289,23 @@ def _long_line(framing: str, size: int) -> tuple[Any, bytes]:
 
 
 @pytest.mark.parametrize("framing", ["sse", "lines"])
+def test_a_partial_line_is_kept_as_its_reads_not_copied(framing: str) -> None:
+    """The work count, without a clock: each read of an unfinished line is kept as the very
+    object that came (no copy of what was buffered before it), so a read costs its own length
+    (one ``rfind`` over it) and the line is copied once, when it ends."""
+    decoder, _ = _long_line(framing, MiB)
+    decoder.feed(b"data: " if framing == "sse" else b"")
+    reads = [bytes([65 + i % 26]) * 4096 for i in range(200)]
+    for read in reads:
+        assert decoder.feed(read) == []
+    buffer = decoder._lines if framing == "sse" else decoder._buffer
+    assert len(buffer._parts) >= 200
+    assert all(kept is read for kept, read in zip(buffer._parts[-200:], reads, strict=True))
+    out = decoder.feed(b"\n\n")
+    assert b"".join(reads) in out[0]
+
+
+@pytest.mark.parametrize("framing", ["sse", "lines"])
 def test_a_long_line_costs_time_in_proportion(framing: str) -> None:
     """Feed a 24 MiB line in 64 KiB reads: with a buffer rejoined and rescanned on every read
     (the old decoder), the last reads each copy ~24 MiB and take hundreds of times the first
