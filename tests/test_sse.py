@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import citekit as ck
 from citekit.wire.sse import SSEDecoder
 
 from .conftest import SAMPLES
 
 
-def decode(raw: bytes, cuts: list[int]) -> list[bytes]:
-    decoder = SSEDecoder()
+def decode(raw: bytes, cuts: list[int], max_line: int | None = None) -> list[bytes]:
+    decoder = SSEDecoder() if max_line is None else SSEDecoder(max_line)
     out: list[bytes] = []
     start = 0
     for cut in sorted(set(cuts)):
@@ -42,6 +44,18 @@ def test_whole_buffer() -> None:
 @settings(max_examples=300)
 def test_any_chunking_gives_the_same_events(cuts: list[int]) -> None:
     assert decode(RAW, cuts) == EXPECTED
+
+
+#: The longest line of RAW: a cap of exactly this much reads it all, one less refuses it.
+LONGEST = max(len(line) for line in RAW.replace(b"\r", b"\n").split(b"\n"))
+
+
+@given(st.lists(st.integers(min_value=0, max_value=len(RAW)), max_size=30))
+@settings(max_examples=200)
+def test_any_chunking_under_a_line_cap(cuts: list[int]) -> None:
+    assert decode(RAW, cuts, max_line=LONGEST) == EXPECTED
+    with pytest.raises(ck.ResponseTooLargeError, match="max_line_bytes="):
+        decode(RAW, cuts, max_line=LONGEST - 1)
 
 
 def test_event_and_id_fields_are_read() -> None:

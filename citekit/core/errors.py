@@ -14,6 +14,7 @@
     ├── TransportError              connect / read failures, timeouts (after retries)
     │   └── APITimeoutError (also reachable as TimeoutError)
     ├── ResponseFormatError         a body that is not what the protocol promises
+    │   └── ResponseTooLargeError   a body or stream line past max_body_bytes / max_line_bytes
     └── StreamInterrupted           a stream that broke mid-way; ``.answer`` is the partial Answer
 
 ``CitekitWarning`` is the package's own warning class. Catch ``CitekitError`` for anything
@@ -46,6 +47,7 @@ __all__ = [
     "ProviderError",
     "RateLimitError",
     "ResponseFormatError",
+    "ResponseTooLargeError",
     "ServerError",
     "StreamInterrupted",
     "TimeoutError",
@@ -241,6 +243,39 @@ class APITimeoutError(TransportError):
 
 class ResponseFormatError(CitekitError):
     """The provider sent something that is not valid for its protocol."""
+
+
+class ResponseTooLargeError(ResponseFormatError):
+    """A reply ran past the client's limit: a body over ``max_body_bytes``, or a stream line
+    or event over ``max_line_bytes`` (counted after gzip/deflate). Reading stopped there, so a
+    compressed "bomb" cannot take the memory; ``option`` names the client option to raise.
+
+    >>> mg = ck.Magisterium(max_body_bytes=1000)
+    >>> try:
+    ...     mg.ask("What is the principle of subsidiarity?", cache=False)
+    ... except ck.ResponseTooLargeError as exc:
+    ...     error = exc
+    >>> error.option, error.limit
+    ('max_body_bytes', 1000)
+    >>> print(error)
+    Magisterium sent a response body over 1,000 bytes, the client's limit: citekit stopped
+    reading there. If the reply is genuine, raise the limit: ck.Magisterium(max_body_bytes=2000)
+
+    A stream that hits the limit after it began raises ``StreamInterrupted`` instead, which
+    keeps the partial answer; this error is its ``__cause__``.
+    """
+
+    def __init__(self, message: str, *, limit: int, option: str) -> None:
+        self.limit = limit
+        self.option = option
+        super().__init__(message)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_rebuild_too_large, (str(self), self.limit, self.option))
+
+
+def _rebuild_too_large(message: str, limit: int, option: str) -> ResponseTooLargeError:
+    return ResponseTooLargeError(message, limit=limit, option=option)
 
 
 class StreamInterrupted(CitekitError):

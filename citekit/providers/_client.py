@@ -26,7 +26,7 @@ from ..transport.http import HttpConfig, make_timeout
 from ..transport.ratelimit import RateLimit, RateLimiter
 from ..transport.stream import AsyncStream, Stream
 from ..wire.flow import Flow
-from ..wire.response import Wire
+from ..wire.response import MAX_BODY_BYTES, MAX_LINE_BYTES, Wire
 from ..wire.retry import RetryPolicy
 
 if TYPE_CHECKING:
@@ -71,6 +71,11 @@ class ProviderClient:
         minute, or a ``RateLimiter`` (one may be shared by several clients). Every HTTP request
         of this client counts (retries, and GPTBots' three requests per question), from sync
         and async calls, threads and ``ask_many`` alike. None (default): no limit.
+    max_body_bytes, max_line_bytes
+        The most bytes read of one response (64 MiB by default; a stream's whole body too)
+        and of one stream line or event (16 MiB), counted after gzip/deflate: past them the
+        call raises ``ResponseTooLargeError`` (a stream that had begun, ``StreamInterrupted``
+        with the partial answer) instead of filling the memory.
     """
 
     name: ClassVar[str]
@@ -103,6 +108,8 @@ class ProviderClient:
         transport: Any = None,
         headers: dict[str, str] | None = None,
         rate_limit: RateLimit | None = None,
+        max_body_bytes: int = MAX_BODY_BYTES,
+        max_line_bytes: int = MAX_LINE_BYTES,
     ) -> None:
         key = api_key if api_key is not None else os.environ.get(self.api_key_env)
         if not key or not key.strip():
@@ -111,6 +118,10 @@ class ProviderClient:
             )
         if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
             raise ConfigurationError(f"max_retries={max_retries!r} must be a whole number >= 0")
+        limits = {"max_body_bytes": max_body_bytes, "max_line_bytes": max_line_bytes}
+        for option, value in limits.items():
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigurationError(f"{option}={value!r} must be a whole number of bytes >= 1")
         url = base_url or os.environ.get(self.base_url_env) or self.default_base_url
         if not url.startswith(("http://", "https://")):
             raise ConfigurationError(f"base_url={url!r} must start with http:// or https://")
@@ -133,6 +144,8 @@ class ProviderClient:
             retry=RetryPolicy(max_retries=max_retries),
             classify=self._classify_error,
             check_body=self._check_body,
+            max_body_bytes=max_body_bytes,
+            max_line_bytes=max_line_bytes,
         )
         #: The client's ``RateLimiter`` (from ``rate_limit=``), or None.
         self.rate_limit: RateLimiter | None = None

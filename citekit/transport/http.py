@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import httpx
 
-from ..core.errors import APITimeoutError, TransportError, redact
+from ..core.errors import APITimeoutError, ResponseFormatError, TransportError, redact
 from ..wire.flow import RequestSpec
 
 __all__ = ["HttpConfig", "make_timeout"]
@@ -73,10 +73,15 @@ class HttpConfig:
             timeout=timeout if timeout is not None else httpx.USE_CLIENT_DEFAULT,
         )
 
-    def transport_error(self, exc: httpx.HTTPError) -> TransportError:
+    def transport_error(self, exc: httpx.HTTPError) -> TransportError | ResponseFormatError:
         """The citekit error for ``exc``, the key scrubbed out; ``connect`` when nothing left."""
         text = redact(f"{type(exc).__name__}: {exc}".rstrip(": "), (self.api_key,))
         where = f"{self.provider} at {self.base_url}"
+        if isinstance(exc, httpx.DecodingError):
+            # The server was reached and answered; its body is broken (bad gzip, say).
+            return ResponseFormatError(
+                f"{where} sent a body that does not decode as its Content-Encoding says ({text})"
+            )
         if isinstance(exc, httpx.PoolTimeout):
             return APITimeoutError(
                 f"Every connection to {where} stayed busy past the pool timeout ({text}): "

@@ -104,10 +104,17 @@ Op: TypeAlias = Send | Sleep | _Signal | list[StreamEvent]
 Flow: TypeAlias = Generator[Op, Any, T]
 
 
-def read_body() -> Flow[bytes]:
-    """The rest of the current response's body."""
+def read_body(wire: Wire) -> Flow[bytes]:
+    """The rest of the current response's body; past ``wire.max_body_bytes`` of it (decoded
+    bytes: a gzip "bomb" is counted as it inflates), ``ResponseTooLargeError`` and no more
+    reading."""
     parts = []
+    size = 0
+    limit = wire.max_body_bytes
     while (chunk := (yield READ)) is not None:
+        size += len(chunk)
+        if size > limit:
+            raise wire.too_large("a response body", limit, "max_body_bytes")
         parts.append(chunk)
     return b"".join(parts)
 
@@ -121,7 +128,7 @@ def fetch_json(wire: Wire, spec: RequestSpec, parse: Callable[[Any], T] = lambda
     while True:
         try:
             head: Head = yield Send(spec)
-            body = yield from read_body()
+            body = yield from read_body(wire)
             if not 200 <= head.status_code < 300:
                 raise wire.error_for(head, body)
             data = wire.checked(head, wire.decode_json(head, body))
@@ -140,7 +147,7 @@ def stream_answer(
     acc: Accumulator,
     *,
     unfinished: str,
-    decoder: Callable[[], Decoder] | None = None,
+    decoder: Callable[[int], Decoder] | None = None,
 ) -> Flow[Answer]:
     """Stream ``spec`` into ``acc``, yielding its events as they arrive; return the answer.
 
@@ -156,18 +163,22 @@ def stream_answer(
         try:
             head: Head = yield Send(spec)
             if not 200 <= head.status_code < 300:
-                raise wire.error_for(head, (yield from read_body()))
+                raise wire.error_for(head, (yield from read_body(wire)))
             # A provider that brings its own ``decoder`` reads a JSON-typed body with it too:
             # GPTBots' bare JSON lines may come labelled as JSON.
             json_lines = decoder is not None and "json" in head.headers.get("content-type", "")
             if not is_event_stream(head) and not json_lines:
-                wire.not_a_stream(head, (yield from read_body()))
+                wire.not_a_stream(head, (yield from read_body(wire)))
             reader = wire.events(head, acc.feed, decoder)
             while not reader.done:
                 out = reader.read((yield READ))
                 if out:
                     yield out
             reader.finish()
+            if not reader.received and "event-stream" not in head.headers.get("content-type", ""):
+                # A text/plain page (a proxy's, a maintenance notice) read as events held none:
+                # say what it was rather than that the stream ended early.
+                raise wire.no_events(head, reader.start, reader.size)
         except (ProviderError, TransportError, ResponseFormatError) as err:
             received = reader is not None and reader.received
             if wire.retry.should_retry(err, attempt, received=received):

@@ -4,26 +4,120 @@ Follows the WHATWG event-stream rules that matter for these providers: lines end
 or CR; ``data:`` lines of one event are joined with ``\\n``; a line starting with ``:`` is a
 comment (keep-alive); a blank line ends an event; ``event:``, ``id:`` and ``retry:`` are read
 and the rest ignored. Splitting is done on whole buffers with ``bytes`` methods (C speed), not
-line by line in Python.
+line by line in Python, and each byte is scanned once however the stream is cut into reads
+(``LineBuffer``): a long line costs time in proportion to its length, and no line or event
+grows past the client's ``max_line_bytes``.
 """
 
 from __future__ import annotations
 
-__all__ = ["SSEDecoder"]
+from ..core.errors import ResponseTooLargeError
+
+__all__ = ["MAX_LINE_BYTES", "LineBuffer", "SSEDecoder", "line_too_long"]
 
 _BOM = b"\xef\xbb\xbf"
 
+#: The default longest stream line (and SSE event) a client reads: 16 MiB, far past any real
+#: event (a whole answer is a few hundred KB), short of what would take a notebook's memory.
+MAX_LINE_BYTES = 16 * 1024 * 1024
+
+
+def line_too_long(limit: int) -> ResponseTooLargeError:
+    """The error for a stream line or event over ``limit`` bytes (the provider named later)."""
+    return ResponseTooLargeError(
+        f"A stream line or event ran past {limit:,} bytes, the client's limit: citekit stopped "
+        "reading there. If the stream is genuine, raise max_line_bytes= on the client",
+        limit=limit,
+        option="max_line_bytes",
+    )
+
+
+class LineBuffer:
+    """The unfinished last line of a stream, kept as the reads that brought it.
+
+    Each byte is scanned for a line break once, when its read arrives, and copied once, when
+    its line is complete: a line of N bytes in any number of reads costs O(N), where joining
+    the buffer to every read and searching it again cost O(N**2 / read size).
+
+    A line past ``limit`` is not kept: the complete lines before it in the same read are still
+    handed out, and the next call raises ``ResponseTooLargeError`` (so events that arrived
+    before a runaway line reach the partial answer).
+    """
+
+    __slots__ = ("_failed", "_parts", "_size", "limit")
+
+    def __init__(self, limit: int = MAX_LINE_BYTES) -> None:
+        self.limit = limit
+        self._parts: list[bytes] = []
+        self._size = 0
+        self._failed = False
+
+    def complete(self, chunk: bytes, end: int) -> bytes:
+        """The complete lines ``chunk[:end]`` closes (``end``: the index of its last line
+        break, or -1 for none), the kept start of the first one before them; keeps the rest."""
+        if self._failed:
+            raise line_too_long(self.limit)
+        if end < 0:
+            size = self._size + len(chunk)
+            if size > self.limit:
+                raise line_too_long(self.limit)
+            if chunk:
+                self._parts.append(chunk)
+                self._size = size
+            return b""
+        if self._parts:
+            self._parts.append(chunk[:end])
+            lines = b"".join(self._parts)
+            self._parts = []
+            self._size = 0
+        else:
+            lines = chunk[:end]
+        rest = chunk[end + 1 :]
+        if rest:
+            if len(rest) > self.limit:
+                self.fail()
+            else:
+                self._parts.append(rest)
+                self._size = len(rest)
+        # Only a block longer than the limit can hold a line that is: one length test per read.
+        if len(lines) > self.limit:
+            split = lines.split(b"\n")
+            long = next((i for i, line in enumerate(split) if len(line) > self.limit), None)
+            if long is not None:
+                self.fail()
+                return b"\n".join(split[:long])
+        return lines
+
+    def fail(self) -> None:
+        """Keep nothing more: the next call raises the too-large error."""
+        self._failed = True
+        self._parts = []
+        self._size = 0
+
+    def take(self) -> bytes:
+        """The unfinished line, emptied (the end of the stream)."""
+        if self._failed:
+            raise line_too_long(self.limit)
+        tail = b"".join(self._parts)
+        self._parts = []
+        self._size = 0
+        return tail
+
 
 class SSEDecoder:
-    """Feed bytes, get the ``data`` payloads of complete events (as ``bytes``)."""
+    """Feed bytes, get the ``data`` payloads of complete events (as ``bytes``).
 
-    __slots__ = ("_buffer", "_data", "_head", "_pending_cr", "event", "last_event_id")
+    A line, or an event's joined data, over ``max_line`` bytes raises ``ResponseTooLargeError``.
+    """
 
-    def __init__(self) -> None:
+    __slots__ = ("_data", "_head", "_lines", "_pending_cr", "_size", "event", "last_event_id")
+
+    def __init__(self, max_line: int = MAX_LINE_BYTES) -> None:
         self._head: bytes | None = b""  # bytes seen before the BOM check; None once done
-        self._buffer = b""
+        self._lines = LineBuffer(max_line)
         self._pending_cr = False
         self._data: list[bytes] = []
+        self._size = 0  # bytes in ``_data``
         self.event: str | None = None
         self.last_event_id: str | None = None
 
@@ -46,27 +140,26 @@ class SSEDecoder:
                 chunk = chunk[:-1]
                 self._pending_cr = True
             chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-        buffer = self._buffer + chunk if self._buffer else chunk
-        end = buffer.rfind(b"\n")
+        end = chunk.rfind(b"\n")  # the new bytes only: what is buffered has no line break
+        lines = self._lines.complete(chunk, end)
         if end < 0:
-            self._buffer = buffer
             return []
-        self._buffer = buffer[end + 1 :]
-        return self._lines(buffer[:end].split(b"\n"))
+        return self._lines_of(lines.split(b"\n"))
 
     def flush(self) -> list[bytes]:
         """End of stream: a trailing event without its blank line still counts."""
-        tail = self._buffer
-        self._buffer = b""
-        out = self._lines(tail.split(b"\n")) if tail else []
+        tail = self._lines.take()
+        out = self._lines_of(tail.split(b"\n")) if tail else []
+        self._lines.take()  # raises if that last event ran past the limit
         if self._data:
             data = b"\n".join(self._data)
             self._data = []
+            self._size = 0
             if data:
                 out.append(data)
         return out
 
-    def _lines(self, lines: list[bytes]) -> list[bytes]:
+    def _lines_of(self, lines: list[bytes]) -> list[bytes]:
         out: list[bytes] = []
         data = self._data
         for line in lines:
@@ -76,10 +169,20 @@ class SSEDecoder:
                     if joined:  # an event with empty data is not dispatched
                         out.append(joined)
                     data = self._data = []
+                    self._size = 0
                 continue
             if line.startswith(b"data:"):
                 value = line[5:]
                 data.append(value[1:] if value.startswith(b" ") else value)
+                if len(data) > 1:  # one line is within the limit; many may add up past it
+                    if len(data) == 2:
+                        self._size = len(data[0])
+                    self._size += len(data[-1])
+                    if self._size > self._lines.limit:
+                        self._lines.fail()  # the events before this one are handed out first
+                        self._data = []
+                        self._size = 0
+                        return out
             elif line.startswith(b":"):
                 continue
             else:
