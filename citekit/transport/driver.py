@@ -5,8 +5,9 @@ A driver does what a flow yields (send, read, close, sleep, hand events on) and 
 outcome back; a failure goes back into the flow as the citekit error it means, so the flow
 decides what follows. Retries, parsing and partial answers are the flow's: written once.
 
-A driver given a ``RateLimiter`` waits on it before every request it sends (retries too), so
-the client's ``rate_limit=`` counts HTTP requests wherever they come from.
+A driver given a ``RateLimiter`` waits on it before every request it sends (retries too), and
+on every limiter ``ratelimit.limiting`` put in scope (``ask_many(rate_limit=)``), so a rate
+limit counts HTTP requests wherever they come from.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from ..core.errors import StreamInterrupted
 from ..core.models import Answer, StreamEvent
 from ..wire.flow import CLOSE, READ, Flow, Op, Send, Sleep
 from .http import HttpConfig, make_timeout
-from .ratelimit import RateLimiter
+from .ratelimit import RateLimiter, in_scope, wait_all, wait_all_sync
 
 __all__ = ["AsyncDriver", "Run", "SyncDriver"]
 
@@ -95,6 +96,11 @@ class Run(Generic[T]):
         return True
 
 
+def _limiters(own: RateLimiter | None) -> tuple[RateLimiter, ...]:
+    scoped = in_scope()
+    return scoped if own is None else (own, *scoped)
+
+
 def _unknown(op: Op) -> TypeError:
     return TypeError(f"a flow yielded {op!r}, which is not an op")
 
@@ -147,8 +153,8 @@ class SyncDriver:
                 return
             self._close(run)  # any other op ends the use of the last response
             if isinstance(op, Send):
-                if self.limiter is not None:
-                    self.limiter.wait_sync()
+                if limiters := _limiters(self.limiter):
+                    wait_all_sync(limiters)
                 request = self.config.build(self._client, op.spec)
                 response = self._client.send(request, stream=True)
                 run.opened(response, response.iter_bytes())
@@ -217,8 +223,8 @@ class AsyncDriver:
                 return
             await self._close(run)
             if isinstance(op, Send):
-                if self.limiter is not None:
-                    await self.limiter.wait()
+                if limiters := _limiters(self.limiter):
+                    await wait_all(limiters)
                 request = self.config.build(self._client, op.spec)
                 response = await self._client.send(request, stream=True)
                 run.opened(response, response.aiter_bytes())

@@ -127,6 +127,7 @@ def fetch_json(wire: Wire, spec: RequestSpec, parse: Callable[[Any], T] = lambda
             data = wire.checked(head, wire.decode_json(head, body))
         except (ProviderError, TransportError) as err:
             if not wire.retry.should_retry(err, attempt, received=False):
+                wire.retry.explain_wait(err)
                 raise
             yield _pause(wire, spec, err, attempt)
             attempt += 1
@@ -177,6 +178,7 @@ def stream_answer(
                 continue
             if received:
                 raise interrupted(wire.provider, acc, err) from err
+            wire.retry.explain_wait(err)
             raise
         break
     yield CLOSE  # a stream ended by ``[DONE]`` may still be open
