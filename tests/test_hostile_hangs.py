@@ -10,7 +10,6 @@ from above where a call must end (a hang would take minutes, the guard is second
 from __future__ import annotations
 
 import asyncio
-import itertools
 import math
 import time
 from datetime import UTC, datetime
@@ -42,18 +41,22 @@ def arrivals(server: ProviderServer, scenario: Any) -> list[float]:
 
 
 def assert_within(times: list[float], count: int, period: float) -> None:
-    """No window of ``period`` seconds holds more than ``count`` arrivals, and none comes in
-    a burst (each at least half an interval after the one before).
+    """Evenly spaced at ``count`` per ``period``: any ``k + 1`` arrivals in a row span at least
+    ``k`` intervals, so no window of ``period`` holds more than ``count`` and none comes in a
+    burst.
 
     Arrivals are stamped by the server, so a request that spent a moment connecting arrives a
-    little late: the window is checked with a 5% allowance for that.
+    little late: each span is allowed ``JITTER`` seconds less.
     """
     times = sorted(times)
-    for first, last in zip(times, times[count:], strict=False):
-        assert last - first >= period * 0.95, (count, period, times)
     interval = period / count
-    for before, after in itertools.pairwise(times):
-        assert after - before >= interval * 0.5, (interval, times)
+    for i, first in enumerate(times):
+        for k, last in enumerate(times[i + 1 :], start=1):
+            assert last - first >= k * interval - JITTER, (i, k, interval, times)
+
+
+#: Seconds a request's arrival may lag its sending (connecting on a busy machine).
+JITTER = 0.06
 
 
 # Retry-After past the cap ----------------------------------------------------------------
@@ -190,3 +193,300 @@ def test_an_asker_citekit_cannot_see_into_is_spaced_per_call() -> None:
     ck.ask_many(Echo(), ["a", "b", "c", "d"], rate_limit="20/s", progress=False)
     assert_within(calls, 20, 1.0)
     assert calls[-1] - calls[0] >= 3 * 0.05 * 0.95
+
+
+# a total deadline -----------------------------------------------------------------------
+
+#: What the first three events of the Magisterium subsidiarity sample say.
+FIRST_THREE = "The **principle of subsidiarity** holds "
+QUESTION = "What is the principle of subsidiarity?"
+
+
+def logged(question: str) -> dict[str, Any]:
+    [row] = ck.log.rows(question_contains=question)
+    return row
+
+
+def hostile(server: ProviderServer, fault: str, **options: Any) -> Any:
+    """A scenario that sends three events, then keeps the call alive forever (30 s here)."""
+    return server.add_scenario(fault=fault, after=3, interval=0.05, **options)
+
+
+@pytest.mark.parametrize("fault", ["drip", "keepalive"])
+@pytest.mark.parametrize("how", ["stream", "ask", "astream", "aask"])
+def test_a_stream_kept_alive_ends_at_its_deadline(
+    server: ProviderServer, fault: str, how: str
+) -> None:
+    mg = client(server, "magisterium", scenario=hostile(server, fault))
+    question = f"{QUESTION} (deadline {fault} {how})"
+    began = time.monotonic()
+    with pytest.raises(ck.APITimeoutError) as caught:
+        if how == "stream":
+            with mg.stream(question, deadline=0.5) as stream:
+                for _ in stream:
+                    pass
+        elif how == "ask":
+            mg.ask(question, stream=True, display=False, deadline=0.5)
+        elif how == "astream":
+
+            async def consume() -> None:
+                async with mg.astream(question, deadline=0.5) as events:
+                    async for _ in events:
+                        pass
+
+            asyncio.run(consume())
+        else:
+            asyncio.run(mg.aask(question, stream=True, display=False, deadline=0.5))
+    assert time.monotonic() - began < GUARD
+    error = caught.value
+    assert isinstance(error, ck.StreamTimeout) and isinstance(error, ck.StreamInterrupted)
+    assert error.answer is not None and error.answer.partial
+    assert error.answer.text == FIRST_THREE
+    assert "deadline of 0.5 s" in str(error) and "deadline=" in str(error)
+    if how == "stream":
+        assert stream.answer is error.answer
+    assert ck.last_answer is error.answer
+    row = logged(question)
+    assert row["partial"] and row["error_type"] == "StreamTimeout"
+
+
+def test_the_clients_deadline_applies_to_every_call(server: ProviderServer) -> None:
+    mg = client(server, "magisterium", scenario=hostile(server, "drip"), deadline=0.5)
+    assert mg.deadline == 0.5
+    began = time.monotonic()
+    with pytest.raises(ck.StreamTimeout):
+        mg.ask(f"{QUESTION} (client deadline)", stream=True, display=False)
+    # A blocking call whose body drips a byte at a time: nothing arrived, no partial answer.
+    with pytest.raises(ck.APITimeoutError) as caught:
+        mg.ask(f"{QUESTION} (client deadline, blocking)")
+    assert not isinstance(caught.value, ck.StreamInterrupted)
+    assert caught.value.answer is None
+    assert time.monotonic() - began < GUARD
+
+
+@pytest.mark.parametrize("framing", ["lines", "sse"])
+def test_a_gptbots_stream_of_keepalives_ends(server: ProviderServer, framing: str) -> None:
+    scenario = hostile(server, "keepalive", framing=framing, endpoint="message")
+    # One framing sets the deadline on the client, the other on the call.
+    on_client, on_call = ({"deadline": 0.5}, {}) if framing == "lines" else ({}, {"deadline": 0.5})
+    gb = client(server, "gptbots", scenario=scenario, **on_client)
+    question = server.samples("gptbots")[0].question
+    began = time.monotonic()
+    with pytest.raises(ck.StreamTimeout) as caught:
+        gb.ask(question, stream=True, display=False, log=False, **on_call)
+    assert time.monotonic() - began < GUARD
+    assert caught.value.answer.partial and caught.value.answer.text
+
+
+def test_a_stream_that_hands_on_nothing_for_its_read_timeout_is_stalled(
+    server: ProviderServer,
+) -> None:
+    # No deadline given: the default one is minutes away; keep-alives defeat the read timeout,
+    # but not the rule that a stream must hand on an event within it.
+    mg = client(server, "magisterium", scenario=hostile(server, "keepalive"), timeout=0.4)
+    began = time.monotonic()
+    with pytest.raises(ck.StreamTimeout) as caught:
+        mg.ask(f"{QUESTION} (stalled)", stream=True, display=False, log=False)
+    assert time.monotonic() - began < GUARD
+    assert "handed on nothing for 0.4 s" in str(caught.value) and "timeout=" in str(caught.value)
+    assert caught.value.answer.text == FIRST_THREE
+
+
+def test_slow_events_within_the_read_timeout_are_not_a_stall(server: ProviderServer) -> None:
+    scenario = server.add_scenario(delay=0.05)
+    mg = client(server, "magisterium", scenario=scenario, timeout=0.3)
+    answer = mg.ask(QUESTION, stream=True, display=False, log=False)
+    assert not answer.partial and answer.text.startswith(FIRST_THREE)
+
+
+def test_a_retry_that_would_wait_past_the_deadline_is_not_waited_for(
+    server: ProviderServer,
+) -> None:
+    scenario = server.add_scenario(fault="status", status=429, retry_after=5, times=1)
+    mt = client(server, "maritaca", scenario=scenario)
+    began = time.monotonic()
+    with pytest.raises(ck.APITimeoutError, match=r"a retry would wait 5\.0 s"):
+        mt.ask("O que é o Pix?", deadline=1, log=False)
+    assert time.monotonic() - began < 4
+    assert scenario.request_count == 1
+
+
+def test_waiting_for_the_rate_limit_does_not_count(server: ProviderServer) -> None:
+    mg = client(server, "magisterium", rate_limit="3/s", deadline=0.25)
+    for _ in range(3):  # the third call waits ~0.33 s for its slot, past its own deadline
+        assert mg.search("subsidiarity", num_results=1)
+
+
+@pytest.mark.parametrize("deadline", [0, -1, "10", True, math.nan])
+def test_a_bad_deadline_says_what_is_expected(deadline: Any) -> None:
+    with pytest.raises(ck.ConfigurationError, match=r"deadline=.*seconds > 0.*math\.inf"):
+        ck.Magisterium(api_key="k", deadline=deadline)
+    with pytest.raises(ck.ConfigurationError, match="deadline="):
+        ck.Magisterium(api_key="k").ask("q", deadline=deadline)
+
+
+def test_a_stream_timeout_survives_pickling() -> None:
+    import pickle
+
+    partial = ck.Answer(provider="magisterium", text="So far", partial=True)
+    error = pickle.loads(pickle.dumps(ck.StreamTimeout("Too late", answer=partial)))
+    assert isinstance(error, ck.StreamTimeout) and str(error) == "Too late"
+    assert error.answer == partial and not error.connect
+
+
+def test_no_deadline_at_all() -> None:
+    assert ck.Magisterium(api_key="k", deadline=math.inf).deadline == math.inf
+    assert ck.Magisterium(api_key="k").deadline == 600.0
+
+
+#: What a server may send between events that is no event: comments, blank lines, fields
+#: without data, unknown fields, stray spaces.
+_NOT_AN_EVENT = st.sampled_from(
+    [
+        b": keep-alive\n\n",
+        b":\n",
+        b"\n",
+        b"\r\n",
+        b"event: ping\n\n",
+        b"retry: 10\n\n",
+        b" ",
+        b"id: 7\n\n",
+        b"x-unknown: 1\n\n",
+        b": " + b"a" * 200 + b"\n\n",
+    ]
+)
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.lists(_NOT_AN_EVENT, min_size=1, max_size=4))
+def test_whatever_fills_the_silence_the_call_ends(filler: list[bytes]) -> None:
+    """A stream of three events followed by anything that is no event, forever, ends at the
+    deadline with those three events' text."""
+    import httpx
+
+    from .conftest import sample_stream
+
+    recorded = sample_stream("magisterium", "02_subsidiarity").replace(b"\r\n", b"\n")
+    events = recorded.split(b"\n\n")[:3]
+    head = b"".join(event + b"\n\n" for event in events)
+
+    def body() -> Any:
+        yield head
+        while True:
+            for piece in filler:
+                time.sleep(0.01)
+                yield piece
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body())
+
+    mg = ck.Magisterium(api_key="k", transport=httpx.MockTransport(handler), deadline=0.2)
+    began = time.monotonic()
+    with pytest.raises(ck.StreamTimeout) as caught:
+        mg.ask(QUESTION, stream=True, display=False, log=False)
+    assert time.monotonic() - began < GUARD
+    assert caught.value.answer.partial and caught.value.answer.text == FIRST_THREE
+
+
+# Ctrl-C keeps the partial answer ---------------------------------------------------------
+
+
+def test_ctrl_c_in_the_loop_over_a_stream_keeps_the_partial_answer(server: ProviderServer) -> None:
+    mg = client(server, "magisterium")
+    question = f"{QUESTION} (Ctrl-C in the loop)"
+    with pytest.raises(KeyboardInterrupt) as caught, mg.stream(question) as stream:
+        for index, _ in enumerate(stream):
+            if index == 2:
+                raise KeyboardInterrupt
+    partial = caught.value.answer  # type: ignore[attr-defined]
+    # What arrived: the events handed on, and any the same read brought with them.
+    assert partial.partial and partial.text.startswith(FIRST_THREE)
+    assert stream.answer is partial
+    assert ck.last_answer is partial
+    row = logged(question)
+    assert row["partial"] and row["error_type"] == "KeyboardInterrupt"
+
+
+def test_ctrl_c_while_blocked_on_the_server_keeps_the_partial_answer(
+    server: ProviderServer,
+) -> None:
+    """A real SIGINT delivered while the call waits in a read on a silent server."""
+    import signal
+    import threading
+
+    scenario = server.add_scenario(fault="stall", after=3, stall=20)
+    mg = client(server, "magisterium", scenario=scenario)
+    question = f"{QUESTION} (Ctrl-C while blocked)"
+    main = threading.get_ident()
+    timer = threading.Timer(0.5, signal.pthread_kill, (main, signal.SIGINT))
+    began = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt) as caught:
+            mg.ask(question, stream=True, display=False)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - began < GUARD
+    partial = caught.value.answer  # type: ignore[attr-defined]
+    assert partial.partial and partial.text == FIRST_THREE
+    assert ck.last_answer is partial
+    row = logged(question)
+    assert row["partial"] and row["error_type"] == "KeyboardInterrupt"
+
+
+def test_a_cancelled_task_keeps_the_partial_answer(server: ProviderServer) -> None:
+    scenario = server.add_scenario(fault="stall", after=3, stall=20)
+    mg = client(server, "magisterium", scenario=scenario)
+    question = f"{QUESTION} (cancelled)"
+
+    async def cancel_it() -> BaseException:
+        task = asyncio.create_task(mg.aask(question, stream=True, display=False))
+        await asyncio.sleep(0.5)
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError as exc:
+            return exc
+        raise AssertionError("the task was not cancelled")
+
+    began = time.monotonic()
+    stop = asyncio.run(cancel_it())
+    assert time.monotonic() - began < GUARD
+    partial = stop.answer  # type: ignore[attr-defined]
+    assert partial.partial and partial.text == FIRST_THREE
+    assert ck.last_answer is partial
+    row = logged(question)
+    assert row["partial"] and row["error_type"] == "CancelledError"
+
+
+def test_cancelling_the_loop_over_an_async_stream_keeps_the_partial_answer(
+    server: ProviderServer,
+) -> None:
+    mg = client(server, "magisterium")
+    question = f"{QUESTION} (async loop stopped)"
+
+    async def consume() -> ck.AsyncStream:
+        async with mg.astream(question) as events:
+            count = 0
+            async for _ in events:
+                count += 1
+                if count == 3:
+                    raise KeyboardInterrupt
+        return events
+
+    with pytest.raises(KeyboardInterrupt) as caught:
+        asyncio.run(consume())
+    partial = caught.value.answer  # type: ignore[attr-defined]
+    assert partial.partial and partial.text.startswith(FIRST_THREE)
+    assert ck.last_answer is partial
+    assert logged(question)["partial"]
+
+
+def test_ctrl_c_before_any_text_keeps_nothing_and_logs_nothing(server: ProviderServer) -> None:
+    mg = client(server, "magisterium")
+    question = f"{QUESTION} (Ctrl-C at once)"
+    with pytest.raises(KeyboardInterrupt) as caught, mg.stream(question) as stream:
+        raise KeyboardInterrupt
+    assert getattr(caught.value, "answer", None) is None
+    assert stream.answer is None
+    assert ck.log.rows(question_contains=question) == []
