@@ -375,6 +375,11 @@ def _kept(call: LoggedCall, exc: BaseException) -> None:
         return
     _remember(partial)
     if not isinstance(exc, Exception):
+        # Shown under the traceback a notebook prints: where the text that arrived is.
+        exc.add_note(
+            f"citekit kept the partial answer ({len(partial.text)} characters): "
+            "citekit.last_answer (and this exception's .answer)"
+        )
         call.row_id = call.log.record(
             partial,
             request=call.request,
