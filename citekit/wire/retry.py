@@ -93,7 +93,7 @@ class RetryPolicy:
             f"The server asks to wait {wait:.0f} s ({_span(wait)}), longer than citekit waits "
             f"({self.max_retry_after:g} s): {when}"
         )
-        error.hint = f"{error.hint}. {advice}" if error.hint else advice
+        error.hint = advice  # replaces the generic advice (retrying sooner cannot help)
         error.args = (error._describe(),)
 
     def delay(self, attempt: int, retry_after: float | None = None) -> float:
