@@ -5,7 +5,9 @@ footnotes, and load every citation and knowledge chunk into polars frames and al
 
 ``citekit.last_batch`` is the most recent ``ask_many`` / ``aask_many`` run of the process (a
 ``BatchResult``, or None before any): after Ctrl-C in a notebook, ``ck.last_batch.answers``
-holds what finished. It is read afresh at each access and cannot be assigned.
+holds what finished. ``citekit.last_answer`` is the answer the most recent call ended with,
+partial after Ctrl-C, a deadline or a broken stream. Both are read afresh at each access and
+cannot be assigned.
 
 Examples
 --------
@@ -58,6 +60,7 @@ from .core.errors import (
     ResponseTooLargeError,
     ServerError,
     StreamInterrupted,
+    StreamTimeout,
     TokenLimitError,
     TransportError,
     UnsupportedFeatureError,
@@ -106,6 +109,8 @@ if TYPE_CHECKING:
 
     #: The most recent batch (see ``_Facade.last_batch``).
     last_batch: BatchResult | None
+    #: The most recent answer, whole or partial (see ``_Facade.last_answer``).
+    last_answer: Answer | None
 
 # A library logs, the application decides what is shown: nothing unless logging is set up.
 logging.getLogger(__name__).addHandler(logging.NullHandler())
@@ -143,7 +148,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY) | {"last_batch"})
+    return sorted(set(globals()) | set(_LAZY) | {"last_answer", "last_batch"})
 
 
 class _Facade(types.ModuleType):
@@ -161,6 +166,23 @@ class _Facade(types.ModuleType):
         from .providers.batch import last_batch
 
         return last_batch()
+
+    @property
+    def last_answer(self) -> Answer | None:
+        """The answer the most recent call of this process ended with, or None before any.
+
+        Partial (``.partial`` True) when the call ended early: a stream stopped by Ctrl-C (or a
+        cancelled task), past its ``deadline=``, or broken; that is where a notebook finds it
+        after an interrupt. Complete and cached answers count too; one per process.
+
+        >>> mg = ck.Magisterium()
+        >>> ans = mg.ask("What is the principle of subsidiarity?")
+        >>> ck.last_answer is ans
+        True
+        """
+        from .providers._client import last_answer
+
+        return last_answer()
 
 
 sys.modules[__name__].__class__ = _Facade
@@ -204,6 +226,7 @@ __all__ = [
     "ServerError",
     "Stream",
     "StreamInterrupted",
+    "StreamTimeout",
     "TextDelta",
     "TokenLimitError",
     "ToolCall",

@@ -12,7 +12,8 @@
     │   ├── RateLimitError          429 (retry_after)
     │   └── ServerError             5xx, GPTBots 50000
     ├── TransportError              connect / read failures, timeouts (after retries)
-    │   └── APITimeoutError (also reachable as TimeoutError)
+    │   └── APITimeoutError         a timeout, or the call's deadline (alias TimeoutError)
+    │       └── StreamTimeout       ... once a stream began: also a StreamInterrupted
     ├── ResponseFormatError         a body that is not what the protocol promises
     │   └── ResponseTooLargeError   a body or stream line past max_body_bytes / max_line_bytes
     └── StreamInterrupted           a stream that broke mid-way; ``.answer`` is the partial Answer
@@ -50,6 +51,7 @@ __all__ = [
     "ResponseTooLargeError",
     "ServerError",
     "StreamInterrupted",
+    "StreamTimeout",
     "TimeoutError",
     "TokenLimitError",
     "TransportError",
@@ -238,7 +240,13 @@ class TransportError(CitekitError):
 
 
 class APITimeoutError(TransportError):
-    """No answer within the configured timeout."""
+    """No answer within the configured timeout, or the call's ``deadline=`` passed.
+
+    ``answer`` is the partial answer when a stream had begun (then the error is a
+    ``StreamTimeout``), else None.
+    """
+
+    answer: Answer | None = None
 
 
 class ResponseFormatError(CitekitError):
@@ -302,6 +310,37 @@ class StreamInterrupted(CitekitError):
 
 def _rebuild_stream_interrupted(message: str, answer: Answer) -> StreamInterrupted:
     return StreamInterrupted(message, answer=answer)
+
+
+class StreamTimeout(APITimeoutError, StreamInterrupted):
+    """A stream cut off by its deadline (or a timeout) after it began: an ``APITimeoutError``
+    and a ``StreamInterrupted`` at once; ``answer`` holds what arrived, marked ``partial``.
+
+    >>> from citekit.testing import serve
+    >>> with serve() as srv:  # the stream sends 3 events, then only keep-alive comments
+    ...     url = srv.base_url("magisterium", fault="keepalive", after=3, interval=0.05)
+    ...     try:
+    ...         ck.Magisterium(base_url=url).ask("What is subsidiarity?", stream=True,
+    ...                                          deadline=0.5)
+    ...     except ck.APITimeoutError as exc:
+    ...         error = exc
+    >>> isinstance(error, ck.StreamInterrupted), error.answer.partial, error.answer.text
+    (True, True, 'The **principle of subsidiarity** holds ')
+    """
+
+    answer: Answer
+
+    def __init__(self, message: str, *, answer: Answer) -> None:
+        self.connect = False
+        self.answer = answer
+        CitekitError.__init__(self, message)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_rebuild_stream_timeout, (str(self), self.answer))
+
+
+def _rebuild_stream_timeout(message: str, answer: Answer) -> StreamTimeout:
+    return StreamTimeout(message, answer=answer)
 
 
 def warn(message: str, category: type[Warning] = CitekitWarning) -> None:

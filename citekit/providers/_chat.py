@@ -118,6 +118,7 @@ class ChatClient(ProviderClient):
         display: bool | None = None,
         cache: bool | None = None,
         log: bool | None = None,
+        deadline: float | None = None,
         **params: Unpack[ChatParams],
     ) -> Answer:
         """Send ``messages`` and return the ``Answer``.
@@ -126,10 +127,18 @@ class ChatClient(ProviderClient):
         ``display=False`` turns that off) and the same final ``Answer`` is returned.
         ``log=False`` keeps this call out of the local answer log; ``cache=True`` answers a
         request identical to a logged one from the log (``answer.cached`` is then True).
+        ``deadline=`` overrides the client's for this call: seconds it may take in all.
+
+        >>> mg = ck.Magisterium()
+        >>> ans = mg.chat([{"role": "user", "content": "What is subsidiarity?"}], deadline=30)
+        >>> ans.partial
+        False
         """
         if stream:
-            return self._consume(self.stream(messages, cache=cache, log=log, **params), display)
-        return self._run(self._call(messages, stream=False, cache=cache, log=log, params=params))
+            events = self.stream(messages, cache=cache, log=log, deadline=deadline, **params)
+            return self._consume(events, display)
+        flow = self._call(messages, stream=False, cache=cache, log=log, params=params)
+        return self._run(flow, deadline)
 
     async def achat(
         self,
@@ -139,14 +148,15 @@ class ChatClient(ProviderClient):
         display: bool | None = None,
         cache: bool | None = None,
         log: bool | None = None,
+        deadline: float | None = None,
         **params: Unpack[ChatParams],
     ) -> Answer:
         """Async twin of ``chat``."""
         if stream:
-            events = self.astream(messages, cache=cache, log=log, **params)
+            events = self.astream(messages, cache=cache, log=log, deadline=deadline, **params)
             return await self._aconsume(events, display)
         flow = self._call(messages, stream=False, cache=cache, log=log, params=params)
-        return await self._arun(flow)
+        return await self._arun(flow, deadline)
 
     def ask(
         self,
@@ -157,11 +167,20 @@ class ChatClient(ProviderClient):
         display: bool | None = None,
         cache: bool | None = None,
         log: bool | None = None,
+        deadline: float | None = None,
         **params: Unpack[ChatParams],
     ) -> Answer:
         """Ask one question (optionally after a ``system`` message); see ``chat``."""
         messages = _messages_for(question, system)
-        return self.chat(messages, stream=stream, display=display, cache=cache, log=log, **params)
+        return self.chat(
+            messages,
+            stream=stream,
+            display=display,
+            cache=cache,
+            log=log,
+            deadline=deadline,
+            **params,
+        )
 
     async def aask(
         self,
@@ -172,12 +191,19 @@ class ChatClient(ProviderClient):
         display: bool | None = None,
         cache: bool | None = None,
         log: bool | None = None,
+        deadline: float | None = None,
         **params: Unpack[ChatParams],
     ) -> Answer:
         """Async twin of ``ask``."""
         messages = _messages_for(question, system)
         return await self.achat(
-            messages, stream=stream, display=display, cache=cache, log=log, **params
+            messages,
+            stream=stream,
+            display=display,
+            cache=cache,
+            log=log,
+            deadline=deadline,
+            **params,
         )
 
     def stream(
@@ -186,6 +212,7 @@ class ChatClient(ProviderClient):
         *,
         cache: bool | None = None,
         log: bool | None = None,
+        deadline: float | None = None,
         **params: Unpack[ChatParams],
     ) -> Stream:
         """Stream the answer: ``TextDelta`` and ``ToolCallDelta`` events as they arrive, then
@@ -193,11 +220,14 @@ class ChatClient(ProviderClient):
 
         The ``Stream`` is a context manager (leaving it frees the connection) and holds the
         final answer in ``.answer``. A stream that breaks after it began raises
-        ``StreamInterrupted`` with the partial answer in ``.answer``.
+        ``StreamInterrupted`` with the partial answer in ``.answer`` (``StreamTimeout`` past
+        its ``deadline=``); after Ctrl-C in the loop, the ``KeyboardInterrupt`` and the stream
+        hold it in ``.answer`` too.
         """
         if isinstance(messages, str):
             messages = _messages_for(messages, None)
-        return self._stream(self._call(messages, stream=True, cache=cache, log=log, params=params))
+        flow = self._call(messages, stream=True, cache=cache, log=log, params=params)
+        return self._stream(flow, deadline)
 
     def astream(
         self,
@@ -205,13 +235,14 @@ class ChatClient(ProviderClient):
         *,
         cache: bool | None = None,
         log: bool | None = None,
+        deadline: float | None = None,
         **params: Unpack[ChatParams],
     ) -> AsyncStream:
         """Async twin of ``stream``: an ``AsyncStream`` (``async for``, ``async with``)."""
         if isinstance(messages, str):
             messages = _messages_for(messages, None)
         flow = self._call(messages, stream=True, cache=cache, log=log, params=params)
-        return self._astream(flow)
+        return self._astream(flow, deadline)
 
 
 #: What _prepare hands to build_chat_body; the rest are provider options.

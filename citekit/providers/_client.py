@@ -2,15 +2,18 @@
 
 A call is a flow (``citekit.wire.flow``) written once; ``_run`` / ``_arun`` drive it to its
 answer, ``_stream`` / ``_astream`` hand it to a ``Stream`` / ``AsyncStream``, and ``_logged``
-wraps it in the answer log's cache look-up and record.
+wraps it in the answer log's cache look-up and record. The answer a call ends with, whole or
+partial (a broken stream, a deadline, Ctrl-C), is also ``citekit.last_answer``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import os
 import sys
+import time
 import weakref
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
@@ -22,7 +25,7 @@ from ..core.kernel import in_kernel
 from ..core.models import Answer, TextDelta
 from ..core.names import display_name
 from ..transport.driver import AsyncDriver, SyncDriver
-from ..transport.http import HttpConfig, make_timeout
+from ..transport.http import DEFAULT_DEADLINE, HttpConfig, make_timeout
 from ..transport.ratelimit import RateLimit, RateLimiter
 from ..transport.stream import AsyncStream, Stream
 from ..wire.flow import Flow
@@ -32,9 +35,37 @@ from ..wire.retry import RetryPolicy
 if TYPE_CHECKING:
     from ..store import LoggedCall
 
-__all__ = ["ProviderClient"]
+__all__ = ["ProviderClient", "last_answer"]
 
 T = TypeVar("T")
+
+_last: Answer | None = None
+
+
+def last_answer() -> Answer | None:
+    """The answer the most recent call of this process ended with (None before any).
+
+    A partial one (``answer.partial``) after a stream broke, missed its deadline, or was
+    stopped by Ctrl-C: ``citekit.last_answer`` reads it, where a notebook finds it after an
+    interrupt.
+    """
+    return _last
+
+
+def _remember(answer: Answer) -> None:
+    global _last
+    _last = answer
+
+
+def check_deadline(deadline: float | None) -> float | None:
+    """``deadline=`` checked: None, or seconds > 0 (``math.inf`` for no limit)."""
+    if deadline is None:
+        return None
+    if isinstance(deadline, bool) or not isinstance(deadline, int | float) or not deadline > 0:
+        raise ConfigurationError(
+            f"deadline={deadline!r} must be a number of seconds > 0 (math.inf for no limit)"
+        )
+    return float(deadline)
 
 
 def wants_display(display: bool | None) -> bool:
@@ -59,7 +90,17 @@ class ProviderClient:
         default the environment variable ``base_url_env`` (``MAGISTERIUM_BASE_URL``, ...), else
         the provider's own address.
     timeout
-        Seconds, or an ``httpx.Timeout``; by default 10 s to connect and 120 s to read.
+        Seconds, or an ``httpx.Timeout``; by default 10 s to connect and 120 s to read. The
+        read timeout also bounds the wait between two events of a stream: a stream that hands
+        on nothing for that long (its server sending only keep-alive comments, or a byte now
+        and then) ends with ``APITimeoutError``.
+    deadline
+        Seconds a whole call may take, retries and their waits included (waits for
+        ``rate_limit=`` excluded), however the server drips; each call may pass its own.
+        Default 600 (10 minutes); ``math.inf`` for no limit. A call past it raises
+        ``APITimeoutError``; a stream that had begun raises ``StreamTimeout`` (an
+        ``APITimeoutError`` and a ``StreamInterrupted``) with the partial answer in
+        ``.answer``, logged as partial. A retry whose wait would pass it is not waited for.
     max_retries
         Retries after connect errors and HTTP 408, 429, 500, 502, 503, 504.
     http_client, async_http_client
@@ -110,6 +151,7 @@ class ProviderClient:
         rate_limit: RateLimit | None = None,
         max_body_bytes: int = MAX_BODY_BYTES,
         max_line_bytes: int = MAX_LINE_BYTES,
+        deadline: float | None = None,
     ) -> None:
         key = api_key if api_key is not None else os.environ.get(self.api_key_env)
         if not key or not key.strip():
@@ -154,6 +196,9 @@ class ProviderClient:
                 self.rate_limit = RateLimiter.parse(rate_limit)
             except ValueError as exc:
                 raise ConfigurationError(str(exc)) from None
+        given = check_deadline(deadline)
+        #: Seconds a call may take in all (``deadline=``; infinite for no limit).
+        self.deadline: float = DEFAULT_DEADLINE if given is None else given
         #: Whether the caller chose the timeout (with timeout= or an own http client).
         self._timeout_given = timeout is not None or bool(http_client or async_http_client)
         self._http_client = http_client
@@ -212,17 +257,22 @@ class ProviderClient:
             self._async[loop] = driver
         return driver
 
-    def _run(self, flow: Flow[T]) -> T:
-        return self._driver.run(flow)
+    def _deadline(self, deadline: float | None) -> float | None:
+        """A call's deadline: its own ``deadline=``, else the client's (None: no limit)."""
+        seconds = self.deadline if deadline is None else check_deadline(deadline)
+        return None if seconds is None or math.isinf(seconds) else seconds
 
-    async def _arun(self, flow: Flow[T]) -> T:
-        return await self._adriver().run(flow)
+    def _run(self, flow: Flow[T], deadline: float | None = None) -> T:
+        return self._driver.run(flow, deadline=self._deadline(deadline))
 
-    def _stream(self, flow: Flow[Answer]) -> Stream:
-        return Stream(self._driver, flow)
+    async def _arun(self, flow: Flow[T], deadline: float | None = None) -> T:
+        return await self._adriver().run(flow, deadline=self._deadline(deadline))
 
-    def _astream(self, flow: Flow[Answer]) -> AsyncStream:
-        return AsyncStream(self._adriver, flow)
+    def _stream(self, flow: Flow[Answer], deadline: float | None = None) -> Stream:
+        return Stream(self._driver, flow, deadline=self._deadline(deadline))
+
+    def _astream(self, flow: Flow[Answer], deadline: float | None = None) -> AsyncStream:
+        return AsyncStream(self._adriver, flow, deadline=self._deadline(deadline))
 
     # the answer log -----------------------------------------------------------------------
     def _log_call(
@@ -262,8 +312,14 @@ class ProviderClient:
             if call.cached is not None:
                 if stream:
                     yield [TextDelta(call.cached.text, 0)]
+                _remember(call.cached)
                 return call.cached
-            answer = finish((yield from flow))
+            try:
+                answer = finish((yield from flow))
+            except BaseException as exc:
+                _kept(call, exc)
+                raise
+            _remember(answer)
             return call.done(answer, cacheable=cacheable(answer))
 
     # live display of streams -------------------------------------------------------------
@@ -322,6 +378,32 @@ class ProviderClient:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+def _kept(call: LoggedCall, exc: BaseException) -> None:
+    """What a call that failed received (``exc.answer``): remembered, and logged as partial
+    when ``exc`` is Ctrl-C or a cancellation (the log records errors, not those)."""
+    partial = getattr(exc, "answer", None)
+    if not isinstance(partial, Answer):
+        return
+    _remember(partial)
+    if not isinstance(exc, Exception):
+        # Shown under the traceback a notebook prints: where the text that arrived is.
+        exc.add_note(
+            f"citekit kept the partial answer ({len(partial.text)} characters): "
+            "citekit.last_answer (and this exception's .answer)"
+        )
+        call.row_id = call.log.record(
+            partial,
+            request=call.request,
+            base_url=call.base_url,
+            elapsed=time.perf_counter() - call.started,
+            error=exc,
+            stream=call.stream,
+            secrets=call.secrets,
+            log=call.enabled,
+            cacheable=False,
+        )
 
 
 @contextlib.contextmanager

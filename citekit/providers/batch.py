@@ -1,10 +1,10 @@
 """Many questions at once: bounded concurrency, a rate limit, results in input order.
 
 ``ask_many(client, questions)`` works with any client that has ``aask`` (Magisterium,
-Maritaca, GPTBots). The questions go out through at most ``concurrency`` requests in flight,
-their starts spaced by ``rate_limit=`` (one per question); retries are the client's own
-(``max_retries=``), and so is the client's ``rate_limit=``, which counts every HTTP request
-(GPTBots sends three per question) and holds across batches, threads and other calls. One
+Maritaca, GPTBots). The questions go out through at most ``concurrency`` requests in flight;
+``rate_limit=`` counts the batch's HTTP requests (retries and GPTBots' three requests per
+question included), evenly spaced, and composes with the client's own ``rate_limit=``, which
+holds across batches, threads and other calls. Retries are the client's (``max_retries=``). One
 failed question does not stop the others: with ``errors="raise"`` (default) a ``BatchError``
 carrying every result is raised at the end, with ``errors="keep"`` the failed slots hold
 ``Failed(question, error, index)`` objects, which are falsy::
@@ -37,7 +37,8 @@ from ..core.models import Answer
 from ..render.progress import make_progress
 from ..store import log as _log
 from ..transport.loop import run_sync
-from ..transport.ratelimit import RateLimit, RateLimiter
+from ..transport.ratelimit import RateLimit, RateLimiter, limiting
+from ._client import ProviderClient
 
 __all__ = [
     "AsyncAsker",
@@ -253,6 +254,7 @@ class _Batch:
                 raise ValueError(f"questions[{i}]={q!r} must be a non-empty string")
         if options.get("stream") and "display" not in options and _accepts(ask, "display"):
             options["display"] = False  # one live display per question would flood the cell
+        self.client = client
         self.ask: Callable[..., Awaitable[Answer]] = ask
         self.questions = list(questions)
         self.concurrency = concurrency
@@ -287,9 +289,19 @@ class _Batch:
             self.result._stop(interrupted=False)
 
     async def _worker(self, pending: Iterable[int]) -> None:
+        if self.limiter is None:
+            await self._ask_each(pending)
+        elif isinstance(self.client, ProviderClient):
+            # The limit counts HTTP requests: every request these calls send waits on it.
+            with limiting(self.limiter):
+                await self._ask_each(pending)
+        else:  # an asker whose requests citekit cannot see: space its calls instead
+            await self._ask_each(pending, spaced=self.limiter)
+
+    async def _ask_each(self, pending: Iterable[int], spaced: RateLimiter | None = None) -> None:
         for index in pending:
-            if self.limiter is not None:
-                await self.limiter.wait()
+            if spaced is not None:
+                await spaced.wait()
             question = self.questions[index]
             try:
                 result: Answer | Failed = await self.ask(question, **self.options)
@@ -425,10 +437,11 @@ def ask_many(
     concurrency
         Most requests in flight at once.
     rate_limit
-        Client-side limit on questions such as ``"60/min"`` or ``"2/s"`` (a number means per
-        minute); their starts are spaced evenly. None: no limit. To limit HTTP requests (a
-        GPTBots question is three), create the client with ``rate_limit=``: it applies here
-        too, to every request the batch sends.
+        At most this many HTTP requests of the batch, evenly spaced: ``"60/min"``, ``"2/s"``,
+        a number per minute, or a ``RateLimiter``. Retries count, and a GPTBots question is
+        three requests. It applies on top of the client's own ``rate_limit=`` (both hold).
+        None: no limit of the batch's own. (For an asker that is not a citekit client, whose
+        requests citekit cannot see, it spaces the calls instead.)
     errors
         ``"raise"``: if any question failed, raise ``BatchError`` after all are done (its
         ``.results`` has everything). ``"keep"``: return ``Failed`` objects in their places.

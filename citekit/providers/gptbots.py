@@ -204,6 +204,7 @@ class GPTBots(ProviderClient):
         short_term_memory: bool | None = None,
         cache: bool | None = None,
         log: bool | None = None,
+        deadline: float | None = None,
     ) -> Answer:
         """Ask the agent (a new conversation unless ``conversation_id=``) and attach references.
 
@@ -216,8 +217,9 @@ class GPTBots(ProviderClient):
         ``Answer.citations``); None uses the client's default. ``knowledge={"data_ids": [...],
         "group_ids": [...]}`` limits the knowledge searched, ``custom_variables={...}`` fills
         the agent's variables, ``long_term_memory=`` / ``short_term_memory=`` switch its
-        memories: each goes in ``conversation_config`` only when given. ``log`` and ``cache``
-        work as for the other clients.
+        memories: each goes in ``conversation_config`` only when given. ``log``, ``cache`` and
+        ``deadline`` (seconds the whole ask may take, all its requests together) work as for
+        the other clients.
 
         >>> gb = ck.GPTBots()
         >>> ans = gb.ask(
@@ -247,7 +249,9 @@ class GPTBots(ProviderClient):
             log=log,
         )
         flow = self._call(question, conversation_id, user_id, stream, options)
-        return self._consume(self._stream(flow), display) if stream else self._run(flow)
+        if stream:
+            return self._consume(self._stream(flow, deadline), display)
+        return self._run(flow, deadline)
 
     async def aask(
         self,
@@ -266,6 +270,7 @@ class GPTBots(ProviderClient):
         short_term_memory: bool | None = None,
         cache: bool | None = None,
         log: bool | None = None,
+        deadline: float | None = None,
     ) -> Answer:
         """Async twin of ``ask``."""
         options = dict(
@@ -281,8 +286,8 @@ class GPTBots(ProviderClient):
         )
         flow = self._call(question, conversation_id, user_id, stream, options)
         if stream:
-            return await self._aconsume(self._astream(flow), display)
-        return await self._arun(flow)
+            return await self._aconsume(self._astream(flow, deadline), display)
+        return await self._arun(flow, deadline)
 
     def stream(
         self,
@@ -299,6 +304,7 @@ class GPTBots(ProviderClient):
         short_term_memory: bool | None = None,
         cache: bool | None = None,
         log: bool | None = None,
+        deadline: float | None = None,
     ) -> Stream:
         """Stream the answer: ``TextDelta`` events as they arrive, then the ``Answer`` (with
         references). The ``Stream`` is a context manager and holds the answer in ``.answer``.
@@ -315,7 +321,7 @@ class GPTBots(ProviderClient):
             log=log,
         )
         flow = self._call(question, conversation_id, user_id, True, options)
-        return self._stream(flow)
+        return self._stream(flow, deadline)
 
     def astream(
         self,
@@ -332,6 +338,7 @@ class GPTBots(ProviderClient):
         short_term_memory: bool | None = None,
         cache: bool | None = None,
         log: bool | None = None,
+        deadline: float | None = None,
     ) -> AsyncStream:
         """Async twin of ``stream``: an ``AsyncStream`` (``async for``, ``async with``)."""
         options = dict(
@@ -346,7 +353,7 @@ class GPTBots(ProviderClient):
             log=log,
         )
         flow = self._call(question, conversation_id, user_id, True, options)
-        return self._astream(flow)
+        return self._astream(flow, deadline)
 
 
 def _log_request(

@@ -6,6 +6,7 @@ whole body is written in large blocks; with a delay every event is written on it
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import socket
@@ -15,7 +16,7 @@ import threading
 import time
 import traceback
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from email.utils import formatdate
@@ -314,7 +315,7 @@ class ProviderHandler(BaseHTTPRequestHandler):
         body = reply.body
         if fault == "malformed":
             body = body[: max(1, len(body) // 2)]
-        if fault in ("reset", "malformed", "stall"):
+        if fault in ("reset", "malformed", "stall", "drip", "keepalive"):
             self.close_connection = True
         headers = {"Content-Type": reply.content_type, "Content-Length": str(len(body))}
         head = self._head(reply.status, {**headers, **reply.headers})
@@ -325,6 +326,11 @@ class ProviderHandler(BaseHTTPRequestHandler):
             if scenario.after is not None:
                 self.wfile.write(head)
             self.server.state.stopping.wait(scenario.stall)
+        elif fault in ("drip", "keepalive"):
+            # A slow or hostile server: the head, then the body one byte per interval, so every
+            # read returns before a read timeout (a JSON body has no keep-alive of its own).
+            self.wfile.write(head)
+            self._drip([body[i : i + 1] for i in range(len(body))], scenario)
         else:
             self._complete()
             self.wfile.write(head + body)
@@ -334,7 +340,7 @@ class ProviderHandler(BaseHTTPRequestHandler):
         cut = _cut_after(segments, 3 if scenario.after is None else scenario.after)
         if fault == "malformed":
             segments = [*segments[:cut], Segment(_MALFORMED_EVENT, "{"), *segments[cut:]]
-        elif fault in ("reset", "stall"):
+        elif fault in ("reset", "stall", "drip", "keepalive"):
             segments = segments[:cut]
             self.close_connection = True
         headers = {
@@ -351,6 +357,16 @@ class ProviderHandler(BaseHTTPRequestHandler):
             self._reset()
         elif fault == "stall":
             self.server.state.stopping.wait(scenario.stall)
+        elif fault == "drip":
+            # One space per interval: a byte that never completes an SSE event or a JSON line.
+            self._drip(itertools.repeat(_chunk(b" ")), scenario)
+        elif fault == "keepalive":
+            # providers.md: Magisterium and Maritaca stream SSE, whose comment lines (": ...")
+            # carry no event and are what servers send as keep-alives; GPTBots streams bare JSON
+            # lines, where the equivalent is a blank line (SSE comments when framed as SSE).
+            bare = self._record.provider == "gptbots" and scenario.framing == "lines"
+            beat = b"\n" if bare else b": keep-alive\n\n"
+            self._drip(itertools.repeat(_chunk(beat)), scenario)
         else:
             self._complete()
             self.wfile.write(b"0\r\n\r\n")
@@ -378,6 +394,17 @@ class ProviderHandler(BaseHTTPRequestHandler):
                 return False
             self.wfile.write(_chunk(segment.raw))
         return True
+
+    def _drip(self, pieces: Iterable[bytes], scenario: Scenario) -> None:
+        """Write one piece per ``scenario.interval`` for at most ``scenario.stall`` seconds
+        (or until the server stops, the client leaves, or the pieces run out)."""
+        stopping = self.server.state.stopping
+        ends = time.monotonic() + scenario.stall
+        for piece in pieces:
+            if time.monotonic() >= ends or stopping.wait(scenario.interval):
+                return
+            self.wfile.write(piece)
+            self.wfile.flush()
 
     def _reset(self) -> None:
         """Abort the connection with a TCP RST (SO_LINGER 0, then close)."""

@@ -23,8 +23,19 @@ __all__ = [
 Framing = Literal["lines", "sse"]
 FRAMINGS: tuple[Framing, ...] = ("lines", "sse")
 
-Fault = Literal["status", "reset", "malformed", "html", "stall", "gptbots_code"]
-FAULTS: tuple[Fault, ...] = ("status", "reset", "malformed", "html", "stall", "gptbots_code")
+Fault = Literal[
+    "status", "reset", "malformed", "html", "stall", "gptbots_code", "drip", "keepalive"
+]
+FAULTS: tuple[Fault, ...] = (
+    "status",
+    "reset",
+    "malformed",
+    "html",
+    "stall",
+    "gptbots_code",
+    "drip",
+    "keepalive",
+)
 
 #: ``chat`` is Magisterium's and Maritaca's, ``models`` Maritaca's, ``search`` Magisterium's;
 #: the other four are GPTBots'.
@@ -51,6 +62,7 @@ class ScenarioOptions(TypedDict, total=False):
     retry_after: float | str | None
     after: int | None
     stall: float
+    interval: float
     code: int | None
     endpoint: Endpoint | None
     times: int | None
@@ -80,10 +92,17 @@ class Scenario:
         ``response_mode: "streaming"`` request gets a ``"gptbots_code"`` envelope with HTTP 200
         as the one event of a ``text/event-stream``.
     after
-        Events sent before a stream ``"reset"``, ``"malformed"`` or ``"stall"`` (default 3); for
-        a non-stream ``"stall"``, None stalls before the headers and a number after them.
+        Events sent before a stream ``"reset"``, ``"malformed"``, ``"stall"``, ``"drip"`` or
+        ``"keepalive"`` (default 3); for a non-stream ``"stall"``, None stalls before the
+        headers and a number after them.
     stall
-        Seconds a ``"stall"`` lasts (the server stopping ends it early).
+        Seconds a ``"stall"``, ``"drip"`` or ``"keepalive"`` lasts (the server stopping ends it
+        early); then the connection closes.
+    interval
+        Seconds between the bytes of a ``"drip"`` (a stream: one space, which never completes
+        an event; a JSON reply: its body one byte at a time) and between the comments of a
+        ``"keepalive"`` (``: keep-alive`` in SSE, a blank line in bare JSON lines; a JSON reply
+        drips instead). Either way no read ever times out.
     delay, latency, chunks
         Seconds between stream events, seconds before each response, a synthetic stream length.
     api_key
@@ -104,6 +123,7 @@ class Scenario:
     retry_after: float | str | None = None
     after: int | None = None
     stall: float = 30.0
+    interval: float = 0.25
     code: int | None = None
     endpoint: Endpoint | None = None
     times: int | None = None
@@ -128,6 +148,8 @@ class Scenario:
             raise ValueError("chunks= must be at least 1")
         if self.delay < 0 or self.latency < 0:
             raise ValueError("delay= and latency= must not be negative")
+        if not self.interval > 0:
+            raise ValueError("interval= must be positive")
 
     @property
     def max_concurrent(self) -> int:

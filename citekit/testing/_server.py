@@ -173,8 +173,9 @@ class ProviderServer:
     def add_scenario(self, **options: Unpack[ScenarioOptions]) -> Scenario:
         """Register a scenario; it serves every provider under ``/s/<id>/``.
 
-        Options: ``fault`` ("status", "reset", "malformed", "html", "stall", "gptbots_code"),
-        ``status``, ``message``, ``retry_after``, ``after``, ``stall``, ``code``, ``endpoint``,
+        Options: ``fault`` ("status", "reset", "malformed", "html", "stall", "gptbots_code",
+        "drip", "keepalive"), ``status``, ``message``, ``retry_after``, ``after``, ``stall``,
+        ``interval``, ``code``, ``endpoint``,
         ``times``, ``delay``, ``latency``, ``chunks``, ``api_key``, ``correlate_empty``,
         ``framing`` ("lines" or "sse", for GPTBots streams); see
         ``Scenario``. ``delay`` and ``latency`` default to the server's.

@@ -5,13 +5,27 @@ A driver does what a flow yields (send, read, close, sleep, hand events on) and 
 outcome back; a failure goes back into the flow as the citekit error it means, so the flow
 decides what follows. Retries, parsing and partial answers are the flow's: written once.
 
-A driver given a ``RateLimiter`` waits on it before every request it sends (retries too), so
-the client's ``rate_limit=`` counts HTTP requests wherever they come from.
+A driver given a ``RateLimiter`` waits on it before every request it sends (retries too), and
+on every limiter ``ratelimit.limiting`` put in scope (``ask_many(rate_limit=)``), so a rate
+limit counts HTTP requests wherever they come from.
+
+Every call ends. A run has a deadline (seconds for the whole call, waits for retries included,
+waits for the rate limit not): it is checked before each send, sleep and read (a server that
+drips bytes or keep-alives never lets a read time out), and each request's timeouts are capped
+at the time left when it is sent (httpx fixes a response's read timeout then), so a read
+blocked on a silent server ends too, at worst that much past the deadline. A
+stream must also hand on events: one whose server sends only keep-alive comments or stray bytes
+for as long as its read timeout is stalled. Either way the driver raises ``APITimeoutError`` at
+the flow's ``yield``, and the flow keeps the partial answer (``StreamTimeout``).
+
+Ctrl-C and task cancellation are thrown into the flow too (then re-raised as they are), so a
+stream can attach what it received to them (``.answer``) before they go on.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections.abc import AsyncGenerator, Generator
 from types import TracebackType
@@ -19,11 +33,12 @@ from typing import Any, Generic, TypeVar, cast
 
 import httpx
 
-from ..core.errors import StreamInterrupted
+from ..core.errors import APITimeoutError, StreamInterrupted
 from ..core.models import Answer, StreamEvent
+from ..core.names import display_name
 from ..wire.flow import CLOSE, READ, Flow, Op, Send, Sleep
 from .http import HttpConfig, make_timeout
-from .ratelimit import RateLimiter
+from .ratelimit import RateLimiter, in_scope, wait_all, wait_all_sync
 
 __all__ = ["AsyncDriver", "Run", "SyncDriver"]
 
@@ -31,15 +46,31 @@ T = TypeVar("T")
 
 
 class Run(Generic[T]):
-    """One flow being driven: its open response, what to send it next, its result.
+    """One flow being driven: its open response, what to send it next, its result, its clock.
 
     Used as ``with run:`` around each step a driver takes, it turns what the step raised into
-    what the flow is sent next (httpx's errors translated, ``raise ... from`` kept).
+    what the flow is sent next (httpx's errors translated, ``raise ... from`` kept; Ctrl-C and
+    cancellation too, which the flow re-raises once it has attached its partial answer).
+
+    ``deadline`` is the seconds the whole call may take (None or infinite: no limit).
     """
 
-    __slots__ = ("_config", "_flow", "chunks", "error", "partial", "response", "result", "value")
+    __slots__ = (
+        "_config",
+        "_flow",
+        "chunks",
+        "deadline",
+        "ends",
+        "error",
+        "partial",
+        "quiet",
+        "response",
+        "result",
+        "stall",
+        "value",
+    )
 
-    def __init__(self, flow: Flow[T], config: HttpConfig) -> None:
+    def __init__(self, flow: Flow[T], config: HttpConfig, *, deadline: float | None = None) -> None:
         self._flow = flow
         self._config = config
         self.value: Any = None
@@ -47,8 +78,19 @@ class Run(Generic[T]):
         self.response: httpx.Response | None = None
         self.chunks: Any = None  # the body's byte iterator, sync or async
         self.result: T | None = None
-        #: The partial answer of a stream that broke (``StreamInterrupted``), if one did.
+        #: The partial answer of a stream that broke (``StreamInterrupted``, or Ctrl-C), if any.
         self.partial: Answer | None = None
+        self.deadline = deadline if deadline is not None and math.isfinite(deadline) else None
+        #: When the call must have ended (``time.monotonic``), once it started.
+        self.ends: float | None = None
+        #: Seconds a stream may go without handing on an event (its read timeout), or None.
+        self.stall: float | None = None
+        #: When the open stream last handed on events (or opened).
+        self.quiet = 0.0
+
+    def start(self) -> None:
+        if self.deadline is not None and self.ends is None:
+            self.ends = time.monotonic() + self.deadline
 
     def next_op(self) -> Op | None:
         """Send the flow its last outcome; its next op, or None once it has returned."""
@@ -64,12 +106,50 @@ class Run(Generic[T]):
         except StreamInterrupted as exc:
             self.partial = exc.answer
             raise
+        except BaseException as exc:  # Ctrl-C or cancellation, with the flow's partial answer
+            kept = getattr(exc, "answer", None)
+            if isinstance(kept, Answer):
+                self.partial = kept
+            raise
         self.value = None
         return op
 
-    def opened(self, response: httpx.Response, chunks: Any) -> None:
+    def opened(self, response: httpx.Response, chunks: Any, stall: float | None) -> None:
         self.value = self.response = response
         self.chunks = chunks
+        self.stall = stall
+        self.quiet = time.monotonic()
+
+    def progressed(self) -> None:
+        """The flow handed on events: the stream is not stalled."""
+        if self.stall is not None:
+            self.quiet = time.monotonic()
+
+    def left(self) -> float | None:
+        """Seconds left before the deadline (None: no deadline)."""
+        return None if self.ends is None else self.ends - time.monotonic()
+
+    def check(self) -> None:
+        """Raise ``APITimeoutError`` if the deadline has passed or the stream has stalled."""
+        now = time.monotonic()
+        if self.ends is not None and now >= self.ends:
+            raise self.past_deadline()
+        if self.stall is not None and now - self.quiet >= self.stall:
+            raise self.stalled()
+
+    def past_deadline(self, detail: str = "") -> APITimeoutError:
+        return APITimeoutError(
+            f"{display_name(self._config.provider)} did not finish within the call's deadline "
+            f"of {self.deadline:g} s{detail}. Pass deadline= (seconds for the whole call, to "
+            "the client or to the call; math.inf for none) to allow longer"
+        )
+
+    def stalled(self) -> APITimeoutError:
+        return APITimeoutError(
+            f"{display_name(self._config.provider)}'s stream handed on nothing for "
+            f"{self.stall:g} s (only keep-alives or stray bytes came). Raise timeout= (the "
+            "read timeout, which also bounds the wait between two events) to wait longer"
+        )
 
     def close_flow(self) -> None:
         self._flow.close()
@@ -84,15 +164,60 @@ class Run(Generic[T]):
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> bool:
-        if not isinstance(exc, Exception):  # None, or cancellation and Ctrl-C: not the flow's
+        if exc is None or isinstance(exc, GeneratorExit):
             return False
+        if isinstance(exc, httpx.TimeoutException) and (self.ends is not None or self.stall):
+            # A timeout the deadline (or the stall rule) capped is reported as that.
+            now = time.monotonic()
+            if self.ends is not None and now >= self.ends:
+                self.error = self.past_deadline()
+                self.error.__cause__ = exc
+                return True
+            if self.stall is not None and now - self.quiet >= self.stall:
+                self.error = self.stalled()
+                self.error.__cause__ = exc
+                return True
         if isinstance(exc, httpx.HTTPError):
             error = self._config.transport_error(exc)
             error.__cause__ = exc
             self.error = error
-        else:
+        else:  # citekit's own errors, and Ctrl-C / cancellation: the flow re-raises those
             self.error = exc
         return True
+
+
+def _limiters(own: RateLimiter | None) -> tuple[RateLimiter, ...]:
+    scoped = in_scope()
+    return scoped if own is None else (own, *scoped)
+
+
+def _left(run: Run[Any]) -> float | None:
+    """Seconds left of ``run``'s deadline; raises once none are."""
+    left = run.left()
+    if left is not None and left <= 0:
+        raise run.past_deadline()
+    return left
+
+
+def _pause_clock(run: Run[Any], began: float) -> None:
+    """Waiting for the rate limit is the caller's own pacing: it does not count."""
+    if run.ends is not None:
+        run.ends += time.monotonic() - began
+
+
+def _sleep(run: Run[Any], op: Sleep) -> float:
+    """``op``'s seconds, unless they would end past the deadline: then raise at once."""
+    left = run.left()
+    if left is not None and op.seconds >= left:
+        raise run.past_deadline(
+            f" (a retry would wait {op.seconds:.1f} s, {max(left, 0):.1f} s were left)"
+        )
+    return op.seconds
+
+
+def _stall(op: Send, timeout: httpx.Timeout) -> float | None:
+    """How long a stream may hand on nothing: its read timeout (None for other requests)."""
+    return timeout.read if op.spec.stream else None
 
 
 def _unknown(op: Op) -> TypeError:
@@ -121,19 +246,26 @@ class SyncDriver:
         if self._owned:
             self._client.close()
 
-    def run(self, flow: Flow[T]) -> T:
+    def run(self, flow: Flow[T], *, deadline: float | None = None) -> T:
         """Run ``flow`` to its end; its result (events it hands on are dropped)."""
-        run = Run(flow, self.config)
+        run = Run(flow, self.config, deadline=deadline)
         for _ in self.drive(run):
             pass
         return run.outcome
 
     def drive(self, run: Run[Any]) -> Generator[StreamEvent, None, None]:
-        """Run ``run``'s flow, yielding the events it hands on; its result lands in ``run``."""
+        """Run ``run``'s flow, yielding the events it hands on; its result lands in ``run``.
+
+        Ctrl-C thrown in while an event is being handed on goes into the flow, like one that
+        comes while a step runs.
+        """
+        run.start()
         try:
             while (op := run.next_op()) is not None:
                 if type(op) is list:
-                    yield from op
+                    run.progressed()
+                    with run:
+                        yield from op
                 else:
                     self._step(op, run)
         finally:
@@ -143,17 +275,24 @@ class SyncDriver:
     def _step(self, op: Op, run: Run[Any]) -> None:
         with run:
             if op is READ:
+                if run.ends is not None or run.stall is not None:
+                    run.check()
                 run.value = next(run.chunks, None)
                 return
             self._close(run)  # any other op ends the use of the last response
             if isinstance(op, Send):
-                if self.limiter is not None:
-                    self.limiter.wait_sync()
-                request = self.config.build(self._client, op.spec)
+                if limiters := _limiters(self.limiter):
+                    began = time.monotonic()
+                    wait_all_sync(limiters)
+                    _pause_clock(run, began)
+                timeout = self.config.timeout_for(self._client, op.spec)
+                request = self.config.build(
+                    self._client, op.spec, timeout=timeout, within=_left(run)
+                )
                 response = self._client.send(request, stream=True)
-                run.opened(response, response.iter_bytes())
+                run.opened(response, response.iter_bytes(), _stall(op, timeout))
             elif isinstance(op, Sleep):
-                time.sleep(op.seconds)
+                time.sleep(_sleep(run, op))
             elif op is not CLOSE:
                 raise _unknown(op)
 
@@ -190,20 +329,23 @@ class AsyncDriver:
         if self._owned:
             await self._client.aclose()
 
-    async def run(self, flow: Flow[T]) -> T:
+    async def run(self, flow: Flow[T], *, deadline: float | None = None) -> T:
         """Run ``flow`` to its end; its result (events it hands on are dropped)."""
-        run = Run(flow, self.config)
+        run = Run(flow, self.config, deadline=deadline)
         async for _ in self.drive(run):
             pass
         return run.outcome
 
     async def drive(self, run: Run[Any]) -> AsyncGenerator[StreamEvent, None]:
         """Run ``run``'s flow, yielding the events it hands on; its result lands in ``run``."""
+        run.start()
         try:
             while (op := run.next_op()) is not None:
                 if type(op) is list:
-                    for event in op:
-                        yield event
+                    run.progressed()
+                    with run:
+                        for event in op:
+                            yield event
                 else:
                     await self._step(op, run)
         finally:
@@ -213,17 +355,24 @@ class AsyncDriver:
     async def _step(self, op: Op, run: Run[Any]) -> None:
         with run:
             if op is READ:
+                if run.ends is not None or run.stall is not None:
+                    run.check()
                 run.value = await anext(run.chunks, None)
                 return
             await self._close(run)
             if isinstance(op, Send):
-                if self.limiter is not None:
-                    await self.limiter.wait()
-                request = self.config.build(self._client, op.spec)
+                if limiters := _limiters(self.limiter):
+                    began = time.monotonic()
+                    await wait_all(limiters)
+                    _pause_clock(run, began)
+                timeout = self.config.timeout_for(self._client, op.spec)
+                request = self.config.build(
+                    self._client, op.spec, timeout=timeout, within=_left(run)
+                )
                 response = await self._client.send(request, stream=True)
-                run.opened(response, response.aiter_bytes())
+                run.opened(response, response.aiter_bytes(), _stall(op, timeout))
             elif isinstance(op, Sleep):
-                await asyncio.sleep(op.seconds)
+                await asyncio.sleep(_sleep(run, op))
             elif op is not CLOSE:
                 raise _unknown(op)
 

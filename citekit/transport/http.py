@@ -15,7 +15,11 @@ import httpx
 from ..core.errors import APITimeoutError, ResponseFormatError, TransportError, redact
 from ..wire.flow import RequestSpec
 
-__all__ = ["HttpConfig", "make_timeout"]
+__all__ = ["DEFAULT_DEADLINE", "HttpConfig", "make_timeout"]
+
+#: Seconds a call may take in all (retries and their waits included) unless ``deadline=`` says
+#: otherwise: 10 minutes, above Maritaca's flex queue (up to 5 minutes) plus an answer.
+DEFAULT_DEADLINE = 600.0
 
 _USER_AGENT = "citekit/0.1 (+httpx)"
 
@@ -52,9 +56,12 @@ class HttpConfig:
     def url(self, path: str) -> str:
         return self.base_url.rstrip("/") + "/" + path.lstrip("/")
 
-    def build(self, client: httpx.Client | httpx.AsyncClient, spec: RequestSpec) -> httpx.Request:
-        timeout = self.timeout
-        if spec.read_timeout is not None and timeout is not None:
+    def timeout_for(
+        self, client: httpx.Client | httpx.AsyncClient, spec: RequestSpec
+    ) -> httpx.Timeout:
+        """The timeouts ``spec`` is sent with (the caller's own http_client keeps its own)."""
+        timeout = self.timeout if self.timeout is not None else client.timeout
+        if spec.read_timeout is not None and self.timeout is not None:
             read = timeout.read
             if read is not None and read < spec.read_timeout:
                 timeout = httpx.Timeout(
@@ -63,14 +70,33 @@ class HttpConfig:
                     write=timeout.write,
                     pool=timeout.pool,
                 )
+        return timeout
+
+    def build(
+        self,
+        client: httpx.Client | httpx.AsyncClient,
+        spec: RequestSpec,
+        *,
+        timeout: httpx.Timeout | None = None,
+        within: float | None = None,
+    ) -> httpx.Request:
+        """The request for ``spec``; ``within`` (seconds left of the call's deadline) caps
+        each of its timeouts, so no single connect or read outlasts the deadline."""
+        timeout = timeout or self.timeout_for(client, spec)
+        if within is not None:
+            timeout = httpx.Timeout(
+                connect=_capped(timeout.connect, within),
+                read=_capped(timeout.read, within),
+                write=_capped(timeout.write, within),
+                pool=_capped(timeout.pool, within),
+            )
         return client.build_request(
             spec.method,
             self.url(spec.path),
             json=spec.json,
             params=spec.params,
             headers=self.request_headers(stream=spec.stream),
-            # None: the caller's own http_client keeps the timeout it was configured with.
-            timeout=timeout if timeout is not None else httpx.USE_CLIENT_DEFAULT,
+            timeout=timeout,
         )
 
     def transport_error(self, exc: httpx.HTTPError) -> TransportError | ResponseFormatError:
@@ -98,3 +124,7 @@ class HttpConfig:
             )
         connect = isinstance(exc, httpx.ConnectError)
         return TransportError(f"Could not reach {where}: {text}", connect=connect)
+
+
+def _capped(limit: float | None, within: float) -> float:
+    return within if limit is None else min(limit, within)

@@ -3,20 +3,25 @@
 A client's ``rate_limit=`` gives its drivers one ``RateLimiter``, which every request of that
 client waits on before it is sent: sync calls from any thread and async calls on any event loop
 share it (it keeps time with ``time.monotonic`` under a lock), so retries and each of GPTBots'
-three requests per question count. ``ask_many(rate_limit=)`` spaces questions with the same
-class.
+three requests per question count. ``ask_many(rate_limit=)`` counts requests the same way: it
+puts its limiter in scope (``limiting``) for the calls it makes, and a driver waits on every
+limiter in scope as well as its client's, taking a slot in all of them at the same instant
+(``wait_all``), so each limit holds exactly when several compose.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import logging
 import re
 import threading
 import time
+from collections.abc import Iterator, Sequence
 from typing import Final
 
-__all__ = ["RateLimit", "RateLimiter"]
+__all__ = ["RateLimit", "RateLimiter", "in_scope", "limiting", "wait_all", "wait_all_sync"]
 
 log = logging.getLogger("citekit.transport")
 
@@ -83,33 +88,84 @@ class RateLimiter:
             "or a citekit.RateLimiter"
         )
 
-    def _take(self) -> float:
-        """Take the slot if it has come (0.0), else how long until it comes (nothing taken)."""
-        with self._lock:
-            now = time.monotonic()
-            if now >= self._next:
-                self._next = now + self.interval
-                return 0.0
-            return self._next - now
-
     async def wait(self) -> None:
         """Wait for the next free slot (async)."""
-        if (delay := self._take()) > 0:
-            self._log(delay)
-            while delay > 0:
-                await asyncio.sleep(delay)
-                delay = self._take()
+        await wait_all((self,))
 
     def wait_sync(self) -> None:
         """Wait for the next free slot, blocking this thread."""
-        if (delay := self._take()) > 0:
-            self._log(delay)
-            while delay > 0:
-                time.sleep(delay)
-                delay = self._take()
+        wait_all_sync((self,))
 
-    def _log(self, delay: float) -> None:
-        log.debug("Waiting %.2f s for the rate limit (%r)", delay, self)
+
+def _take(limiters: Sequence[RateLimiter]) -> float:
+    """Take a slot in every limiter at once if all have come (0.0), else how long until the
+    last of them comes (nothing taken)."""
+    if len(limiters) == 1:  # the common case: one lock
+        [only] = limiters
+        with only._lock:
+            now = time.monotonic()
+            if now >= only._next:
+                only._next = now + only.interval
+                return 0.0
+            return only._next - now
+    # Locks taken in one global order (by id), so two callers never hold them crosswise.
+    ordered = sorted(set(limiters), key=id)
+    with contextlib.ExitStack() as held:
+        for limiter in ordered:
+            held.enter_context(limiter._lock)
+        now = time.monotonic()
+        wait = max(limiter._next - now for limiter in ordered)
+        if wait > 0:
+            return wait
+        for limiter in ordered:
+            limiter._next = now + limiter.interval
+        return 0.0
+
+
+async def wait_all(limiters: Sequence[RateLimiter]) -> None:
+    """Wait until every limiter has a free slot, and take them all at that instant (async).
+
+    A wait that is cancelled takes no slot.
+    """
+    if limiters and (delay := _take(limiters)) > 0:
+        _log(delay, limiters)
+        while delay > 0:
+            await asyncio.sleep(delay)
+            delay = _take(limiters)
+
+
+def wait_all_sync(limiters: Sequence[RateLimiter]) -> None:
+    """``wait_all``, blocking this thread."""
+    if limiters and (delay := _take(limiters)) > 0:
+        _log(delay, limiters)
+        while delay > 0:
+            time.sleep(delay)
+            delay = _take(limiters)
+
+
+def _log(delay: float, limiters: Sequence[RateLimiter]) -> None:
+    log.debug("Waiting %.2f s for the rate limit (%s)", delay, ", ".join(map(repr, limiters)))
+
+
+_SCOPE: contextvars.ContextVar[tuple[RateLimiter, ...]] = contextvars.ContextVar(
+    "citekit_rate_limits", default=()
+)
+
+
+def in_scope() -> tuple[RateLimiter, ...]:
+    """The limiters ``limiting`` put in scope here (innermost last)."""
+    return _SCOPE.get()
+
+
+@contextlib.contextmanager
+def limiting(limiter: RateLimiter) -> Iterator[None]:
+    """Every HTTP request sent inside the block (in this thread or task, and in the tasks it
+    starts) waits on ``limiter`` too, besides its client's own limit."""
+    token = _SCOPE.set((*_SCOPE.get(), limiter))
+    try:
+        yield
+    finally:
+        _SCOPE.reset(token)
 
 
 #: What ``rate_limit=`` takes: ``"5/s"``, a number per minute, or a ``RateLimiter``.

@@ -8,11 +8,14 @@
     s.answer                     # the final Answer
 
 Leaving the ``with`` block (or ``close()``) closes the HTTP response, so a stream read only in
-part gives its connection back at once.
+part gives its connection back at once. Leaving it by Ctrl-C (or, for ``AsyncStream``, a
+cancellation) keeps what arrived: the ``KeyboardInterrupt`` carries it as ``.answer``, and so
+does the stream object.
 """
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
 from typing import Any
@@ -30,7 +33,8 @@ class _Outcome:
     @property
     def answer(self) -> Answer | None:
         """The final ``Answer`` once the stream is consumed (None before); after
-        ``StreamInterrupted``, the partial answer."""
+        ``StreamInterrupted`` (a deadline's ``StreamTimeout`` too) or Ctrl-C, the partial
+        answer."""
         run = self._run
         if run is None:
             return None
@@ -58,8 +62,10 @@ class Stream(_Outcome):
     (True, True)
     """
 
-    def __init__(self, driver: SyncDriver, flow: Flow[Answer]) -> None:
-        run = self._run = Run(flow, driver.config)
+    def __init__(
+        self, driver: SyncDriver, flow: Flow[Answer], *, deadline: float | None = None
+    ) -> None:
+        run = self._run = Run(flow, driver.config, deadline=deadline)
         self._driving = driver.drive(run)
         # ``chain`` (C) rather than a generator around the events: one less frame per event.
         self._events: Iterator[StreamEvent] = itertools.chain(self._driving, _result(run))
@@ -83,25 +89,42 @@ class Stream(_Outcome):
     def __enter__(self) -> Stream:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> None:
+        if isinstance(exc, KeyboardInterrupt):
+            # Ctrl-C in the loop over this stream: the flow attaches what arrived to it.
+            try:
+                self._driving.throw(exc)
+            except KeyboardInterrupt as raised:
+                if raised is not exc:
+                    raise
         self.close()
 
 
 class AsyncStream(_Outcome):
     """Async twin of ``Stream``: ``async for``, ``async with``, ``await close()``."""
 
-    def __init__(self, driver: Callable[[], AsyncDriver], flow: Flow[Answer]) -> None:
-        self._events = self._iterate(driver, flow)
+    def __init__(
+        self,
+        driver: Callable[[], AsyncDriver],
+        flow: Flow[Answer],
+        *,
+        deadline: float | None = None,
+    ) -> None:
+        self._events = self._iterate(driver, flow, deadline)
 
     async def _iterate(
-        self, driver: Callable[[], AsyncDriver], flow: Flow[Answer]
+        self, driver: Callable[[], AsyncDriver], flow: Flow[Answer], deadline: float | None
     ) -> AsyncGenerator[StreamEvent, None]:
         sender = driver()  # on first use: the driver of the loop that iterates
-        run = self._run = Run(flow, sender.config)
+        run = self._run = Run(flow, sender.config, deadline=deadline)
         events = sender.drive(run)
         try:
             async for event in events:
-                yield event
+                try:
+                    yield event
+                except (KeyboardInterrupt, asyncio.CancelledError) as stop:
+                    await events.athrow(stop)  # the flow attaches what arrived, re-raises
+                    raise
         finally:
             await events.aclose()
         if run.result is not None:
@@ -128,5 +151,14 @@ class AsyncStream(_Outcome):
     async def __aenter__(self) -> AsyncStream:
         return self
 
-    async def __aexit__(self, *exc: Any) -> None:
+    async def __aexit__(self, kind: Any, exc: BaseException | None, tb: Any) -> None:
+        if isinstance(exc, KeyboardInterrupt | asyncio.CancelledError):
+            # Stopped in the loop over this stream: the flow attaches what arrived to ``exc``.
+            try:
+                await self._events.athrow(exc)
+            except (KeyboardInterrupt, asyncio.CancelledError) as raised:
+                if raised is not exc:
+                    raise
+            except StopAsyncIteration:
+                pass
         await self.close()

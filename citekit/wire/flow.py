@@ -21,15 +21,18 @@ partial answer, or shrugs it off. Retrying lives here, once: ``fetch_json`` and
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeAlias, TypeVar
 
 from ..core.errors import (
+    APITimeoutError,
     ProviderError,
     ResponseFormatError,
     StreamInterrupted,
+    StreamTimeout,
     TransportError,
     redact,
 )
@@ -134,6 +137,7 @@ def fetch_json(wire: Wire, spec: RequestSpec, parse: Callable[[Any], T] = lambda
             data = wire.checked(head, wire.decode_json(head, body))
         except (ProviderError, TransportError) as err:
             if not wire.retry.should_retry(err, attempt, received=False):
+                wire.retry.explain_wait(err)
                 raise
             yield _pause(wire, spec, err, attempt)
             attempt += 1
@@ -153,8 +157,10 @@ def stream_answer(
 
     Failures before the first event are retried like any request (a retryable in-band error
     as the first event too). Once events have arrived, a failure raises ``StreamInterrupted``
-    holding the partial answer, as does a stream that ends without its last event
-    (``unfinished`` says which one that is). ``decoder`` cuts the body into events (default:
+    holding the partial answer (``StreamTimeout``, also an ``APITimeoutError``, for a timeout or
+    the deadline), as does a stream that ends without its last event (``unfinished`` says which
+    one that is). Ctrl-C or a cancellation after the first event leaves with the partial answer
+    attached as its ``.answer``. ``decoder`` cuts the body into events (default:
     server-sent events); with one, a JSON-typed body is read as events too.
     """
     attempt = 0
@@ -188,6 +194,12 @@ def stream_answer(
                 continue
             if received:
                 raise interrupted(wire.provider, acc, err) from err
+            wire.retry.explain_wait(err)
+            raise
+        except GeneratorExit:  # closed by its owner: nothing to keep
+            raise
+        except BaseException as stop:  # Ctrl-C (thrown in by the driver) or cancellation
+            keep(stop, acc, reader is not None and reader.received)
             raise
         break
     yield CLOSE  # a stream ended by ``[DONE]`` may still be open
@@ -199,11 +211,23 @@ def stream_answer(
 def interrupted(provider: str, acc: Accumulator, exc: Exception) -> StreamInterrupted:
     """The error for a stream that broke: ``.answer`` is what arrived, marked partial."""
     partial = acc.answer(partial=True)
+    if isinstance(exc, APITimeoutError):
+        return StreamTimeout(
+            f"{exc}. The partial answer ({len(partial.text)} characters) is in .answer",
+            answer=partial,
+        )
     return StreamInterrupted(
         f"The {display_name(provider)} stream broke after {len(partial.text)} characters "
         f"({exc}). The partial answer is in .answer",
         answer=partial,
     )
+
+
+def keep(stop: BaseException, acc: Accumulator, received: bool) -> None:
+    """Attach what a stream received to the Ctrl-C or cancellation ``stop`` that ends it."""
+    if received and getattr(stop, "answer", None) is None:
+        with contextlib.suppress(Exception):  # nothing must hide the interrupt itself
+            stop.answer = acc.answer(partial=True)  # type: ignore[attr-defined]
 
 
 def _pause(wire: Wire, spec: RequestSpec, err: BaseException, attempt: int) -> Sleep:

@@ -3,8 +3,9 @@
 Retried: connect errors (nothing reached the server), HTTP 408, 429, 500, 502, 503, 504, and
 the in-band errors GPTBots sends with HTTP 200 (``{code, message}``) when they mean "too many
 requests" or "internal error". Never another 4xx, never a read error (the server may have
-started the work), never once the stream has handed on its first event. One budget of
-``max_retries`` covers every kind.
+started the work), never once the stream has handed on its first event, never when the server
+asks (``Retry-After``) for a longer wait than ``max_retry_after``: that error is raised at once,
+saying when to try again (``explain_wait``). One budget of ``max_retries`` covers every kind.
 """
 
 from __future__ import annotations
@@ -12,13 +13,15 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 
 from ..core.errors import ProviderError, RateLimitError, ServerError, TransportError
 
 __all__ = ["MAX_RETRY_AFTER", "RETRY_STATUSES", "RetryPolicy"]
 
 RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
-#: The longest ``Retry-After`` obeyed, in seconds; a longer one is cut to this.
+#: The longest ``Retry-After`` obeyed, in seconds; a longer one is not waited for: the error is
+#: raised at once, saying when to try again.
 MAX_RETRY_AFTER = 120.0
 
 
@@ -36,7 +39,7 @@ class RetryPolicy:
     statuses
         HTTP statuses worth a retry.
     max_retry_after
-        The longest ``Retry-After`` obeyed.
+        The longest ``Retry-After`` obeyed; a server asking for longer gets no retry.
     """
 
     max_retries: int = 2
@@ -51,7 +54,7 @@ class RetryPolicy:
         ``received`` is True once the caller has had part of the reply (a stream's first
         event): a retry would repeat what it already has.
         """
-        if received or attempt >= self.max_retries:
+        if received or attempt >= self.max_retries or self.asks_too_long(error):
             return False
         if isinstance(error, ProviderError):
             if error.status in self.statuses:
@@ -60,9 +63,49 @@ class RetryPolicy:
             return isinstance(error, RateLimitError | ServerError) and error.status in (None, 200)
         return isinstance(error, TransportError) and error.connect
 
+    def asks_too_long(self, error: BaseException) -> bool:
+        """Whether ``error`` carries a ``Retry-After`` longer than this policy waits."""
+        wait = getattr(error, "retry_after", None)
+        return isinstance(wait, float | int) and wait > self.max_retry_after
+
+    def explain_wait(self, error: BaseException, *, now: datetime | None = None) -> None:
+        """Add to ``error``'s message when to try again, if it asked too long a wait.
+
+        >>> from datetime import UTC, datetime
+        >>> from citekit.wire.retry import RetryPolicy
+        >>> from citekit.core.errors import RateLimitError
+        >>> error = RateLimitError("Too many requests", provider="maritaca", status=429,
+        ...                        retry_after=3600.0)
+        >>> RetryPolicy().explain_wait(error, now=datetime(2026, 1, 1, tzinfo=UTC))
+        >>> print(error)
+        Maritaca returned HTTP 429: Too many requests. The server asks to wait 3600 s (1.0 h),
+        longer than citekit waits (120 s): try again after 2026-01-01 01:00:00 UTC
+        """
+        if not isinstance(error, ProviderError) or not self.asks_too_long(error):
+            return
+        wait = float(error.retry_after or 0.0)
+        try:
+            at = (now or datetime.now(UTC)) + timedelta(seconds=wait)
+            when = f"try again after {at:%Y-%m-%d %H:%M:%S} UTC"
+        except (OverflowError, ValueError):  # past the year 9999
+            when = "try again much later, or ask the provider"
+        advice = (
+            f"The server asks to wait {wait:.0f} s ({_span(wait)}), longer than citekit waits "
+            f"({self.max_retry_after:g} s): {when}"
+        )
+        error.hint = advice  # replaces the generic advice (retrying sooner cannot help)
+        error.args = (error._describe(),)
+
     def delay(self, attempt: int, retry_after: float | None = None) -> float:
         """Seconds to wait before retry ``attempt + 1``: ``Retry-After`` (capped), else backoff."""
         if retry_after is not None and not math.isnan(retry_after):
             return min(max(retry_after, 0.0), self.max_retry_after)
         ceiling = min(self.max_backoff, self.backoff * 2.0 ** min(attempt, 64))
         return float(ceiling * (0.5 + random.random() / 2))
+
+
+def _span(seconds: float) -> str:
+    for unit, size in (("d", 86400.0), ("h", 3600.0), ("min", 60.0)):
+        if seconds >= size:
+            return f"{seconds / size:.1f} {unit}"
+    return f"{seconds:.0f} s"
