@@ -14,6 +14,7 @@ import sys
 import weakref
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -21,11 +22,13 @@ from ..core.errors import ConfigurationError
 from ..core.kernel import in_kernel
 from ..core.models import Answer, TextDelta
 from ..core.names import display_name
+from ..core.secrets import check_key, environment_keys
 from ..transport.driver import AsyncDriver, SyncDriver
 from ..transport.http import HttpConfig, make_timeout
 from ..transport.ratelimit import RateLimit, RateLimiter
 from ..transport.stream import AsyncStream, Stream
 from ..wire.flow import Flow
+from ..wire.guard import guarded
 from ..wire.response import Wire
 from ..wire.retry import RetryPolicy
 
@@ -111,15 +114,15 @@ class ProviderClient:
             )
         if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
             raise ConfigurationError(f"max_retries={max_retries!r} must be a whole number >= 0")
+        key = check_key(key, provider=self.display_name, env=self.api_key_env)
         url = base_url or os.environ.get(self.base_url_env) or self.default_base_url
-        if not url.startswith(("http://", "https://")):
-            raise ConfigurationError(f"base_url={url!r} must start with http:// or https://")
+        url = _checked_url(url, "base_url=" if base_url else f"{self.base_url_env}=")
         env_model = os.environ.get(self.model_env) if self.model_env else None
         self.model: str | None = model or env_model or self.default_model
         self._config = HttpConfig(
             provider=self.name,
             base_url=url.rstrip("/"),
-            api_key=key.strip(),
+            api_key=key,
             # Your own http_client keeps its configured timeout unless you pass timeout=.
             timeout=None
             if timeout is None and (http_client or async_http_client)
@@ -127,9 +130,11 @@ class ProviderClient:
             auth_scheme=self.auth_scheme,
             headers=dict(headers or {}),
         )
+        #: What never leaves a call: this client's key and any key in the environment.
+        self._secrets = (key, *environment_keys())
         self._wire = Wire(
             provider=self.name,
-            secrets=(self._config.api_key,),
+            secrets=self._secrets,
             retry=RetryPolicy(max_retries=max_retries),
             classify=self._classify_error,
             check_body=self._check_body,
@@ -199,17 +204,18 @@ class ProviderClient:
             self._async[loop] = driver
         return driver
 
+    # Every call leaves through ``guarded``: the key is out of its events, result and errors.
     def _run(self, flow: Flow[T]) -> T:
-        return self._driver.run(flow)
+        return self._driver.run(guarded(flow, self._secrets))
 
     async def _arun(self, flow: Flow[T]) -> T:
-        return await self._adriver().run(flow)
+        return await self._adriver().run(guarded(flow, self._secrets))
 
     def _stream(self, flow: Flow[Answer]) -> Stream:
-        return Stream(self._driver, flow)
+        return Stream(self._driver, guarded(flow, self._secrets))
 
     def _astream(self, flow: Flow[Answer]) -> AsyncStream:
-        return AsyncStream(self._adriver, flow)
+        return AsyncStream(self._adriver, guarded(flow, self._secrets))
 
     # the answer log -----------------------------------------------------------------------
     def _log_call(
@@ -227,7 +233,7 @@ class ProviderClient:
             self.name,
             request,
             base_url=self.base_url,
-            secrets=(self._config.api_key,),
+            secrets=self._secrets,
             stream=stream,
             cache=cache,
             log=log,
@@ -309,6 +315,26 @@ class ProviderClient:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+def _checked_url(url: str, source: str) -> str:
+    """``url`` if it can be a base URL. The error never quotes a URL that carries a user name
+    or password: that part is a secret (and httpx would send it as Basic auth, in place of
+    the Bearer key)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        parts = None
+    if parts is not None and "@" in parts.netloc:
+        raise ConfigurationError(
+            f"{source} has a user name or password before '@' (https://user:token@host): "
+            "citekit does not send credentials in the URL. Give the address without them, "
+            "and the key as api_key= or in the provider's *_API_KEY variable"
+        )
+    if not url.startswith(("http://", "https://")):
+        shown = repr(url) if "@" not in url else "(not shown: it holds '@')"
+        raise ConfigurationError(f"{source}{shown} must start with http:// or https://")
+    return url
 
 
 @contextlib.contextmanager

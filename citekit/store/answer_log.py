@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.errors import CitekitError, CitekitWarning, StreamInterrupted
 from ..core.models import Answer
+from ..core.secrets import scrub_value
 from .call import MEMO_SIZE as MEMO_SIZE
 from .call import LoggedCall, Memo
 from .keys import KEY_ENVS as KEY_ENVS
@@ -239,6 +240,9 @@ class Log:
     ) -> tuple[int, str | None]:
         if answer is None and isinstance(error, StreamInterrupted):
             answer = error.answer
+        # Every value written (text, raw JSON, notes, citations, references) from one
+        # scrubbed answer: a key the server echoed anywhere in it never reaches the file.
+        answer = scrub_value(answer, secrets)
         row = answer_row(
             answer,
             provider,

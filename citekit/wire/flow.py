@@ -31,10 +31,10 @@ from ..core.errors import (
     ResponseFormatError,
     StreamInterrupted,
     TransportError,
-    redact,
 )
 from ..core.models import Answer, StreamEvent
 from ..core.names import display_name
+from ..core.secrets import scrub
 from .parsers import Accumulator
 from .response import Decoder, Head, Wire, is_event_stream
 
@@ -205,7 +205,7 @@ def _pause(wire: Wire, spec: RequestSpec, err: BaseException, attempt: int) -> S
             delay,
             attempt + 2,
             wire.retry.max_retries + 1,
-            redact(_reason(err), wire.secrets),
+            scrub(_reason(err), wire.secrets),
         )
     return Sleep(delay)
 

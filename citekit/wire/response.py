@@ -13,8 +13,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NoReturn, Protocol
 
-from ..core.errors import ProviderError, ResponseFormatError, redact
+from ..core.errors import ProviderError, ResponseFormatError
 from ..core.models import StreamEvent
+from ..core.secrets import scrub_error, scrubber
 from .errors import error_message, generic_error, parse_retry_after, request_id
 from .retry import RetryPolicy
 from .sse import SSEDecoder
@@ -74,8 +75,9 @@ class Wire:
     def error_for(self, head: Head, body: bytes) -> ProviderError:
         """The typed error for a non-2xx reply, with the server's ``Retry-After``."""
         rid = request_id(head.headers)
-        parsed, message = error_message(body, head.headers.get("content-type", ""))
-        message = redact(message, self.secrets)
+        parsed, message = error_message(
+            body, head.headers.get("content-type", ""), secrets=self.secrets
+        )
         retry_after = parse_retry_after(head.headers.get("retry-after"))
         if self.classify is not None:
             err = self.classify(head.status_code, parsed, message, rid)
@@ -89,7 +91,7 @@ class Wire:
         try:
             return json.loads(body)
         except ValueError as exc:
-            snippet = body[:200].decode("utf-8", "replace")
+            snippet = self.snippet(body, 200)
             raise ResponseFormatError(
                 f"{self.provider} sent a body that is not JSON (HTTP {head.status_code}, "
                 f"{len(body)} bytes, starts {snippet!r})"
@@ -112,18 +114,16 @@ class Wire:
         )
 
     def scrubbed(self, err: ProviderError) -> ProviderError:
-        """``err`` again without the key, should the provider have echoed it in its message."""
-        if not any(s and s in err.message for s in self.secrets):
-            return err
-        return type(err)(
-            redact(err.message, self.secrets),
-            provider=err.provider,
-            status=err.status,
-            code=err.code,
-            request_id=err.request_id,
-            hint=err.hint,
-            retry_after=err.retry_after,
-        )
+        """``err`` without the key, should the provider have echoed it (changed in place)."""
+        scrub_error(err, self.secrets)
+        return err
+
+    def snippet(self, data: bytes, size: int) -> str:
+        """The first ``size`` characters of ``data`` for a message, the key scrubbed out before
+        the cut (a key cut in two would leave its first part)."""
+        clean = scrubber(self.secrets)
+        text = data[: size + clean.longest].decode("utf-8", "replace")
+        return clean(text)[:size]
 
     def events(
         self,
@@ -226,7 +226,7 @@ class EventReader:
         try:
             return json.loads(data.decode("utf-8", "replace"))
         except ValueError as exc:
-            snippet = data[:120].decode("utf-8", "replace")
+            snippet = self._wire.snippet(data, 120)
             raise ResponseFormatError(
                 f"{self._wire.provider} sent a stream event that is not JSON: {snippet!r}"
             ) from exc
