@@ -79,6 +79,14 @@ class ConfigurationError(CitekitError, ValueError):
     Traceback (most recent call last):
     ...
     citekit.core.errors.ConfigurationError: endpoint='eu' is not a GPTBots region; use one of ...
+
+    Credentials in a base URL are refused without being repeated (httpx would send them as
+    Basic auth in place of the key):
+
+    >>> ck.Maritaca(base_url="https://me:s3cret-token@chat.maritaca.ai/api")
+    Traceback (most recent call last):
+    ...
+    citekit.core.errors.ConfigurationError: base_url= has a user name or password before '@' ...
     """
 
 

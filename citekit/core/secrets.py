@@ -74,26 +74,15 @@ def environment_keys() -> tuple[str, ...]:
 def echo_forms(secret: str) -> tuple[str, ...]:
     """``secret`` as a server's echo may spell it, longest first.
 
-    Each form a transport or a serializer gives it (JSON string, URL component, HTML text,
-    Python ``repr``), and each of those passed through one more (a JSON error message quoted
-    in a JSON body, a URL-encoded value in a JSON string).
+    Each form a transport or a serializer gives it (a JSON string as Python, PHP and Go write
+    it, or with every character ``\\uXXXX``-escaped; a URL component; HTML text; a Python
+    ``repr``), and each of those passed through one more (a JSON error message quoted in a
+    JSON body, a URL-encoded value in a JSON string). Letter case is matched loosely apart.
     """
-    once = {
-        secret,
-        json.dumps(secret)[1:-1],
-        json.dumps(secret, ensure_ascii=False)[1:-1],
-        quote(secret, safe=""),
-        quote(secret),
-        quote_plus(secret, safe=""),
-        html.escape(secret),
-        html.escape(secret, quote=False),
-        _repr_body(secret),
-    }
+    once = {secret, *(encode(secret) for encode in _ENCODERS)}
     forms = set(once)
     for form in once:
-        forms.update(
-            (json.dumps(form)[1:-1], _repr_body(form), quote(form, safe=""), html.escape(form))
-        )
+        forms.update(encode(form) for encode in _SECOND)
     forms.discard("")
     return tuple(sorted(forms, key=lambda f: (-len(f), f)))
 
@@ -101,6 +90,32 @@ def echo_forms(secret: str) -> tuple[str, ...]:
 def _repr_body(text: str) -> str:
     """``text`` as it stands between the quotes of its ``repr``, in either quote style."""
     return text.replace("\\", "\\\\").replace("'", "\\'")
+
+
+def _json_body(text: str) -> str:
+    return json.dumps(text)[1:-1]
+
+
+def _go_json(text: str) -> str:
+    """Go's ``json.Marshal``: ``<``, ``>`` and ``&`` as ``\\u003c`` ..., for HTML pages."""
+    body = _json_body(text)
+    return body.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+_ENCODERS = (
+    _json_body,
+    lambda s: json.dumps(s, ensure_ascii=False)[1:-1],
+    lambda s: _json_body(s).replace("/", "\\/"),  # PHP's json_encode
+    _go_json,
+    lambda s: "".join(f"\\u{ord(c):04x}" for c in s) if s.isascii() else s,
+    lambda s: quote(s, safe=""),
+    quote,
+    lambda s: quote_plus(s, safe=""),
+    html.escape,
+    lambda s: html.escape(s, quote=False),
+    _repr_body,
+)
+_SECOND = (_json_body, _repr_body, lambda s: quote(s, safe=""), html.escape)
 
 
 class Scrubber:
@@ -324,7 +339,7 @@ def check_key(key: str, *, provider: str, env: str) -> str:
     ASCII there is a pasting accident (a zero-width space, a newline inside the key). The
     error names the character's kind and position, never the key.
 
-    >>> check_key("sk-abc\\u200bdef", provider="Maritaca", env="MARITACA_API_KEY")
+    >>> ck.Maritaca(api_key="sk-abc\\u200bdef")  # a zero-width space pasted with the key
     Traceback (most recent call last):
     ...
     citekit.core.errors.ConfigurationError: The Maritaca API key has an invisible formatting \
