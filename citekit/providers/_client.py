@@ -115,8 +115,11 @@ class ProviderClient:
         if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
             raise ConfigurationError(f"max_retries={max_retries!r} must be a whole number >= 0")
         key = check_key(key, provider=self.display_name, env=self.api_key_env)
-        url = base_url or os.environ.get(self.base_url_env) or self.default_base_url
-        url = _checked_url(url, "base_url=" if base_url else f"{self.base_url_env}=")
+        from_env = os.environ.get(self.base_url_env)
+        url = base_url or from_env or self.default_base_url
+        # GPTBots hands its variable's value on as base_url: the message names where it came from.
+        named = f"{self.base_url_env}=" if url == from_env else "base_url="
+        url = _checked_url(url, named)
         env_model = os.environ.get(self.model_env) if self.model_env else None
         self.model: str | None = model or env_model or self.default_model
         self._config = HttpConfig(
