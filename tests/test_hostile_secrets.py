@@ -16,6 +16,7 @@ import contextlib
 import copy
 import html
 import io
+import itertools
 import json
 import logging
 import os
@@ -110,7 +111,7 @@ def test_streamed_text_is_scrubbed_as_the_whole_text(key: str, text: str, cuts: 
     text = f"{text[: len(text) // 2]}{key}{text[len(text) // 2 :]}"
     bounds = sorted({min(c, len(text)) for c in cuts} | {0, len(text)})
     stream = TextScrub(scrubber([key]))
-    shown = [stream.feed(text[a:b]) for a, b in zip(bounds, bounds[1:], strict=False)]
+    shown = [stream.feed(text[a:b]) for a, b in itertools.pairwise(bounds)]
     shown.append(stream.flush().get(0, ""))
     assert "".join(shown) == scrub(text, [key])
     if len(key) >= WHOLE_TOKEN_BELOW:
@@ -533,7 +534,7 @@ def test_chat_providers_never_show_an_echoed_key(
         else:
             outcome = run_call(lambda: client.ask(client_question(), display=False))
             texts = []
-        texts += everything_shown(outcome, folder) + [log_bytes()]
+        texts += [*everything_shown(outcome, folder), log_bytes()]
     texts += records.texts + [str(w.message) for w in caught] + [repr(client)]
     assert_no_key(key, *texts)
 
@@ -582,7 +583,7 @@ def test_gptbots_never_shows_an_echoed_key(
             outcome = run_call(lambda: asyncio.run(ask_async()))
         else:
             outcome = run_call(lambda: client.ask(question, stream=streaming, display=False))
-        texts = everything_shown(outcome, folder) + [log_bytes()]
+        texts = [*everything_shown(outcome, folder), log_bytes()]
     texts += records.texts + [str(w.message) for w in caught] + [repr(client)]
     assert_no_key(key, *texts)
 
