@@ -121,7 +121,7 @@ _SECOND = (_json_body, _repr_body, lambda s: quote(s, safe=""), html.escape)
 class Scrubber:
     """Replaces a fixed set of secrets (in every echo form) with ``MASK``."""
 
-    __slots__ = ("_firsts", "_pattern", "_prefixes", "longest")
+    __slots__ = ("_exact", "_folded", "_gate", "_pattern", "longest")
 
     def __init__(self, secrets: Iterable[str]) -> None:
         alternatives: list[str] = []
@@ -139,10 +139,18 @@ class Scrubber:
         # Longest first, so the fullest spelling of an echo is the one replaced.
         alternatives.sort(key=len, reverse=True)
         self._pattern = re.compile("|".join(alternatives)) if alternatives else None
-        self._prefixes = tuple(prefixes)
-        self._firsts = frozenset(
-            c for form, whole in prefixes for c in ({form[0]} if whole else _cases(form[0]))
+        # Every beginning of every form, to tell at once whether a text's end may be one.
+        self._exact = frozenset(
+            f[:i] for f, whole in prefixes if whole for i in range(1, len(f) + 1)
         )
+        self._folded = frozenset(
+            f[:i] for f, whole in prefixes if not whole for i in range(1, len(f) + 1)
+        )
+        firsts = {c for form, whole in prefixes for c in ({form[0]} if whole else _cases(form[0]))}
+        # Text with none of the characters a form starts with holds no secret: one C-level
+        # scan of a character class tells (most stream deltas), before the alternation runs.
+        gate = "".join(sorted(re.escape(c) for c in firsts))
+        self._gate = re.compile(f"[{gate}]") if gate else None
         #: The length of the longest form: how much text could still be the start of one.
         self.longest = max((len(f) for f, _ in prefixes), default=0)
 
@@ -151,24 +159,27 @@ class Scrubber:
 
     def __call__(self, text: str) -> str:
         """``text`` with every secret replaced by ``MASK``."""
-        if self._pattern is None:
+        if self._pattern is None or not self.may_hold(text):
             return text
         return self._pattern.sub(MASK, text)
+
+    def may_hold(self, text: str, start: int = 0) -> bool:
+        """False when ``text[start:]`` cannot hold, or begin, a secret (a quick test)."""
+        return self._gate is not None and self._gate.search(text, start) is not None
 
     def held(self, text: str) -> int:
         """Where the end of ``text`` may begin a secret that the next text would complete:
         the index of the earliest such start, ``len(text)`` when none can."""
         size = len(text)
-        start = max(0, size - self.longest + 1)
-        best = size
-        for first in self._firsts:
-            at = text.find(first, start, best)
-            while at != -1:
-                if self._begins(text[at:]):
-                    best = at
-                    break
-                at = text.find(first, at + 1, best)
-        return best
+        if self._gate is None:
+            return size
+        exact, folded = self._exact, self._folded
+        for match in self._gate.finditer(text, max(0, size - self.longest + 1)):
+            at = match.start()
+            pair = text[at : at + 2]  # most starts fail by their second character: test it first
+            if (pair in exact or pair.casefold() in folded) and self._begins(text[at:]):
+                return at
+        return size
 
     def emit(self, text: str, start: int, end: int) -> tuple[str, int]:
         """``text[start:end]`` scrubbed, where ``text`` around it is context; and the end
@@ -189,8 +200,7 @@ class Scrubber:
         return "".join(pieces), end
 
     def _begins(self, tail: str) -> bool:
-        folded = tail.casefold()
-        return any(form.startswith(tail if whole else folded) for form, whole in self._prefixes)
+        return tail in self._exact or tail.casefold() in self._folded
 
 
 class TextScrub:
@@ -211,7 +221,12 @@ class TextScrub:
     def feed(self, text: str, choice: int = 0) -> str:
         """What of the text so far can be shown now, scrubbed."""
         clean = self._clean
-        pending = self._held.pop(choice, "") + text
+        held = self._held.pop(choice, "")
+        if not held and not clean.may_hold(text):  # most deltas: nothing to look at
+            if text:
+                self._before[choice] = text[-1]
+            return text
+        pending = held + text
         before = self._before.get(choice, "")
         full = before + pending
         start = len(before)
