@@ -612,3 +612,24 @@ def test_citekit_ask_never_prints_an_echoed_key(
         assert_no_key(key, out.getvalue(), err.getvalue(), *files)
         if place == "answer-fields" and json_output:
             assert json.loads(out.getvalue())["response"]["choices"]
+
+
+# -- search results and the model list -----------------------------------------------------------
+@pytest.mark.parametrize("encoding", ["raw", "json-every-char", "url", "html"])
+def test_search_results_and_models_never_show_an_echoed_key(
+    hostile: ThreadingHTTPServer, encoding: str
+) -> None:
+    key = "sk-search-ECHO/key+0123456789"
+    echo = ENCODINGS[encoding](key)
+    results = {"results": [{"title": echo, "url": f"https://x.example/{echo}", "text": echo}]}
+    models = {"data": [{"id": echo, "owned_by": echo, "name": echo}]}
+    hostile.routes = {  # type: ignore[attr-defined]
+        "/search": (200, JSON, json.dumps(results).encode()),
+        "/models": (200, JSON, json.dumps(models).encode()),
+    }
+    http = hostile.http  # type: ignore[attr-defined]
+    found = ck.Magisterium(api_key=key, base_url=_url(hostile), http_client=http).search("q")
+    listed = ck.Maritaca(api_key=key, base_url=_url(hostile), http_client=http).models()
+    bundle = found._repr_mimebundle_()
+    assert_no_key(key, repr(found), str(found.frame()), *map(str, bundle.values()), repr(listed))
+    assert found[0].title == "***" and listed[0].id == "***"
