@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import dataclasses
 import html
 import io
 import itertools
@@ -49,6 +50,7 @@ from citekit.core.secrets import (
     scrubber,
 )
 from citekit.data.exports import answer_json
+from citekit.store import Log
 from tests.conftest import sample_records
 
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -633,3 +635,32 @@ def test_search_results_and_models_never_show_an_echoed_key(
     bundle = found._repr_mimebundle_()
     assert_no_key(key, repr(found), str(found.frame()), *map(str, bundle.values()), repr(listed))
     assert found[0].title == "***" and listed[0].id == "***"
+
+
+# -- the log, given an answer directly -----------------------------------------------------------
+@pytest.mark.parametrize("key", ["sk-log-ECHO/key+0123456789", "abc"])
+def test_the_log_file_holds_no_key_in_any_table(key: str, tmp_path: Path) -> None:
+    # Citations and knowledge references have tables of their own; a short key (whole
+    # token) is taken out of them as a long one is (anywhere).
+    record = copy.deepcopy(sample_records("gptbots")[0][1])
+    for item in record["correlate"]["correlate_dataset"]:
+        item["content"] = f"chunk {json.dumps(key)[1:-1]} end"
+        item["dataName"] = key
+    record["message"]["output"][0]["content"]["text"] += f" {key}"
+    answer = ck.Answer.from_response(record["message"], provider="gptbots")
+    references = ck.References.from_response(record["correlate"])
+    magisterium = _chat_record("magisterium")
+    magisterium["citations"][0].update(document_title=key, source_url=f"https://x.example/{key}")
+    store = Log(tmp_path / "log.sqlite3")
+    store.record(dataclasses.replace(answer, references=references), secrets=[key])
+    store.record(ck.Answer.from_response(magisterium, provider="magisterium"), secrets=[key])
+    store.close()
+    blob = b"".join(p.read_bytes() for p in tmp_path.glob("log.sqlite3*")).decode(
+        "utf-8", "replace"
+    )
+    if len(key) >= WHOLE_TOKEN_BELOW:
+        assert_no_key(key, blob)
+    else:
+        assert f" {key}" not in blob and f'"{key}"' not in blob and f"/{key}" not in blob
+    rows = store.rows()
+    assert all(key not in str(row.get("text")).split() for row in rows)
