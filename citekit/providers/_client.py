@@ -56,11 +56,13 @@ class ProviderClient:
     Parameters
     ----------
     api_key
-        The key; by default read from the environment variable ``api_key_env``.
+        The key; by default read from the environment variable ``api_key_env``. Printable
+        ASCII (a pasted invisible or control character is refused, naming its position). It
+        never appears in what a call gives back, shows or saves, whatever the server echoes.
     base_url
         Where to send requests (e.g. a ``citekit.testing`` server's ``base_url(...)``); by
         default the environment variable ``base_url_env`` (``MAGISTERIUM_BASE_URL``, ...), else
-        the provider's own address.
+        the provider's own address. A ``user:password@`` part is refused.
     timeout
         Seconds, or an ``httpx.Timeout``; by default 10 s to connect and 120 s to read.
     max_retries
