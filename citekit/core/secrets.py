@@ -32,7 +32,7 @@ import json
 import os
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 from urllib.parse import quote, quote_plus
 
@@ -121,7 +121,16 @@ _SECOND = (_json_body, _repr_body, lambda s: quote(s, safe=""), html.escape)
 class Scrubber:
     """Replaces a fixed set of secrets (in every echo form) with ``MASK``."""
 
-    __slots__ = ("_exact", "_folded", "_gate", "_pattern", "longest")
+    __slots__ = (
+        "_exact",
+        "_folded",
+        "_gate",
+        "_pattern",
+        "_singles",
+        "gate",
+        "has_whole",
+        "longest",
+    )
 
     def __init__(self, secrets: Iterable[str]) -> None:
         alternatives: list[str] = []
@@ -143,14 +152,30 @@ class Scrubber:
         self._exact = frozenset(
             f[:i] for f, whole in prefixes if whole for i in range(1, len(f) + 1)
         )
+        #: Whether a key is matched as a whole token only (then context matters).
+        self.has_whole = bool(self._exact)
         self._folded = frozenset(
             f[:i] for f, whole in prefixes if not whole for i in range(1, len(f) + 1)
         )
+        self._singles = frozenset(
+            c for f, whole in prefixes if len(f) == 1 for c in ({f} if whole else _cases(f))
+        )
         firsts = {c for form, whole in prefixes for c in ({form[0]} if whole else _cases(form[0]))}
-        # Text with none of the characters a form starts with holds no secret: one C-level
-        # scan of a character class tells (most stream deltas), before the alternation runs.
+        # Where a form may start: a character class, scanned in C.
         gate = "".join(sorted(re.escape(c) for c in firsts))
         self._gate = re.compile(f"[{gate}]") if gate else None
+        # The quick test of a delta: text holds no secret and ends in no beginning of one
+        # unless it has a form's first two characters, or ends in a form's first character.
+        pairs = {f[:2] for f, whole in prefixes if whole} | self._singles
+        folded_pairs = {f[:2] for f, whole in prefixes if not whole}
+        alternatives = [re.escape(p) for p in sorted(pairs)]
+        alternatives += [f"(?i:{re.escape(p)})" for p in sorted(folded_pairs)]
+        if gate:
+            alternatives.append(f"[{gate}]\\Z")
+        #: Truthy when text may hold or end in the beginning of a secret (None when it cannot).
+        self.gate: Callable[[str], object] = (
+            re.compile("|".join(alternatives)).search if alternatives else _none
+        )
         #: The length of the longest form: how much text could still be the start of one.
         self.longest = max((len(f) for f, _ in prefixes), default=0)
 
@@ -159,13 +184,9 @@ class Scrubber:
 
     def __call__(self, text: str) -> str:
         """``text`` with every secret replaced by ``MASK``."""
-        if self._pattern is None or not self.may_hold(text):
+        if self._pattern is None or not self.gate(text):
             return text
         return self._pattern.sub(MASK, text)
-
-    def may_hold(self, text: str, start: int = 0) -> bool:
-        """False when ``text[start:]`` cannot hold, or begin, a secret (a quick test)."""
-        return self._gate is not None and self._gate.search(text, start) is not None
 
     def held(self, text: str) -> int:
         """Where the end of ``text`` may begin a secret that the next text would complete:
@@ -185,7 +206,7 @@ class Scrubber:
         """``text[start:end]`` scrubbed, where ``text`` around it is context; and the end
         actually reached: a secret begun before ``end`` and complete in ``text`` is taken
         whole."""
-        if self._pattern is None:
+        if self._pattern is None or not self._starts_in(text, start, end):
             return text[start:end], end
         pieces = []
         at = start
@@ -199,6 +220,19 @@ class Scrubber:
         pieces.append(text[at:end])
         return "".join(pieces), end
 
+    def _starts_in(self, text: str, start: int, end: int) -> bool:
+        """Whether a form may start in ``text[start:end]``: its first two characters are
+        there (a quick test that spares the full pattern most text)."""
+        if self._gate is None:
+            return False
+        exact, folded, singles = self._exact, self._folded, self._singles
+        for match in self._gate.finditer(text, start, end):
+            at = match.start()
+            pair = text[at : at + 2]
+            if pair in exact or pair.casefold() in folded or text[at] in singles:
+                return True
+        return False
+
     def _begins(self, tail: str) -> bool:
         return tail in self._exact or tail.casefold() in self._folded
 
@@ -210,22 +244,24 @@ class TextScrub:
     known not to be one (or has become ``***``); ``flush`` gives what is left at the end.
     """
 
-    __slots__ = ("_before", "_clean", "_held")
+    __slots__ = ("_before", "_clean", "_gate", "_held", "_whole")
 
     def __init__(self, clean: Scrubber) -> None:
         self._clean = clean
+        self._gate = clean.gate
+        self._whole = clean.has_whole
         self._held: dict[int, str] = {}
         #: The last character given out per choice: context for a whole-token match.
         self._before: dict[int, str] = {}
 
     def feed(self, text: str, choice: int = 0) -> str:
         """What of the text so far can be shown now, scrubbed."""
-        clean = self._clean
-        held = self._held.pop(choice, "")
-        if not held and not clean.may_hold(text):  # most deltas: nothing to look at
-            if text:
+        held = self._held.pop(choice, "") if self._held else ""
+        if not held and not self._gate(text):  # most deltas: nothing to look at (hot path)
+            if self._whole and text:
                 self._before[choice] = text[-1]
             return text
+        clean = self._clean
         pending = held + text
         before = self._before.get(choice, "")
         full = before + pending
@@ -245,6 +281,10 @@ class TextScrub:
             out[choice] = self._clean.emit(before + pending, len(before), len(before + pending))[0]
         self._held.clear()
         return out
+
+
+def _none(text: str) -> None:
+    return None
 
 
 def _cases(char: str) -> set[str]:

@@ -34,12 +34,13 @@ def guarded(flow: Flow[T], secrets: Iterable[str]) -> Flow[T]:
     if not clean:
         return (yield from flow)
     text = TextScrub(clean)
+    feed, send = text.feed, flow.send
     value: Any = None
     error: BaseException | None = None
     while True:
         try:
             if error is None:
-                op = flow.send(value)
+                op = send(value)
             else:
                 thrown: BaseException = error
                 error = None
@@ -57,9 +58,16 @@ def guarded(flow: Flow[T], secrets: Iterable[str]) -> Flow[T]:
             raise
         value = None
         if type(op) is list:
-            op = _events(op, text, clean)
-            if not op:
-                continue
+            if len(op) == 1 and type(event := op[0]) is TextDelta:  # one delta: the hot path
+                shown = feed(event.text, event.choice)
+                if shown is not event.text:
+                    if not shown:
+                        continue
+                    op = [TextDelta(shown, event.choice)]
+            else:
+                op = _events(op, text, clean)
+                if not op:
+                    continue
         try:
             value = yield op
         except GeneratorExit:
@@ -74,7 +82,9 @@ def _events(events: list[StreamEvent], text: TextScrub, clean: Scrubber) -> list
     for event in events:
         if type(event) is TextDelta:
             shown = text.feed(event.text, event.choice)
-            if shown:
+            if shown is event.text:  # the usual case: the event as it came
+                out.append(event)
+            elif shown:
                 out.append(TextDelta(shown, event.choice))
         else:
             out.append(scrub_value(event, clean))
