@@ -291,7 +291,7 @@ def _cases(char: str) -> set[str]:
     return {char, char.lower(), char.upper(), char.casefold()}
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=16)
 def _cached(secrets: tuple[str, ...]) -> Scrubber:
     return Scrubber(secrets)
 
