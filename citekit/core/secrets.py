@@ -124,6 +124,8 @@ class Scrubber:
     __slots__ = (
         "_exact",
         "_folded",
+        "_folded_forms",
+        "_forms",
         "_gate",
         "_pattern",
         "_singles",
@@ -148,15 +150,13 @@ class Scrubber:
         # Longest first, so the fullest spelling of an echo is the one replaced.
         alternatives.sort(key=len, reverse=True)
         self._pattern = re.compile("|".join(alternatives)) if alternatives else None
-        # Every beginning of every form, to tell at once whether a text's end may be one.
-        self._exact = frozenset(
-            f[:i] for f, whole in prefixes if whole for i in range(1, len(f) + 1)
-        )
+        self._forms = tuple(f for f, whole in prefixes if whole)
+        self._folded_forms = tuple(f for f, whole in prefixes if not whole)
+        # The first one and two characters of every form: most candidates fail on these.
+        self._exact = frozenset(f[:n] for f in self._forms for n in (1, 2))
+        self._folded = frozenset(f[:n] for f in self._folded_forms for n in (1, 2))
         #: Whether a key is matched as a whole token only (then context matters).
-        self.has_whole = bool(self._exact)
-        self._folded = frozenset(
-            f[:i] for f, whole in prefixes if not whole for i in range(1, len(f) + 1)
-        )
+        self.has_whole = bool(self._forms)
         self._singles = frozenset(
             c for f, whole in prefixes if len(f) == 1 for c in ({f} if whole else _cases(f))
         )
@@ -234,7 +234,10 @@ class Scrubber:
         return False
 
     def _begins(self, tail: str) -> bool:
-        return tail in self._exact or tail.casefold() in self._folded
+        folded = tail.casefold()
+        return any(f.startswith(tail) for f in self._forms) or any(
+            f.startswith(folded) for f in self._folded_forms
+        )
 
 
 class TextScrub:
