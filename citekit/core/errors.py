@@ -21,8 +21,9 @@
 ``CitekitWarning`` is the package's own warning class. Catch ``CitekitError`` for anything
 citekit raises, ``ProviderError`` for a refusal by the provider, or one of its subclasses.
 
-No message or repr here ever holds an API key: errors are built from response bodies and
-status codes only, and ``redact`` scrubs any known secret out of text before it is stored.
+No message or repr here ever holds an API key: every error leaving a call has the client's
+key scrubbed out of it, in place (``citekit.core.secrets.scrub_error``), whatever the server
+echoed into its message, its request id or the exceptions it was raised from.
 """
 
 from __future__ import annotations
@@ -82,6 +83,14 @@ class ConfigurationError(CitekitError, ValueError):
     Traceback (most recent call last):
     ...
     citekit.core.errors.ConfigurationError: endpoint='eu' is not a GPTBots region; use one of ...
+
+    Credentials in a base URL are refused without being repeated (httpx would send them as
+    Basic auth in place of the key):
+
+    >>> ck.Maritaca(base_url="https://me:s3cret-token@chat.maritaca.ai/api")
+    Traceback (most recent call last):
+    ...
+    citekit.core.errors.ConfigurationError: base_url= has a user name or password before '@' ...
     """
 
 
@@ -355,14 +364,6 @@ def warn(message: str, category: type[Warning] = CitekitWarning) -> None:
         frame = frame.f_back
         level += 1
     warnings.warn(message, category, stacklevel=level)
-
-
-def redact(text: str, secrets: list[str] | tuple[str, ...]) -> str:
-    """``text`` with every secret (of 4+ characters) replaced by ``***``."""
-    for secret in secrets:
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, "***")
-    return text
 
 
 #: The name before 0.2; it shadows the built-in ``TimeoutError`` on ``from citekit import *``.

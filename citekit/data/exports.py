@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.columns import CITATION_COLUMNS, COLUMNS, REFERENCE_COLUMNS
 from ..core.models import Answer, valid_text
+from ..core.secrets import environment_keys, scrub, scrub_value
 from ..core.years import parse_year, parse_year_span
 
 if TYPE_CHECKING:
@@ -95,12 +96,14 @@ def export_answer(answer: Answer, path: str | os.PathLike[str]) -> Path:
 
 
 def answer_json(answer: Answer) -> dict[str, Any]:
-    """The provider's JSON with the question and, for GPTBots, the correlate body."""
+    """The provider's JSON with the question and, for GPTBots, the correlate body; any key
+    set in the providers' environment variables scrubbed out (``citekit ask --json`` prints
+    this)."""
     out: dict[str, Any] = {"provider": answer.provider, "question": answer.question}
     out["response"] = dict(answer.raw)
     if answer.references is not None:
         out["correlate"] = dict(answer.references.raw)
-    return out
+    return scrub_value(out, environment_keys())
 
 
 def answer_markdown(answer: Answer) -> str:
@@ -356,6 +359,7 @@ def _replacing(target: Path) -> Iterator[Path]:
 
 
 def _write_text(target: Path, text: str) -> None:
-    """Write ``text`` as UTF-8 through :func:`_replacing` (any lone surrogate made U+FFFD)."""
+    """Write ``text`` as UTF-8 through :func:`_replacing` (any lone surrogate made U+FFFD),
+    without any key set in the providers' environment variables."""
     with _replacing(target) as temporary:
-        temporary.write_bytes(valid_text(text).encode("utf-8"))
+        temporary.write_bytes(valid_text(scrub(text, environment_keys())).encode("utf-8"))

@@ -17,6 +17,7 @@ import time
 import weakref
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -24,11 +25,13 @@ from ..core.errors import ConfigurationError
 from ..core.kernel import in_kernel
 from ..core.models import Answer, TextDelta
 from ..core.names import display_name
+from ..core.secrets import check_key, environment_keys
 from ..transport.driver import AsyncDriver, SyncDriver
 from ..transport.http import DEFAULT_DEADLINE, HttpConfig, make_timeout
 from ..transport.ratelimit import RateLimit, RateLimiter
 from ..transport.stream import AsyncStream, Stream
 from ..wire.flow import Flow
+from ..wire.guard import guarded
 from ..wire.response import MAX_BODY_BYTES, MAX_LINE_BYTES, Wire
 from ..wire.retry import RetryPolicy
 
@@ -84,11 +87,13 @@ class ProviderClient:
     Parameters
     ----------
     api_key
-        The key; by default read from the environment variable ``api_key_env``.
+        The key; by default read from the environment variable ``api_key_env``. Printable
+        ASCII (a pasted invisible or control character is refused, naming its position). It
+        never appears in what a call gives back, shows or saves, whatever the server echoes.
     base_url
         Where to send requests (e.g. a ``citekit.testing`` server's ``base_url(...)``); by
         default the environment variable ``base_url_env`` (``MAGISTERIUM_BASE_URL``, ...), else
-        the provider's own address.
+        the provider's own address. A ``user:password@`` part is refused.
     timeout
         Seconds, or an ``httpx.Timeout``; by default 10 s to connect and 120 s to read. The
         read timeout also bounds the wait between two events of a stream: a stream that hands
@@ -164,15 +169,18 @@ class ProviderClient:
         for option, value in limits.items():
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ConfigurationError(f"{option}={value!r} must be a whole number of bytes >= 1")
-        url = base_url or os.environ.get(self.base_url_env) or self.default_base_url
-        if not url.startswith(("http://", "https://")):
-            raise ConfigurationError(f"base_url={url!r} must start with http:// or https://")
+        key = check_key(key, provider=self.display_name, env=self.api_key_env)
+        from_env = os.environ.get(self.base_url_env)
+        url = base_url or from_env or self.default_base_url
+        # GPTBots hands its variable's value on as base_url: the message names where it came from.
+        named = f"{self.base_url_env}=" if url == from_env else "base_url="
+        url = _checked_url(url, named)
         env_model = os.environ.get(self.model_env) if self.model_env else None
         self.model: str | None = model or env_model or self.default_model
         self._config = HttpConfig(
             provider=self.name,
             base_url=url.rstrip("/"),
-            api_key=key.strip(),
+            api_key=key,
             # Your own http_client keeps its configured timeout unless you pass timeout=.
             timeout=None
             if timeout is None and (http_client or async_http_client)
@@ -180,9 +188,11 @@ class ProviderClient:
             auth_scheme=self.auth_scheme,
             headers=dict(headers or {}),
         )
+        #: What never leaves a call: this client's key and any key in the environment.
+        self._secrets = (key, *environment_keys())
         self._wire = Wire(
             provider=self.name,
-            secrets=(self._config.api_key,),
+            secrets=self._secrets,
             retry=RetryPolicy(max_retries=max_retries),
             classify=self._classify_error,
             check_body=self._check_body,
@@ -262,17 +272,22 @@ class ProviderClient:
         seconds = self.deadline if deadline is None else check_deadline(deadline)
         return None if seconds is None or math.isinf(seconds) else seconds
 
+    # Every call leaves through ``guarded``: the key is out of its events, result and errors.
     def _run(self, flow: Flow[T], deadline: float | None = None) -> T:
-        return self._driver.run(flow, deadline=self._deadline(deadline))
+        return self._driver.run(guarded(flow, self._secrets), deadline=self._deadline(deadline))
 
     async def _arun(self, flow: Flow[T], deadline: float | None = None) -> T:
-        return await self._adriver().run(flow, deadline=self._deadline(deadline))
+        return await self._adriver().run(
+            guarded(flow, self._secrets), deadline=self._deadline(deadline)
+        )
 
     def _stream(self, flow: Flow[Answer], deadline: float | None = None) -> Stream:
-        return Stream(self._driver, flow, deadline=self._deadline(deadline))
+        return Stream(self._driver, guarded(flow, self._secrets), deadline=self._deadline(deadline))
 
     def _astream(self, flow: Flow[Answer], deadline: float | None = None) -> AsyncStream:
-        return AsyncStream(self._adriver, flow, deadline=self._deadline(deadline))
+        return AsyncStream(
+            self._adriver, guarded(flow, self._secrets), deadline=self._deadline(deadline)
+        )
 
     # the answer log -----------------------------------------------------------------------
     def _log_call(
@@ -290,7 +305,7 @@ class ProviderClient:
             self.name,
             request,
             base_url=self.base_url,
-            secrets=(self._config.api_key,),
+            secrets=self._secrets,
             stream=stream,
             cache=cache,
             log=log,
@@ -404,6 +419,26 @@ def _kept(call: LoggedCall, exc: BaseException) -> None:
             log=call.enabled,
             cacheable=False,
         )
+
+
+def _checked_url(url: str, source: str) -> str:
+    """``url`` if it can be a base URL. The error never quotes a URL that carries a user name
+    or password: that part is a secret (and httpx would send it as Basic auth, in place of
+    the Bearer key)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        parts = None
+    if parts is not None and "@" in parts.netloc:
+        raise ConfigurationError(
+            f"{source} has a user name or password before '@' (https://user:token@host): "
+            "citekit does not send credentials in the URL. Give the address without them, "
+            "and the key as api_key= or in the provider's *_API_KEY variable"
+        )
+    if not url.startswith(("http://", "https://")):
+        shown = repr(url) if "@" not in url else "(not shown: it holds '@')"
+        raise ConfigurationError(f"{source}{shown} must start with http:// or https://")
+    return url
 
 
 @contextlib.contextmanager

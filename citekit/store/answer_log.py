@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.errors import CitekitError, CitekitWarning, StreamInterrupted
 from ..core.models import Answer
+from ..core.secrets import environment_keys, scrub_value
 from .call import MEMO_SIZE as MEMO_SIZE
 from .call import LoggedCall, Memo
 from .keys import KEY_ENVS as KEY_ENVS
@@ -200,7 +201,11 @@ class Log:
         name = answer.provider if answer is not None else provider
         if name is None:
             raise ValueError("record(None, ...) needs provider=")
-        hidden = [*secrets, *(os.environ.get(k, "") for k in KEY_ENVS)]
+        hidden = [*secrets, *environment_keys()]
+        # Every value written (text, raw JSON, notes, citations, references) and the answer
+        # kept for the cache come from one scrubbed answer: a key the server echoed anywhere
+        # in it never reaches the file.
+        answer = scrub_value(answer, hidden)
         try:
             row_id = self._insert(
                 answer, name, request, base_url, elapsed, error, stream, hidden, cacheable
@@ -238,7 +243,7 @@ class Log:
         cacheable: bool = True,
     ) -> tuple[int, str | None]:
         if answer is None and isinstance(error, StreamInterrupted):
-            answer = error.answer
+            answer = scrub_value(error.answer, secrets)
         row = answer_row(
             answer,
             provider,

@@ -9,6 +9,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..core.secrets import KEY_ENVS as KEY_ENVS
+from ..core.secrets import scrub
+
 #: Body fields that do not change the answer (a streamed and a blocking call share a row).
 _TRANSPORT_FIELDS = ("stream", "stream_options", "response_mode")
 
@@ -38,8 +41,6 @@ def question_of(request: Mapping[str, Any]) -> str | None:
     return question if isinstance(question, str) else None
 
 
-#: Environment variables whose values never reach the file, whatever a caller passes.
-KEY_ENVS = ("MAGISTERIUM_API_KEY", "MARITACA_API_KEY", "GPTBOTS_API_KEY")
 _SECRET_FIELDS = frozenset(
     {"authorization", "api_key", "apikey", "api-key", "x-api-key", "password", "secret"}
 )
@@ -67,14 +68,9 @@ def redacted(text: str | None, secrets: Sequence[str], *, tokens: bool = False) 
     """
     if text is None:
         return None
+    text = scrub(text, secrets)
     if tokens:
         text = _TOKEN_RE.sub(r"\1\2***", text)
-    for secret in secrets:
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, "***")
-            escaped = json.dumps(secret)[1:-1]
-            if escaped != secret:
-                text = text.replace(escaped, "***")
     return text
 
 

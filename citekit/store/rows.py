@@ -111,7 +111,7 @@ def answer_row(
             references_json=(
                 dumps(dict(answer.references.raw), secrets) if answer.references else None
             ),
-            notes_json=json.dumps(list(answer.notes), ensure_ascii=False),
+            notes_json=json.dumps([redacted(n, secrets) for n in answer.notes], ensure_ascii=False),
             partial=int(answer.partial),
             n_citations=len(answer.citations),
             n_references=len(answer.references or ()),
@@ -130,7 +130,7 @@ def answer_row(
             if isinstance(error, ProviderError)
             else None,
             error_code=(
-                str(error.code)
+                redacted(str(error.code), secrets)
                 if isinstance(error, ProviderError) and error.code is not None
                 else None
             ),

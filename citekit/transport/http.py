@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 import httpx
 
-from ..core.errors import APITimeoutError, ResponseFormatError, TransportError, redact
+from ..core.errors import APITimeoutError, ResponseFormatError, TransportError
+from ..core.secrets import scrub
 from ..wire.flow import RequestSpec
 
 __all__ = ["DEFAULT_DEADLINE", "HttpConfig", "make_timeout"]
@@ -101,7 +102,7 @@ class HttpConfig:
 
     def transport_error(self, exc: httpx.HTTPError) -> TransportError | ResponseFormatError:
         """The citekit error for ``exc``, the key scrubbed out; ``connect`` when nothing left."""
-        text = redact(f"{type(exc).__name__}: {exc}".rstrip(": "), (self.api_key,))
+        text = scrub(f"{type(exc).__name__}: {exc}".rstrip(": "), (self.api_key,))
         where = f"{self.provider} at {self.base_url}"
         if isinstance(exc, httpx.DecodingError):
             # The server was reached and answered; its body is broken (bad gzip, say).

@@ -11,7 +11,7 @@ import email.utils
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -25,6 +25,7 @@ from ..core.errors import (
     ServerError,
     TokenLimitError,
 )
+from ..core.secrets import scrubber
 
 __all__ = ["error_message", "generic_error", "parse_retry_after", "request_id"]
 
@@ -41,8 +42,12 @@ _TAG_RE = re.compile(r"<[^>]+>")
 _SPACE_RE = re.compile(r"\s+")
 
 
-def error_message(body: bytes, content_type: str) -> tuple[Any, str]:
-    """The provider's message: ``error.message``, ``message``, ``msg``, ``detail``, raw text."""
+def error_message(
+    body: bytes, content_type: str, *, secrets: Iterable[str] = ()
+) -> tuple[Any, str]:
+    """The provider's message: ``error.message``, ``message``, ``msg``, ``detail``, raw text;
+    ``secrets`` are scrubbed out of it before it is shortened (a cut key would leave a part)."""
+    clean = scrubber(secrets)
     text = body.decode("utf-8", "replace")
     try:
         parsed: Any = json.loads(text)
@@ -51,21 +56,21 @@ def error_message(body: bytes, content_type: str) -> tuple[Any, str]:
     if isinstance(parsed, dict):
         err = parsed.get("error")
         if isinstance(err, dict) and err.get("message"):
-            return parsed, str(err["message"])
+            return parsed, clean(str(err["message"]))
         if isinstance(err, str) and err:
-            return parsed, err
+            return parsed, clean(err)
         for key in ("message", "msg", "detail"):
             value = parsed.get(key)
             if isinstance(value, str) and value:
-                return parsed, value
+                return parsed, clean(value)
             if isinstance(value, list) and value:  # FastAPI validation errors
-                return parsed, "; ".join(_fastapi_item(v) for v in value)
+                return parsed, clean("; ".join(_fastapi_item(v) for v in value))
     if "html" in content_type or text.lstrip()[:15].lower().startswith(("<!doctype", "<html")):
         title = re.search(r"<title[^>]*>(.*?)</title>", text, re.I | re.S)
         plain = title.group(1) if title else _TAG_RE.sub(" ", text)
-        plain = _SPACE_RE.sub(" ", plain).strip()[:200]
+        plain = clean(_SPACE_RE.sub(" ", plain).strip())[:200]
         return parsed, f"an HTML page instead of an API response ({plain or 'empty'})"
-    plain = _SPACE_RE.sub(" ", text).strip()
+    plain = clean(_SPACE_RE.sub(" ", text).strip())
     return parsed, plain[:500] or "(empty body)"
 
 

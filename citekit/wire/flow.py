@@ -34,10 +34,10 @@ from ..core.errors import (
     StreamInterrupted,
     StreamTimeout,
     TransportError,
-    redact,
 )
 from ..core.models import Answer, StreamEvent
 from ..core.names import display_name
+from ..core.secrets import scrub
 from .parsers import Accumulator
 from .response import Decoder, Head, Wire, is_event_stream
 
@@ -240,7 +240,7 @@ def _pause(wire: Wire, spec: RequestSpec, err: BaseException, attempt: int) -> S
             delay,
             attempt + 2,
             wire.retry.max_retries + 1,
-            redact(_reason(err), wire.secrets),
+            scrub(_reason(err), wire.secrets),
         )
     return Sleep(delay)
 

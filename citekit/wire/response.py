@@ -20,9 +20,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NoReturn, Protocol
 
-from ..core.errors import ProviderError, ResponseFormatError, ResponseTooLargeError, redact
+from ..core.errors import ProviderError, ResponseFormatError, ResponseTooLargeError
 from ..core.models import StreamEvent
 from ..core.names import display_name
+from ..core.secrets import scrub_error, scrubber
 from .errors import error_message, generic_error, parse_retry_after, request_id
 from .retry import RetryPolicy
 from .sse import MAX_LINE_BYTES, SSEDecoder
@@ -85,9 +86,10 @@ def body_start(body: bytes, secrets: tuple[str, ...] = (), *, chars: int = 200) 
     'key *** key *** key ...'
     """
     # A secret (ASCII, short) that starts within the quoted characters ends inside the window.
-    window = chars * 4 + 256
+    clean = scrubber(secrets)
+    window = chars * 4 + 256 + clean.longest
     text = body[:window].decode("utf-8", "replace")
-    text = redact(" ".join(_CONTROLS.sub(" ", text).split()), secrets)
+    text = clean(" ".join(_CONTROLS.sub(" ", text).split()))
     if len(text) > chars or len(body) > window:
         return text[:chars] + "..."
     return text
@@ -142,8 +144,9 @@ class Wire:
                 request_id=rid,
                 hint="If the API has moved, pass its new address as base_url=",
             )
-        parsed, message = error_message(body, head.headers.get("content-type", ""))
-        message = redact(message, self.secrets)
+        parsed, message = error_message(
+            body, head.headers.get("content-type", ""), secrets=self.secrets
+        )
         retry_after = parse_retry_after(head.headers.get("retry-after"))
         if self.classify is not None:
             err = self.classify(head.status_code, parsed, message, rid)
@@ -193,18 +196,9 @@ class Wire:
         )
 
     def scrubbed(self, err: ProviderError) -> ProviderError:
-        """``err`` again without the key, should the provider have echoed it in its message."""
-        if not any(s and s in err.message for s in self.secrets):
-            return err
-        return type(err)(
-            redact(err.message, self.secrets),
-            provider=err.provider,
-            status=err.status,
-            code=err.code,
-            request_id=err.request_id,
-            hint=err.hint,
-            retry_after=err.retry_after,
-        )
+        """``err`` without the key, should the provider have echoed it (changed in place)."""
+        scrub_error(err, self.secrets)
+        return err
 
     def events(
         self,

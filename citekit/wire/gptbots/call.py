@@ -17,6 +17,7 @@ from ...core.errors import (
     warn,
 )
 from ...core.models import Answer, References
+from ...core.secrets import scrub
 from ..flow import Flow, RequestSpec, fetch_json, stream_answer
 from ..response import Wire
 from .errors import NO_REFERENCES_CODE
@@ -189,14 +190,14 @@ def ask_flow(
         try:
             refs = yield from references_flow(wire, answer.id)
         except (ProviderError, TransportError, ResponseFormatError) as exc:
-            answer = _without_references(answer, exc)
+            answer = _without_references(answer, exc, wire.secrets)
         else:
             answer = replace(answer, references=refs)
     if related_questions and answer.id:
         try:
             questions = yield from next_questions_flow(wire, answer.id)
         except (ProviderError, TransportError, ResponseFormatError) as exc:
-            note = f"Suggested questions could not be fetched: {exc}"
+            note = scrub(f"Suggested questions could not be fetched: {exc}", wire.secrets)
             warn(note, CitekitWarning)
             return replace(answer, notes=(*answer.notes, note))
         # Kept in raw (as citekit's own field) so the answer rebuilt from it has them too.
@@ -206,13 +207,15 @@ def ask_flow(
 
 
 def _without_references(
-    answer: Answer, problem: ProviderError | TransportError | ResponseFormatError
+    answer: Answer,
+    problem: ProviderError | TransportError | ResponseFormatError,
+    secrets: tuple[str, ...],
 ) -> Answer:
     """The answer, with a note on why its references are missing: never a failed ask."""
     if isinstance(problem, ProviderError) and problem.code == NO_REFERENCES_CODE:
         note = "No knowledge references: this agent does not support them (GPTBots code 200222)."
         empty = References(message_id=answer.id, note=note)
         return replace(answer, references=empty, notes=(*answer.notes, note))
-    note = f"Knowledge references could not be fetched: {problem}"
+    note = scrub(f"Knowledge references could not be fetched: {problem}", secrets)
     warn(note, CitekitWarning)
     return replace(answer, notes=(*answer.notes, note))

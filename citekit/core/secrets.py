@@ -1,0 +1,425 @@
+"""Keeping API keys out of everything citekit shows or saves: the one scrubber.
+
+A server may echo the key it was sent: in an error message, a header (``x-request-id``), a
+stream event, a citation's title. ``scrub`` takes it out of text in every form such an echo
+plausibly takes (as sent; JSON-escaped, once or twice; URL-encoded, with either hex case;
+HTML-escaped; as a Python ``repr`` shows it), so one call serves error messages, log columns,
+exported files and terminal output. ``scrub_value`` does the same through JSON values and
+citekit's own values (an ``Answer`` and its citations), ``scrub_error`` through an exception
+and the exceptions it was raised from.
+
+A key shorter than ``WHOLE_TOKEN_BELOW`` characters cannot be told apart from text (``"k"``
+is in every other word), so it is replaced only where it stands as a whole token (``Bearer
+k``, ``"k"``, ``key=k``); longer keys are replaced wherever they appear, in any letter case.
+
+``check_key`` refuses, when a client is made, a key that could not be sent as it is: a
+non-ASCII character (a pasted zero-width space) or a control character (a newline), naming
+its position and kind, never the key.
+
+>>> from citekit.core.secrets import scrub
+>>> scrub('{"error": "bad key sk-abc123def456", "echo": "sk-abc123def456"}', ["sk-abc123def456"])
+'{"error": "bad key ***", "echo": "***"}'
+>>> scrub("token=sk%2Fabc123def456", ["sk/abc123def456"])
+'token=***'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import html
+import json
+import os
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
+from urllib.parse import quote, quote_plus
+
+from .errors import ConfigurationError, ProviderError, StreamInterrupted
+
+__all__ = [
+    "KEY_ENVS",
+    "MASK",
+    "WHOLE_TOKEN_BELOW",
+    "Scrubber",
+    "TextScrub",
+    "check_key",
+    "echo_forms",
+    "environment_keys",
+    "scrub",
+    "scrub_error",
+    "scrub_value",
+    "scrubber",
+]
+
+T = TypeVar("T")
+
+#: What a secret is replaced with.
+MASK = "***"
+#: Keys shorter than this are replaced only as whole tokens.
+WHOLE_TOKEN_BELOW = 8
+#: Environment variables whose values are secrets wherever they appear.
+KEY_ENVS = ("MAGISTERIUM_API_KEY", "MARITACA_API_KEY", "GPTBOTS_API_KEY")
+#: Characters that continue a token: a short key inside a longer word is not that key.
+_TOKEN_CHARS = r"A-Za-z0-9_\-"
+
+
+def environment_keys() -> tuple[str, ...]:
+    """The keys set in the providers' environment variables (``KEY_ENVS``), as clients read them."""
+    values = (os.environ.get(name, "").strip() for name in KEY_ENVS)
+    return tuple(v for v in values if v)
+
+
+def echo_forms(secret: str) -> tuple[str, ...]:
+    """``secret`` as a server's echo may spell it, longest first.
+
+    Each form a transport or a serializer gives it (a JSON string as Python, PHP and Go write
+    it, or with every character ``\\uXXXX``-escaped; a URL component; HTML text; a Python
+    ``repr``), and each of those passed through one more (a JSON error message quoted in a
+    JSON body, a URL-encoded value in a JSON string). Letter case is matched loosely apart.
+    """
+    once = {secret, *(encode(secret) for encode in _ENCODERS)}
+    forms = set(once)
+    for form in once:
+        forms.update(encode(form) for encode in _SECOND)
+    forms.discard("")
+    return tuple(sorted(forms, key=lambda f: (-len(f), f)))
+
+
+def _repr_body(text: str) -> str:
+    """``text`` as it stands between the quotes of its ``repr``, in either quote style."""
+    return text.replace("\\", "\\\\").replace("'", "\\'")
+
+
+def _json_body(text: str) -> str:
+    return json.dumps(text)[1:-1]
+
+
+def _go_json(text: str) -> str:
+    """Go's ``json.Marshal``: ``<``, ``>`` and ``&`` as ``\\u003c`` ..., for HTML pages."""
+    body = _json_body(text)
+    return body.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+_ENCODERS = (
+    _json_body,
+    lambda s: json.dumps(s, ensure_ascii=False)[1:-1],
+    lambda s: _json_body(s).replace("/", "\\/"),  # PHP's json_encode
+    _go_json,
+    lambda s: "".join(f"\\u{ord(c):04x}" for c in s) if s.isascii() else s,
+    lambda s: quote(s, safe=""),
+    quote,
+    lambda s: quote_plus(s, safe=""),
+    html.escape,
+    lambda s: html.escape(s, quote=False),
+    _repr_body,
+)
+_SECOND = (_json_body, _repr_body, lambda s: quote(s, safe=""), html.escape)
+
+
+class Scrubber:
+    """Replaces a fixed set of secrets (in every echo form) with ``MASK``."""
+
+    __slots__ = (
+        "_exact",
+        "_folded",
+        "_folded_forms",
+        "_forms",
+        "_gate",
+        "_pattern",
+        "_singles",
+        "gate",
+        "has_whole",
+        "longest",
+    )
+
+    def __init__(self, secrets: Iterable[str]) -> None:
+        alternatives: list[str] = []
+        prefixes: list[tuple[str, bool]] = []
+        for secret in dict.fromkeys(s for s in secrets if s):
+            whole = len(secret) < WHOLE_TOKEN_BELOW
+            for form in echo_forms(secret):
+                if whole:
+                    alternatives.append(
+                        f"(?<![{_TOKEN_CHARS}]){re.escape(form)}(?![{_TOKEN_CHARS}])"
+                    )
+                else:
+                    alternatives.append(f"(?i:{re.escape(form)})")
+                prefixes.append((form if whole else form.casefold(), whole))
+        # Longest first, so the fullest spelling of an echo is the one replaced.
+        alternatives.sort(key=len, reverse=True)
+        self._pattern = re.compile("|".join(alternatives)) if alternatives else None
+        self._forms = tuple(f for f, whole in prefixes if whole)
+        self._folded_forms = tuple(f for f, whole in prefixes if not whole)
+        # The first one and two characters of every form: most candidates fail on these.
+        self._exact = frozenset(f[:n] for f in self._forms for n in (1, 2))
+        self._folded = frozenset(f[:n] for f in self._folded_forms for n in (1, 2))
+        #: Whether a key is matched as a whole token only (then context matters).
+        self.has_whole = bool(self._forms)
+        self._singles = frozenset(
+            c for f, whole in prefixes if len(f) == 1 for c in ({f} if whole else _cases(f))
+        )
+        firsts = {c for form, whole in prefixes for c in ({form[0]} if whole else _cases(form[0]))}
+        # Where a form may start: a character class, scanned in C.
+        gate = "".join(sorted(re.escape(c) for c in firsts))
+        self._gate = re.compile(f"[{gate}]") if gate else None
+        # The quick test of a delta: text holds no secret and ends in no beginning of one
+        # unless it has a form's first two characters, or ends in a form's first character.
+        pairs = {f[:2] for f, whole in prefixes if whole} | self._singles
+        folded_pairs = {f[:2] for f, whole in prefixes if not whole}
+        alternatives = [re.escape(p) for p in sorted(pairs)]
+        alternatives += [f"(?i:{re.escape(p)})" for p in sorted(folded_pairs)]
+        if gate:
+            alternatives.append(f"[{gate}]\\Z")
+        #: Truthy when text may hold or end in the beginning of a secret (None when it cannot).
+        self.gate: Callable[[str], object] = (
+            re.compile("|".join(alternatives)).search if alternatives else _none
+        )
+        #: The length of the longest form: how much text could still be the start of one.
+        self.longest = max((len(f) for f, _ in prefixes), default=0)
+
+    def __bool__(self) -> bool:
+        return self._pattern is not None
+
+    def __call__(self, text: str) -> str:
+        """``text`` with every secret replaced by ``MASK``."""
+        if self._pattern is None or not self.gate(text):
+            return text
+        return self._pattern.sub(MASK, text)
+
+    def held(self, text: str) -> int:
+        """Where the end of ``text`` may begin a secret that the next text would complete:
+        the index of the earliest such start, ``len(text)`` when none can."""
+        size = len(text)
+        if self._gate is None:
+            return size
+        exact, folded = self._exact, self._folded
+        for match in self._gate.finditer(text, max(0, size - self.longest + 1)):
+            at = match.start()
+            pair = text[at : at + 2]  # most starts fail by their second character: test it first
+            if (pair in exact or pair.casefold() in folded) and self._begins(text[at:]):
+                return at
+        return size
+
+    def emit(self, text: str, start: int, end: int) -> tuple[str, int]:
+        """``text[start:end]`` scrubbed, where ``text`` around it is context; and the end
+        actually reached: a secret begun before ``end`` and complete in ``text`` is taken
+        whole."""
+        if self._pattern is None or not self._starts_in(text, start, end):
+            return text[start:end], end
+        pieces = []
+        at = start
+        for match in self._pattern.finditer(text, start):
+            if match.start() >= end:
+                break
+            pieces.append(text[at : match.start()])
+            pieces.append(MASK)
+            at = match.end()
+            end = max(end, at)
+        pieces.append(text[at:end])
+        return "".join(pieces), end
+
+    def _starts_in(self, text: str, start: int, end: int) -> bool:
+        """Whether a form may start in ``text[start:end]``: its first two characters are
+        there (a quick test that spares the full pattern most text)."""
+        if self._gate is None:
+            return False
+        exact, folded, singles = self._exact, self._folded, self._singles
+        for match in self._gate.finditer(text, start, end):
+            at = match.start()
+            pair = text[at : at + 2]
+            if pair in exact or pair.casefold() in folded or text[at] in singles:
+                return True
+        return False
+
+    def _begins(self, tail: str) -> bool:
+        folded = tail.casefold()
+        return any(f.startswith(tail) for f in self._forms) or any(
+            f.startswith(folded) for f in self._folded_forms
+        )
+
+
+class TextScrub:
+    """Scrubs text that arrives in pieces (a stream's deltas), per choice.
+
+    What could be the start of a secret the next piece completes is held back until it is
+    known not to be one (or has become ``***``); ``flush`` gives what is left at the end.
+    """
+
+    __slots__ = ("_before", "_clean", "_gate", "_held", "_whole")
+
+    def __init__(self, clean: Scrubber) -> None:
+        self._clean = clean
+        self._gate = clean.gate
+        self._whole = clean.has_whole
+        self._held: dict[int, str] = {}
+        #: The last character given out per choice: context for a whole-token match.
+        self._before: dict[int, str] = {}
+
+    def feed(self, text: str, choice: int = 0) -> str:
+        """What of the text so far can be shown now, scrubbed."""
+        held = self._held.pop(choice, "") if self._held else ""
+        if not held and not self._gate(text):  # most deltas: nothing to look at (hot path)
+            if self._whole and text:
+                self._before[choice] = text[-1]
+            return text
+        clean = self._clean
+        pending = held + text
+        before = self._before.get(choice, "")
+        full = before + pending
+        start = len(before)
+        out, end = clean.emit(full, start, start + clean.held(pending))
+        if end < len(full):
+            self._held[choice] = full[end:]
+        if end > start:
+            self._before[choice] = full[end - 1]
+        return out
+
+    def flush(self) -> dict[int, str]:
+        """What is still held, per choice, scrubbed: the text's end has come."""
+        out = {}
+        for choice, pending in self._held.items():
+            before = self._before.get(choice, "")
+            out[choice] = self._clean.emit(before + pending, len(before), len(before + pending))[0]
+        self._held.clear()
+        return out
+
+
+def _none(text: str) -> None:
+    return None
+
+
+def _cases(char: str) -> set[str]:
+    return {char, char.lower(), char.upper(), char.casefold()}
+
+
+@functools.lru_cache(maxsize=16)
+def _cached(secrets: tuple[str, ...]) -> Scrubber:
+    return Scrubber(secrets)
+
+
+def scrubber(secrets: Iterable[str]) -> Scrubber:
+    """The ``Scrubber`` for ``secrets`` (made once per distinct set)."""
+    return _cached(tuple(sorted({s for s in secrets if s})))
+
+
+def scrub(text: str, secrets: Iterable[str]) -> str:
+    """``text`` with every secret, in every echo form, replaced by ``***``."""
+    return scrubber(secrets)(text)
+
+
+def scrub_value(value: T, secrets: Iterable[str] | Scrubber) -> T:
+    """``value`` with every secret taken out of every string in it: JSON values (keys of
+    objects too), tuples, named tuples and dataclasses (an ``Answer`` with its citations,
+    references and raw JSON). What holds no secret is returned as it is, not copied."""
+    clean = secrets if isinstance(secrets, Scrubber) else scrubber(secrets)
+    if not clean:
+        return value
+    walked: T = _walk(value, clean)
+    return walked
+
+
+def _walk(value: Any, clean: Scrubber) -> Any:
+    kind = type(value)
+    if kind is str:
+        return clean(value)
+    if value is None or kind in (int, float, bool, bytes):
+        return value
+    if isinstance(value, Mapping):
+        items = [(_walk(k, clean), _walk(v, clean)) for k, v in value.items()]
+        if all(k is k0 and v is v0 for (k, v), (k0, v0) in zip(items, value.items(), strict=True)):
+            return value
+        return dict(items)
+    if isinstance(value, list | tuple):
+        walked = [_walk(v, clean) for v in value]
+        if all(w is v for w, v in zip(walked, value, strict=True)):
+            return value
+        if isinstance(value, list):
+            return walked
+        return kind(*walked) if hasattr(value, "_fields") else kind(walked)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changes = {}
+        for f in dataclasses.fields(value):
+            if f.init:
+                old = getattr(value, f.name)
+                new = _walk(old, clean)
+                if new is not old:
+                    changes[f.name] = new
+        return dataclasses.replace(value, **changes) if changes else value
+    if isinstance(value, str):  # a str subclass
+        return clean(str(value))
+    return value
+
+
+def scrub_error(error: BaseException, secrets: Iterable[str]) -> BaseException:
+    """``error`` (changed in place, and returned) with the secrets out of its message, its
+    fields, a partial answer it carries, and every exception in its ``__cause__`` /
+    ``__context__`` chain, which a traceback prints too."""
+    clean = scrubber(secrets)
+    if not clean:
+        return error
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        _scrub_one(current, clean)
+        current = current.__cause__ or current.__context__
+    return error
+
+
+def _scrub_one(error: BaseException, clean: Scrubber) -> None:
+    if isinstance(error, ProviderError):
+        error.message = clean(error.message)
+        if error.hint:
+            error.hint = clean(error.hint)
+        if error.request_id:
+            error.request_id = clean(error.request_id)
+        if isinstance(error.code, str):
+            error.code = clean(error.code)
+        error.args = (error._describe(),)
+    else:
+        error.args = tuple(_walk(a, clean) for a in error.args)
+    if isinstance(error, StreamInterrupted):
+        error.answer = _walk(error.answer, clean)
+    notes = getattr(error, "__notes__", None)
+    if isinstance(notes, list):
+        notes[:] = [clean(n) if isinstance(n, str) else n for n in notes]
+
+
+_KINDS = {"Cc": "a control character", "Cf": "an invisible formatting character"}
+
+
+def check_key(key: str, *, provider: str, env: str) -> str:
+    """``key`` without surrounding whitespace, if it can be sent as it is.
+
+    A key goes in an HTTP header, which carries ASCII only; a character outside printable
+    ASCII there is a pasting accident (a zero-width space, a newline inside the key). The
+    error names the character's kind and position, never the key.
+
+    >>> ck.Maritaca(api_key="sk-abc\\u200bdef")  # a zero-width space pasted with the key
+    Traceback (most recent call last):
+    ...
+    citekit.core.errors.ConfigurationError: The Maritaca API key has an invisible formatting \
+character (U+200B ZERO WIDTH SPACE) at position 7 of 10: API keys are printable ASCII. Copy the \
+key again, or remove that character from MARITACA_API_KEY or the api_key= you passed
+    """
+    key = key.strip()
+    for position, char in enumerate(key, 1):
+        if " " < char <= "~":
+            continue
+        category = unicodedata.category(char)
+        name = unicodedata.name(char, "")
+        if char == " " or category.startswith("Z"):
+            kind = "a space"
+        elif category in _KINDS:
+            kind = _KINDS[category]
+        else:
+            kind = "a non-ASCII character"
+        what = f"U+{ord(char):04X}" + (f" {name}" if name else "")
+        raise ConfigurationError(
+            f"The {provider} API key has {kind} ({what}) at position {position} of {len(key)}: "
+            "API keys are printable ASCII. Copy the key again, or remove that character from "
+            f"{env} or the api_key= you passed"
+        )
+    return key

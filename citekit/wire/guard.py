@@ -1,0 +1,91 @@
+"""The boundary every call crosses on its way out: the API key taken out of what it gives.
+
+``guarded(flow, secrets)`` is a flow around another (``citekit.wire.flow``) that passes every
+op through and changes only what leaves the call: the text deltas it hands on, the value it
+returns (an ``Answer``, search results, references) and the exception it raises (message,
+fields, partial answer, and the exceptions it was raised from). A server that echoes the key,
+in whatever part of a reply, cannot get it into a notebook cell, a traceback, the log or an
+exported file, because every one of them is fed from here. The scrubbing itself is
+``citekit.core.secrets``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, TypeVar
+
+from ..core.models import StreamEvent, TextDelta
+from ..core.secrets import Scrubber, TextScrub, scrub_error, scrub_value, scrubber
+from .flow import Flow
+
+__all__ = ["guarded"]
+
+T = TypeVar("T")
+
+
+def guarded(flow: Flow[T], secrets: Iterable[str]) -> Flow[T]:
+    """``flow``, with ``secrets`` out of the events it hands on, its result and its errors.
+
+    Text deltas are scrubbed as a stream: a key split across two deltas is held back until
+    it is whole, then given as ``***``.
+    """
+    keys = tuple(secrets)
+    clean = scrubber(keys)
+    if not clean:
+        return (yield from flow)
+    text = TextScrub(clean)
+    feed, send = text.feed, flow.send
+    value: Any = None
+    error: BaseException | None = None
+    while True:
+        try:
+            if error is None:
+                op = send(value)
+            else:
+                thrown: BaseException = error
+                error = None
+                op = flow.throw(thrown)
+        except StopIteration as stop:
+            tail: list[StreamEvent] = [
+                TextDelta(t, choice) for choice, t in text.flush().items() if t
+            ]
+            if tail:
+                yield tail
+            result: T = scrub_value(stop.value, clean)
+            return result
+        except Exception as exc:  # every error leaves the call here: scrubbed, then re-raised
+            scrub_error(exc, keys)
+            raise
+        value = None
+        if type(op) is list:
+            if len(op) == 1 and type(event := op[0]) is TextDelta:  # one delta: the hot path
+                shown = feed(event.text, event.choice)
+                if shown is not event.text:
+                    if not shown:
+                        continue
+                    op = [TextDelta(shown, event.choice)]
+            else:
+                op = _events(op, text, clean)
+                if not op:
+                    continue
+        try:
+            value = yield op
+        except GeneratorExit:
+            flow.close()
+            raise
+        except BaseException as exc:  # sent back into the flow, which decides
+            error = exc
+
+
+def _events(events: list[StreamEvent], text: TextScrub, clean: Scrubber) -> list[StreamEvent]:
+    out: list[StreamEvent] = []
+    for event in events:
+        if type(event) is TextDelta:
+            shown = text.feed(event.text, event.choice)
+            if shown is event.text:  # the usual case: the event as it came
+                out.append(event)
+            elif shown:
+                out.append(TextDelta(shown, event.choice))
+        else:
+            out.append(scrub_value(event, clean))
+    return out
