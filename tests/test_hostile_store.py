@@ -5,21 +5,27 @@ refusals. Every test runs the real clients against the loopback server."""
 from __future__ import annotations
 
 import contextlib
+import gc
 import hashlib
 import shutil
 import sqlite3
 import subprocess
 import sys
 import threading
+import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import citekit as ck
 from citekit import ConfigurationError, Magisterium, ask_many, log
 from citekit.cli.main import main
+from citekit.core import text as reader
+from citekit.render.markdown import neutralize
 from citekit.store import Log, LogWarning
 from citekit.testing import ProviderServer
 
@@ -348,3 +354,128 @@ def test_the_log_never_runs_sqlite_on_an_event_loop(
     answers.append(asyncio.run(one()))
     assert log.flush(GUARD) and not seen
     assert sorted(q for q in logged_questions() if q) == sorted(a.question for a in answers)
+
+
+# -- linear text reading ----------------------------------------------------------------------
+# A crafted answer must not take quadratic time to read or display. The work for a text
+# repeated N and 8N times is compared with a loose guard (linear work grows 8x, quadratic 64x),
+# measured two ways: the Python calls made (deterministic, independent of timing: rescanning
+# per marker shows there), over hypothesis-generated repetitions of Markdown syntax; and for the
+# crafted answers, whose cost is inside the regex engine where calls do not show it, the
+# thread's CPU time (best of three, garbage collection off, a few KB of text).
+_GROWTH = 8
+_LIMIT = 20
+
+
+def _fresh() -> None:
+    reader.read.cache_clear()
+    reader._plain_reading.cache_clear()
+    reader._links.cache_clear()
+
+
+def _consumers() -> dict[str, Callable[[str], object]]:
+    cits = [ck.Citation(cited_text="Passage.", document_index=i) for i in range(3)]
+
+    def answer(text: str) -> ck.Answer:
+        return ck.Answer(provider="magisterium", text=text, question="Q?", citations=cits)
+
+    return {
+        "read": lambda t: (
+            reader.read(t).markers,
+            reader.read(t).code_spans,
+            reader.read(t).links,
+            reader.read(t).definitions,
+            ck.citations_frame([answer(t)])["cited_inline"].to_list(),
+        ),
+        "html": lambda t: answer(t).to_html(),
+        "markdown": lambda t: answer(t).to_markdown(),
+        "text": lambda t: answer(t)._repr_mimebundle_(include=["text/plain"]),
+    }
+
+
+def _calls(work: Callable[[str], object], text: str) -> int:
+    _fresh()
+    count = 0
+
+    def profile(frame: object, event: str, arg: object) -> None:
+        nonlocal count
+        if event in ("call", "c_call"):
+            count += 1
+
+    sys.setprofile(profile)
+    try:
+        work(text)
+    finally:
+        sys.setprofile(None)
+    return count
+
+
+def _cpu(work: Callable[[str], object], text: str, *, fresh: bool = True) -> float:
+    best = float("inf")
+    gc.disable()
+    try:
+        for _ in range(3):
+            if fresh:
+                _fresh()
+            start = time.thread_time()
+            work(text)
+            best = min(best, time.thread_time() - start)
+    finally:
+        gc.enable()
+    return best
+
+
+#: The issue's crafted answers, and what a search over repeated Markdown fragments found
+#: (``]( <`` sent the Markdown output's link pattern to the end of the text for every link;
+#: lines opening with ``[`` and no ``]`` after them sent its reference-definition pattern to the
+#: end from every line): ``(opening, fragment, repetitions)``.
+CRAFTED = {
+    "marker-code-span": ("", "[^1]`[2]` ", 30),
+    "open-link": ("", "[a](", 60),
+    "angle-link": ("", " ](<'(", 50),
+    "open-labels": ("See [x](http://e.org).\n", "[a\n", 50),
+    "labels-defined": ("", "[a]:\n[b\n", 30),
+    "corner-marks": ("", "$[1]$[2]", 40),
+    "open-code": ("", "`a[1] ", 50),
+    "emphasis": ("", "**[1]_", 50),
+}
+#: The Markdown output's escaping of a text already read (its own patterns, none of the
+#: parse) is cheap: it is measured on texts 8 times longer, where a quadratic pattern's cost
+#: dominates the reading's.
+_SCALE = {"escapes": 8}
+
+
+def _escapes(text: str) -> object:
+    return neutralize(text, lambda marker, source: None)
+
+
+@pytest.mark.parametrize("name", CRAFTED)
+def test_crafted_answers_are_read_and_shown_in_linear_time(name: str) -> None:
+    opening, fragment, n = CRAFTED[name]
+    for consumer, work in {**_consumers(), "escapes": _escapes}.items():
+        count = n * _SCALE.get(consumer, 1)
+        small = opening + fragment * count
+        large = opening + fragment * (count * _GROWTH)
+        work(small)  # first use: imports and compiled patterns are not the text's work
+        work(large)  # (and the escapes run on texts already read: the reading is cached)
+        fresh = consumer != "escapes"
+        cpu = _cpu(work, large, fresh=fresh) / max(_cpu(work, small, fresh=fresh), 1e-4)
+        assert cpu < _LIMIT, f"{consumer}: {cpu:.0f}x the CPU time for {_GROWTH}x the text"
+
+
+_SYNTAX = [
+    "[", "]", "(", ")", "[^1]", "[2]", "$[3]$", "`", "``", "~~~", "\\", "<", ">", "<http://a.b>",
+    "](", "]:", "[^1]: ", "![", "*", "_", "|", "#", "> ", "- ", "1. ", "&#", ";", "\n", "\n\n",
+    "    ", "\t", "a", " ", "http://e.org", '"', "'",
+]  # fmt: skip
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(_SYNTAX), min_size=1, max_size=6).map("".join))
+def test_repeated_markdown_fragments_take_linear_work(fragment: str) -> None:
+    n = max(1, 150 // len(fragment))
+    small, large = fragment * n, fragment * (n * _GROWTH)
+    for consumer, work in _consumers().items():
+        work(large)
+        ratio = _calls(work, large) / _calls(work, small)
+        assert ratio < _LIMIT, f"{consumer}: {ratio:.0f}x the calls for {_GROWTH}x the text"
