@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import hashlib
+import io
 import shutil
 import sqlite3
 import subprocess
@@ -314,6 +315,29 @@ def test_a_negative_limit_is_refused_by_the_log(server: ProviderServer) -> None:
             log.rows(limit=bad)  # type: ignore[arg-type]
     assert len(log.rows(limit=0)) == 0 and len(log.rows(limit=1)) == 1
     assert main(["log", "list", "--limit", "0"]) == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=12))
+def test_any_limit_text_is_a_count_or_a_usage_error(value: str) -> None:
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        code = main(["log", "list", f"--limit={value}"])
+    try:
+        valid = int(value) >= 0
+    except ValueError:
+        valid = False
+    assert code == (0 if valid else 2)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5))
+def test_any_limit_value_reads_rows_or_says_why_not(value: object) -> None:
+    try:
+        rows = log.rows(limit=value)  # type: ignore[arg-type]
+    except ValueError as exc:
+        assert "limit= takes a number of rows, 0 or more" in str(exc)
+    else:
+        assert rows == []  # an empty log
 
 
 def test_flush_says_when_everything_is_written(server: ProviderServer) -> None:
