@@ -464,9 +464,9 @@ CRAFTED = {
     "emphasis": ("", "**[1]_", 50),
 }
 #: The Markdown output's escaping of a text already read (its own patterns, none of the
-#: parse) is cheap: it is measured on texts 8 times longer, where a quadratic pattern's cost
-#: dominates the reading's.
-_SCALE = {"escapes": 8}
+#: parse) is cheap: it is measured on texts 16 times longer, where a quadratic pattern's cost
+#: dominates everything else it does.
+_SCALE = {"escapes": 16}
 
 
 def _escapes(text: str) -> object:
@@ -483,7 +483,13 @@ def test_crafted_answers_are_read_and_shown_in_linear_time(name: str) -> None:
         work(small)  # first use: imports and compiled patterns are not the text's work
         work(large)  # (and the escapes run on texts already read: the reading is cached)
         fresh = consumer != "escapes"
-        cpu = _cpu(work, large, fresh=fresh) / max(_cpu(work, small, fresh=fresh), 1e-4)
+        ratios: list[float] = []
+        # Linear work measures 5-13x here; a loaded machine can blow up one measure, never
+        # three in a row, while quadratic work measures 40-80x every time.
+        while len(ratios) < 3 and (not ratios or ratios[-1] >= _LIMIT):
+            large_cpu = _cpu(work, large, fresh=fresh)
+            ratios.append(large_cpu / max(_cpu(work, small, fresh=fresh), 1e-4))
+        cpu = min(ratios)
         assert cpu < _LIMIT, f"{consumer}: {cpu:.0f}x the CPU time for {_GROWTH}x the text"
 
 

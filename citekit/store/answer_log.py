@@ -201,9 +201,10 @@ class Log:
         return done
 
     def close(self) -> None:
-        """Write what is waiting (:meth:`flush`), then close this thread's connections
+        """Write what is waiting (:meth:`flush`, for as long as a record would have waited
+        before: a file locked for good cannot hang it), then close this thread's connections
         (others close when their thread ends)."""
-        self.flush()
+        self.flush(BUSY_WAIT)
         self._connections.close()
 
     def _notice(self, notice: str | None) -> None:
