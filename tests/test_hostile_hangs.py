@@ -10,6 +10,7 @@ from above where a call must end (a hang would take minutes, the guard is second
 from __future__ import annotations
 
 import asyncio
+import itertools
 import math
 import time
 from datetime import UTC, datetime
@@ -40,24 +41,19 @@ def arrivals(server: ProviderServer, scenario: Any) -> list[float]:
     return sorted(r.start for r in server.requests if r.scenario == scenario.id)
 
 
-def assert_within(times: list[float], count: int, period: float) -> None:
-    """Evenly spaced at ``count`` per ``period``: any ``k + 1`` arrivals in a row span at least
-    ``k`` intervals, so no window of ``period`` holds more than ``count`` and none comes in a
-    burst.
+def assert_spaced(limiter: ck.RateLimiter, requests: int) -> None:
+    """Every one of ``requests`` HTTP requests took a slot of ``limiter``, and the slots were
+    evenly spaced: any ``k + 1`` in a row span at least ``k`` intervals, so no window of the
+    limiter's period holds more than its count, and none comes in a burst.
 
-    Arrivals are stamped by the server, so a request that spent a moment connecting arrives a
-    little late: each span is allowed ``JITTER`` seconds less.
+    The slots are the limiter's own clock readings, not the server's arrival times (a request
+    that spent a moment connecting arrives late, which a busy machine makes arbitrary): the
+    check counts, and cannot be failed by a slow machine.
     """
-    times = sorted(times)
-    interval = period / count
-    for i, first in enumerate(times):
-        for k, last in enumerate(times[i + 1 :], start=1):
-            assert last - first >= k * interval - JITTER, (i, k, interval, times)
-
-
-#: Seconds a request's arrival may lag its sending (connecting, or a server thread scheduled
-#: late on a busy machine); still far below what a burst or uncounted retries produce.
-JITTER = 0.1
+    slots = list(limiter.slots)
+    assert len(slots) == requests, (len(slots), requests)
+    gaps = [b - a for a, b in itertools.pairwise(slots)]
+    assert min(gaps) >= limiter.interval - 1e-9, (limiter.interval, gaps)
 
 
 # Retry-After past the cap ----------------------------------------------------------------
@@ -129,71 +125,72 @@ def questions(server: ProviderServer, provider: str, n: int) -> list[str]:
 def test_retries_count_against_the_limit(server: ProviderServer, where: str) -> None:
     # 6 of 20 questions (30%) first get a 500 and are retried: 26 requests in all.
     scenario = server.add_scenario(fault="status", status=500, times=6)
-    limit = {"rate_limit": "20/s"}
-    mg = client(server, "magisterium", scenario=scenario, **(limit if where == "client" else {}))
+    limiter = ck.RateLimiter.parse("20/s")
+    on_client = {"rate_limit": limiter} if where == "client" else {}
+    mg = client(server, "magisterium", scenario=scenario, **on_client)
     answers = ck.ask_many(
         mg,
         questions(server, "magisterium", 20),
         concurrency=8,
         progress=False,
         log=False,
-        **(limit if where == "ask_many" else {}),
+        **({"rate_limit": limiter} if where == "ask_many" else {}),
     )
     assert len(answers) == 20
-    times = arrivals(server, scenario)
-    assert len(times) == 26
-    assert_within(times, 20, 1.0)
+    assert len(arrivals(server, scenario)) == 26
+    assert_spaced(limiter, 26)
 
 
 @pytest.mark.parametrize("where", ["client", "ask_many"])
 def test_every_request_of_a_gptbots_question_counts(server: ProviderServer, where: str) -> None:
     scenario = server.add_scenario(fault="status", status=500, times=2, endpoint="message")
-    limit = {"rate_limit": "20/s"}
-    gb = client(server, "gptbots", scenario=scenario, **(limit if where == "client" else {}))
+    limiter = ck.RateLimiter.parse("20/s")
+    on_client = {"rate_limit": limiter} if where == "client" else {}
+    gb = client(server, "gptbots", scenario=scenario, **on_client)
     answers = ck.ask_many(
         gb,
         questions(server, "gptbots", 7),
         concurrency=7,
         progress=False,
         log=False,
-        **(limit if where == "ask_many" else {}),
+        **({"rate_limit": limiter} if where == "ask_many" else {}),
     )
     assert len(answers) == 7
-    times = arrivals(server, scenario)
-    assert len(times) == 7 * 3 + 2
-    assert_within(times, 20, 1.0)
+    assert len(arrivals(server, scenario)) == 7 * 3 + 2
+    assert_spaced(limiter, 7 * 3 + 2)
 
 
 def test_the_batch_limit_and_the_client_limit_both_hold(server: ProviderServer) -> None:
     scenario = server.add_scenario()
     mg = client(server, "magisterium", scenario=scenario, rate_limit="40/s")
     other = client(server, "magisterium", scenario=scenario, rate_limit=mg.rate_limit)
-    began = time.monotonic()
+    batch = ck.RateLimiter.parse("20/s")
     ck.ask_many(
-        mg, questions(server, "magisterium", 12), rate_limit="20/s", progress=False, log=False
+        mg, questions(server, "magisterium", 12), rate_limit=batch, progress=False, log=False
     )
     # The client's other calls are not the batch's: they share only the client's limit.
     for _ in range(4):
         other.search("subsidiarity", num_results=1)
-    times = arrivals(server, scenario)
-    assert len(times) == 16
-    assert_within(times, 40, 1.0)
-    batch = times[:12]
-    assert_within(batch, 20, 1.0)
-    assert time.monotonic() - began >= 11 * 0.05 * 0.95
+    assert len(arrivals(server, scenario)) == 16
+    assert mg.rate_limit is not None
+    assert_spaced(mg.rate_limit, 16)
+    assert_spaced(batch, 12)
+    # The batch's slots were each one of the client's too: taken in both at the same instant.
+    assert set(batch.slots) <= set(mg.rate_limit.slots)
 
 
 def test_an_asker_citekit_cannot_see_into_is_spaced_per_call() -> None:
-    calls: list[float] = []
+    calls: list[str] = []
 
     class Echo:
         async def aask(self, question: str) -> ck.Answer:
-            calls.append(time.monotonic())
+            calls.append(question)
             return ck.Answer(provider="magisterium", text=question, question=question)
 
-    ck.ask_many(Echo(), ["a", "b", "c", "d"], rate_limit="20/s", progress=False)
-    assert_within(calls, 20, 1.0)
-    assert calls[-1] - calls[0] >= 3 * 0.05 * 0.95
+    limiter = ck.RateLimiter.parse("20/s")
+    ck.ask_many(Echo(), ["a", "b", "c", "d"], rate_limit=limiter, progress=False)
+    assert sorted(calls) == ["a", "b", "c", "d"]
+    assert_spaced(limiter, 4)
 
 
 # a total deadline -----------------------------------------------------------------------

@@ -209,7 +209,18 @@ def _log_filters(parser: argparse.ArgumentParser, limit: int | None) -> None:
     parser.add_argument("--since", help="ISO date or time, e.g. 2026-11-01")
     parser.add_argument("--until", help="ISO date or time (exclusive)")
     parser.add_argument("--contains", help="only questions containing this text")
-    parser.add_argument("--limit", type=int, default=limit, help="the most recent N")
+    parser.add_argument("--limit", type=_row_count, default=limit, help="the most recent N")
+
+
+def _row_count(text: str) -> int:
+    """``--limit``: a whole number, 0 or more (argparse reports the ValueError's message)."""
+    try:
+        count = int(text)
+    except ValueError:
+        count = -1
+    if count < 0:
+        raise argparse.ArgumentTypeError(f"expected a number of rows, 0 or more, got {text!r}")
+    return count
 
 
 def build_parser() -> argparse.ArgumentParser:

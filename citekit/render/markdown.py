@@ -49,11 +49,15 @@ def md_link(url: str | None, text: str) -> str:
     return label
 
 
-_LINK_OPEN = re.compile(r"\]\(\s*(<[^>\n]*>|[^\s)]*)")
+# An angle destination holds no "<" (CommonMark), so "[^<>\n]" stops at the next one: a text
+# of many "](<" without ">" is scanned once, not once per "](<" (quadratic).
+_LINK_OPEN = re.compile(r"\]\(\s*(<[^<>\n]*>|[^\s)]*)")
 # A link reference definition, also inside block quotes and list items (CommonMark applies it
 # to the whole document), with a label that may span lines and a destination on the next line.
+# A label holds at most 999 characters (CommonMark): the bound keeps each line's attempt short,
+# where an unbounded one ran to the next "]" for every line that opens with "[" (quadratic).
 _REFERENCE = re.compile(
-    r"^(?:[ \t]*(?:>|[-+*]|\d{1,9}[.)]))*[ \t]*\[[^\]]+\]:[ \t]*\n?[ \t]*(<[^>\n]*>|\S*)",
+    r"^(?:[ \t]*(?:>|[-+*]|\d{1,9}[.)]))*[ \t]*\[[^\]]{1,999}\]:[ \t]*\n?[ \t]*(<[^<>\n]*>|\S*)",
     re.MULTILINE,
 )
 _IMAGE = re.compile(r"(?<!\\)!\[")

@@ -9,11 +9,17 @@ The file lives at ``$CITEKIT_HOME/log.sqlite3``, or in the user's data directory
 
 The file is opened in WAL mode with a busy timeout and every answer is written in one
 ``BEGIN IMMEDIATE`` transaction, so several processes can write at once and a process killed
-mid-write leaves a file that still opens. A file laid out by an older citekit is migrated in
-place, in one transaction, when first opened; one laid out by a newer citekit is left alone
-(nothing is written to it, with a ``LogWarning``). With caching on (``cache=True`` per call,
-``with log.options(cache=True)``, or ``CITEKIT_CACHE=1``) a request identical to a logged one
-(same provider, base URL and body) is answered from the log, with ``Answer.cached == True``.
+mid-write leaves a file that still opens. A log held busy by another program delays the record,
+never the answer: a row the file cannot take at once (and every row recorded on a thread
+running an event loop, where SQLite never runs) is written in order by a background thread
+(``writer``); ``log.flush()`` waits for it, and the log's reads do. A log file deleted or
+replaced while a session runs is noticed at the next record (one ``stat``): a new log is
+started at the path, with a ``LogWarning``. A file laid out by an older citekit is migrated in
+place, in one transaction, when first opened; one laid out by a newer citekit is opened
+read-only and never written, not even switched to WAL (a ``LogWarning`` per refused record).
+With caching on (``cache=True`` per call, ``with log.options(cache=True)``, or
+``CITEKIT_CACHE=1``) a request identical to a logged one (same provider, base URL and body) is
+answered from the log, with ``Answer.cached == True``.
 
 ``Log`` is the front; the package's other modules hold the parts: ``schema`` (file, tables,
 connections), ``rows`` (answers to rows and back), ``keys`` (the cache key and what is never
@@ -22,13 +28,15 @@ written) and ``call`` (one call as the log sees it, and the in-memory cache).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import logging
 import os
 import sqlite3
+import sys
 import time
 import warnings
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import replace
 from datetime import date, datetime
@@ -55,11 +63,12 @@ from .rows import (
     text_only_answer,
 )
 from .rows import LOG_SCHEMA as LOG_SCHEMA
-from .schema import CACHE_ENV, LOG_ENV, Connections, env_flag
+from .schema import BUSY_WAIT, CACHE_ENV, LOG_ENV, Connections, NewerLog, env_flag, is_busy
 from .schema import FILE_NAME as FILE_NAME
 from .schema import HOME_ENV as HOME_ENV
 from .schema import SCHEMA_VERSION as SCHEMA_VERSION
 from .schema import default_path as default_path
+from .writer import Pending, Row
 
 if TYPE_CHECKING:
     import polars as pl
@@ -71,8 +80,25 @@ _log_var: ContextVar[bool | None] = ContextVar("citekit_log", default=None)
 _cache_var: ContextVar[bool | None] = ContextVar("citekit_cache", default=None)
 
 
+#: Seconds a record waits for another writer's lock before handing its row to the writer
+#: thread (which waits as long as it takes).
+RECORD_WAIT = 0.1
+
+
 class LogWarning(CitekitWarning):
     """The answer log could not be written or read; the answer itself is unaffected."""
+
+
+def _on_event_loop() -> bool:
+    """Whether this thread runs an asyncio event loop (SQLite must not block it)."""
+    aio = sys.modules.get("asyncio")
+    if aio is None:
+        return False
+    try:
+        aio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 class Log:
@@ -91,6 +117,8 @@ class Log:
         # Answers are immutable and a logged row never changes: the newest answer per request
         # key is kept in memory (written through on record, filled on lookup).
         self._memo = Memo()
+        self._pending = Pending(self._write_later)
+        self._exit_hook = False
 
     def forget(self) -> None:
         """Empty the in-memory cache (the file keeps everything)."""
@@ -101,7 +129,11 @@ class Log:
         return self._path if self._path is not None else default_path()
 
     def __repr__(self) -> str:
-        return f"Log({str(self.path)!r}, enabled={self.enabled})"
+        try:
+            where = str(self.path)
+        except CitekitError as exc:  # CITEKIT_HOME names a file: repr never raises
+            where = f"<{exc}>"
+        return f"Log({where!r}, enabled={self.enabled})"
 
     # switches ----------------------------------------------------------------------------
     @property
@@ -145,12 +177,52 @@ class Log:
 
     # connection --------------------------------------------------------------------------
     def connect(self) -> sqlite3.Connection:
-        """This thread's connection to the file (created, with its schema, on first use)."""
-        return self._connections.get(self.path)
+        """This thread's connection to the file (created, with its schema, on first use; a new
+        one, with a ``LogWarning``, if the file was deleted or replaced since)."""
+        path = self.path
+        self._notice(self._connections.moved(path))
+        return self._connections.get(path)
+
+    def flush(self, timeout: float | None = None) -> bool:
+        """Wait until every answer recorded so far is in the file; False if ``timeout``
+        seconds passed first (the rows still wait, and are written when the file is free).
+
+        Answers recorded while the file was busy (or from an event loop) are written by a
+        background thread; the log's reads and :meth:`close` flush first, and so does the
+        interpreter's exit.
+
+        Examples
+        --------
+        >>> _ = ck.Magisterium().ask("What is the principle of subsidiarity?")
+        >>> ck.log.flush()
+        True
+        """
+        done = self._pending.wait(timeout)
+        self._warn_problems()
+        return done
 
     def close(self) -> None:
-        """Close this thread's connections (others close when their thread ends)."""
+        """Write what is waiting (:meth:`flush`, for as long as a record would have waited
+        before: a file locked for good cannot hang it), then close this thread's connections
+        (others close when their thread ends)."""
+        self.flush(BUSY_WAIT)
         self._connections.close()
+
+    def _notice(self, notice: str | None) -> None:
+        if notice is not None:
+            _logger.warning("citekit: %s", notice)
+            warnings.warn(f"citekit: {notice}", LogWarning, stacklevel=3)
+
+    def _warn_problems(self) -> None:
+        for problem in self._pending.problems():
+            warnings.warn(problem, LogWarning, stacklevel=3)
+
+    def _settle(self) -> None:
+        """Before a read: the rows still waiting for the file are written (for as long as a
+        record would have waited before)."""
+        if len(self._pending):
+            self._pending.wait(BUSY_WAIT)
+        self._warn_problems()
 
     # writing -----------------------------------------------------------------------------
     def record(
@@ -192,6 +264,11 @@ class Log:
             False keeps the answer out of the cache (it is logged but never served again):
             for an answer that is complete but lacks something worth fetching anew.
 
+        Returns None too when the row waits for the file: a log held busy by another program
+        (past ``RECORD_WAIT`` seconds) delays the record, never the answer, and a record made on
+        a thread running an event loop never runs SQLite there; such rows are written in order
+        by a background thread (:meth:`flush` waits for them).
+
         Never raises: a log that cannot be written gives a ``LogWarning``.
         """
         if not (self.enabled if log is None else log):
@@ -201,20 +278,26 @@ class Log:
         name = answer.provider if answer is not None else provider
         if name is None:
             raise ValueError("record(None, ...) needs provider=")
+        if not _on_event_loop():  # warned where the notebook shows it, not on a loop's thread
+            self._warn_problems()
         hidden = [*secrets, *environment_keys()]
         # Every value written (text, raw JSON, notes, citations, references) and the answer
         # kept for the cache come from one scrubbed answer: a key the server echoed anywhere
         # in it never reaches the file.
         answer = scrub_value(answer, hidden)
+        path: Path | None = None
         try:
-            row_id = self._insert(
-                answer, name, request, base_url, elapsed, error, stream, hidden, cacheable
-            )
+            path = self.path
+            row = self._row(path, answer, name, request, base_url, elapsed, error, stream, hidden)
+            if not cacheable:
+                row.values["request_key"] = None  # never matched by a cache look-up
+            row_id = self._write_now(row)
         except Exception as exc:  # sqlite3, OS, encoding, a value SQLite cannot take
             # The answer is already paid for: a log that cannot be written never costs it.
-            _logger.warning("Could not write the answer log %s: %s", self.path, exc)
+            where = f" {path}" if path is not None else f" at ${HOME_ENV}"
+            _logger.warning("Could not write the answer log%s: %s", where, exc)
             warnings.warn(
-                f"citekit could not write the answer log {self.path}: {exc}",
+                f"citekit could not write the answer log{where}: {exc}",
                 LogWarning,
                 stacklevel=2,
             )
@@ -226,12 +309,63 @@ class Log:
             and request is not None
             and not answer.partial
         ):
-            key = (str(self.path), row_id[1] or request_key(name, request, base_url))
+            key = (str(path), row.values["request_key"] or request_key(name, request, base_url))
             self._memo.remember(key, replace(answer, cached=True))
-        return row_id[0]
+        return row_id
 
-    def _insert(
+    def _write_now(self, row: Row) -> int | None:
+        """Write ``row`` at once if the file takes it within ``RECORD_WAIT`` (its id), else
+        queue it for the writer thread (None). Rows keep their order: while some wait, the
+        next ones wait behind them."""
+        if not _on_event_loop() and not len(self._pending):
+            try:
+                return self._write(row, RECORD_WAIT, self._notice)
+            except sqlite3.OperationalError as exc:
+                if not is_busy(exc):
+                    raise
+                _logger.info("The answer log %s is busy: the answer is written later", row.path)
+        self._pending.add(row)
+        if not self._exit_hook:
+            self._exit_hook = True
+            atexit.register(self._at_exit)
+        return None
+
+    def _write_later(self, row: Row) -> None:
+        """The writer thread's write: notices are reported to the caller's next call."""
+        self._write(row, BUSY_WAIT, self._pending.report)
+
+    def _write(self, row: Row, wait: float, notice: Callable[[str], None]) -> int:
+        found = self._connections.moved(row.path)  # the file deleted or replaced: start anew
+        if found is not None:
+            notice(found)
+        conn = self._connections.get(row.path, wait=wait)
+        refused = self._connections.newer(row.path)
+        if refused is not None:
+            raise NewerLog(refused)
+        if wait == BUSY_WAIT:
+            return insert(conn, row.values, row.answer)
+        conn.execute(f"PRAGMA busy_timeout = {int(wait * 1000)}")
+        try:
+            return insert(conn, row.values, row.answer)
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {int(BUSY_WAIT * 1000)}")
+
+    def _at_exit(self) -> None:
+        done, waited = self._pending.wait_at_exit()
+        if not done:
+            lost = len(self._pending)
+            message = (
+                f"citekit could not write {lost} answer(s) to the answer log: the file stayed "
+                f"busy (locked by another program) for {waited:g} s after the last one; "
+                "they were not logged (call ck.log.flush() before exiting to wait longer)"
+            )
+            _logger.warning(message)
+            warnings.warn(message, LogWarning, stacklevel=1)
+        self._warn_problems()
+
+    def _row(
         self,
+        path: Path,
         answer: Answer | None,
         provider: str,
         request: Mapping[str, Any] | None,
@@ -240,11 +374,10 @@ class Log:
         error: BaseException | None,
         stream: bool,
         secrets: Sequence[str],
-        cacheable: bool = True,
-    ) -> tuple[int, str | None]:
+    ) -> Row:
         if answer is None and isinstance(error, StreamInterrupted):
             answer = scrub_value(error.answer, secrets)
-        row = answer_row(
+        values = answer_row(
             answer,
             provider,
             request,
@@ -256,10 +389,7 @@ class Log:
             ts=time.time(),
             pid=os.getpid(),
         )
-        if not cacheable:
-            row["request_key"] = None  # never matched by a cache look-up
-        row_id = insert(self.connect(), row, answer)
-        return row_id, row["request_key"]
+        return Row(path, values, answer)
 
     def call(
         self,
@@ -302,7 +432,11 @@ class Log:
         """
         if not self.cache_enabled(cache):
             return None
-        path = self.path
+        try:
+            path = self.path
+        except CitekitError as exc:  # CITEKIT_HOME names a file: no cache, the call goes on
+            warnings.warn(f"citekit could not read the answer log: {exc}", LogWarning, stacklevel=2)
+            return None
         key = request_key(provider, request, base_url)
         memo_key = (str(path), key)
         found = self._memo.recall(memo_key)
@@ -311,8 +445,12 @@ class Log:
         if not path.exists():
             return None
         try:
+            # On an event loop's thread the look-up waits for no lock (a busy file is a miss);
+            # a look-up is one indexed read, which WAL never makes wait for a writer.
+            wait = RECORD_WAIT if _on_event_loop() else BUSY_WAIT
+            self._notice(self._connections.moved(path))
             row = (
-                self.connect()
+                self._connections.get(path, wait=wait)
                 .execute(
                     f"SELECT {ANSWER_COLUMNS} FROM answers WHERE request_key = ? "
                     "AND error_type IS NULL AND partial = 0 AND response_json IS NOT NULL "
@@ -322,6 +460,9 @@ class Log:
                 .fetchone()
             )
         except (sqlite3.Error, OSError) as exc:
+            if is_busy(exc):
+                _logger.info("The answer log %s is busy: no cache look-up", path)
+                return None
             warnings.warn(f"citekit could not read {path}: {exc}", LogWarning, stacklevel=2)
             return None
         if row is None:
@@ -347,6 +488,7 @@ class Log:
         limit: int | None,
         errors: bool,
     ) -> list[tuple[Any, ...]]:
+        self._settle()
         if not self.path.exists():
             return []
         sql, params = select_sql(
@@ -431,6 +573,7 @@ class Log:
         'maritaca/01_pix'
         """
         found = []
+        self._settle()
         if self.path.exists():
             found = (
                 self.connect()
@@ -536,6 +679,7 @@ class Log:
         >>> ck.log.count()
         1
         """
+        self._settle()
         if not self.path.exists():
             return 0
         return int(self.connect().execute("SELECT count(*) FROM answers").fetchone()[0])

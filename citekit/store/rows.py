@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import operator
 import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -218,7 +219,13 @@ def select_sql(
         where.append("error_type IS NULL AND response_json IS NOT NULL")
     sql = f"SELECT {columns} FROM answers WHERE {' AND '.join(where)} ORDER BY id DESC"
     if limit is not None:
-        sql += f" LIMIT {int(limit)}"
+        try:
+            count = operator.index(limit)
+        except TypeError:
+            count = -1
+        if count < 0:  # SQLite reads a negative LIMIT as none at all
+            raise ValueError(f"limit= takes a number of rows, 0 or more (got {limit!r})")
+        sql += f" LIMIT {count}"
     return sql, params
 
 

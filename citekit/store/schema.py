@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import sqlite3
 import sys
 import threading
 from pathlib import Path
+
+from ..core.errors import ConfigurationError
 
 HOME_ENV = "CITEKIT_HOME"
 LOG_ENV = "CITEKIT_LOG"
@@ -113,8 +116,17 @@ def migrate(conn: sqlite3.Connection, version: int) -> None:
 
 
 def default_path() -> Path:
-    """``$CITEKIT_HOME/log.sqlite3``, else ``log.sqlite3`` in the platform's user data dir."""
-    return _default_path(os.environ.get(HOME_ENV), os.environ.get("XDG_DATA_HOME"))
+    """``$CITEKIT_HOME/log.sqlite3``, else ``log.sqlite3`` in the platform's user data dir.
+
+    Raises ``ConfigurationError`` when ``CITEKIT_HOME`` names something that is not a folder.
+    """
+    home = os.environ.get(HOME_ENV)
+    if home and os.path.exists(home) and not os.path.isdir(home):
+        raise ConfigurationError(
+            f"{HOME_ENV}={home!r} is not a folder (citekit keeps its answer log in a folder "
+            f"there): set {HOME_ENV} to a folder, or unset it to use the default one"
+        )
+    return _default_path(home, os.environ.get("XDG_DATA_HOME"))
 
 
 @functools.lru_cache(maxsize=8)
@@ -138,66 +150,186 @@ def env_flag(name: str, default: bool) -> bool:
     return value.strip().lower() not in _FALSE
 
 
+#: How long a connection waits for another writer's lock, in seconds.
+BUSY_WAIT = 60.0
+_SIDECARS = ("-wal", "-shm")
+
+FileId = tuple[int, int]
+
+
+def file_id(path: str | Path) -> FileId | None:
+    """``(device, inode)`` of the file at ``path``, None if there is none."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return (found.st_dev, found.st_ino)
+
+
+def is_busy(exc: BaseException) -> bool:
+    """Whether ``exc`` is SQLite saying another connection holds the lock (retry later)."""
+    if not isinstance(exc, sqlite3.OperationalError):
+        return False
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    message = str(exc)
+    return "database is locked" in message or "database is busy" in message
+
+
+class NewerLog(sqlite3.DatabaseError):
+    """The file was laid out by a newer citekit: it is read, never written."""
+
+
+class _Open:
+    """One thread's connection and which file it has open."""
+
+    __slots__ = ("conn", "file")
+
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self.conn = conn
+        self.file = file_id(path)
+
+
 class Connections:
     """Connections to log files, one per thread, process and file, made on first use; the
     first one a process opens to a file switches it to WAL, migrates a file of an older
-    schema and creates the missing tables, in one transaction."""
+    schema and creates the missing tables, in one transaction. A file of a newer schema is
+    opened read-only, with nothing written to it at all (not even the switch to WAL)."""
 
     def __init__(self) -> None:
         self._local = threading.local()
         self._ready: set[tuple[int, str]] = set()
+        self._newer: dict[tuple[int, str], str] = {}
+        #: The file this process last opened at each path, and its WAL files: who notices
+        #: first that it is gone, and what SQLite leaves behind of it.
+        self._files: dict[tuple[int, str], FileId | None] = {}
+        self._sidecars: dict[tuple[int, str], dict[str, FileId]] = {}
         self._ready_lock = threading.Lock()
 
-    def get(self, path: Path) -> sqlite3.Connection:
-        """This thread's connection to ``path``."""
-        key = (os.getpid(), str(path))
-        conns: dict[tuple[int, str], sqlite3.Connection] | None = getattr(
-            self._local, "conns", None
-        )
+    def _conns(self) -> dict[tuple[int, str], _Open]:
+        conns: dict[tuple[int, str], _Open] | None = getattr(self._local, "conns", None)
         if conns is None:
             conns = self._local.conns = {}
-        conn = conns.get(key)
-        if conn is None:
+        return conns
+
+    def get(self, path: Path, *, wait: float = BUSY_WAIT) -> sqlite3.Connection:
+        """This thread's connection to ``path``; opening it waits at most ``wait`` seconds
+        for another writer's lock (then ``sqlite3.OperationalError``, see :func:`is_busy`)."""
+        key = (os.getpid(), str(path))
+        conns = self._conns()
+        opened = conns.get(key)
+        if opened is None:
             path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(path, timeout=60.0, isolation_level=None)
-            conn.execute("PRAGMA busy_timeout = 60000")
-            self._setup(conn, key)
-            conns[key] = conn
+            conn = self._open(path, key, wait)
+            opened = conns[key] = _Open(conn, path)
+            sidecars = {s: i for s in _SIDECARS if (i := file_id(f"{path}{s}")) is not None}
+            with self._ready_lock:
+                if self._files.get(key) is None:
+                    self._files[key] = opened.file
+                if self._files[key] == opened.file:
+                    self._sidecars.setdefault(key, {}).update(sidecars)
+        return opened.conn
+
+    def newer(self, path: Path) -> str | None:
+        """Why ``path`` must not be written (a newer citekit laid it out), once it is open."""
+        with self._ready_lock:
+            return self._newer.get((os.getpid(), str(path)))
+
+    def moved(self, path: Path) -> str | None:
+        """Whether the file this thread has open at ``path`` is still the one there (one
+        ``stat``). If it was deleted or replaced, the connection is closed, so that the next
+        :meth:`get` opens (or creates) the file now at ``path``; the first thread of the
+        process to notice gets a sentence saying so, the others None."""
+        key = (os.getpid(), str(path))
+        now = file_id(path)
+        conns = self._conns()
+        opened = conns.get(key)
+        if opened is not None and opened.file != now:
+            del conns[key]
+            opened.conn.close()
+        with self._ready_lock:
+            if key not in self._files or self._files[key] == now:
+                return None  # never opened here, unchanged, or already noticed by a thread
+            self._files[key] = now
+            self._ready.discard(key)
+            self._newer.pop(key, None)
+            sidecars = self._sidecars.pop(key, {})
+        # SQLite leaves a moved file's WAL files at the old names: they would be read as the
+        # new file's journal. Only the very files the old one had are removed.
+        for suffix, ident in sidecars.items():
+            if file_id(f"{path}{suffix}") == ident:
+                with contextlib.suppress(OSError):
+                    os.unlink(f"{path}{suffix}")
+        what = "deleted" if now is None else "replaced by another file"
+        return f"the answer log {path} was {what} while this session ran; a new log was started"
+
+    def _open(self, path: Path, key: tuple[int, str], wait: float) -> sqlite3.Connection:
+        with self._ready_lock:
+            known = key in self._ready and self._files.get(key) == file_id(path)
+            newer = key in self._newer
+        if newer:
+            return self._read_only(path)
+        conn = sqlite3.connect(path, timeout=wait, isolation_level=None)
+        try:
+            if not known:
+                # Reading the version writes nothing: a newer file is left exactly as it is.
+                version = conn.execute("PRAGMA user_version").fetchone()[0]
+                if version > SCHEMA_VERSION:
+                    conn.close()
+                    with self._ready_lock:
+                        self._newer[key] = (
+                            f"the log {path} was written by a newer citekit (schema {version}, "
+                            f"this one knows {SCHEMA_VERSION}): it is read but never written; "
+                            f"set {HOME_ENV} to another folder to keep a log of this session"
+                        )
+                    return self._read_only(path)
+                self._setup(conn, key)
+            conn.execute(f"PRAGMA busy_timeout = {int(BUSY_WAIT * 1000)}")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute("PRAGMA foreign_keys = ON")
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    @staticmethod
+    def _read_only(path: Path) -> sqlite3.Connection:
+        conn = sqlite3.connect(
+            f"{path.absolute().as_uri()}?mode=ro", uri=True, isolation_level=None
+        )
+        conn.execute(f"PRAGMA busy_timeout = {int(BUSY_WAIT * 1000)}")
         return conn
 
     def _setup(self, conn: sqlite3.Connection, key: tuple[int, str]) -> None:
+        # Switching to WAL takes a lock; busy_timeout makes concurrent openers wait.
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:  # laid out by a newer citekit since we looked
+                raise NewerLog(
+                    f"the log was written by a newer citekit (schema {version}, this one "
+                    f"knows {SCHEMA_VERSION}); set {HOME_ENV} to use another log"
+                )
+            migrate(conn, version)
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            if version < SCHEMA_VERSION:
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+            raise
         with self._ready_lock:
-            known = key in self._ready
-        if not known:
-            # Switching to WAL takes a lock; busy_timeout makes concurrent openers wait.
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                version = conn.execute("PRAGMA user_version").fetchone()[0]
-                if version > SCHEMA_VERSION:
-                    # Never write into, nor downgrade, a log a newer citekit laid out.
-                    raise sqlite3.DatabaseError(
-                        f"the log was written by a newer citekit (schema {version}, this one "
-                        f"knows {SCHEMA_VERSION}); set CITEKIT_HOME to use another log"
-                    )
-                migrate(conn, version)
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        conn.execute(statement)
-                if version < SCHEMA_VERSION:
-                    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            with self._ready_lock:
-                self._ready.add(key)
-        conn.execute("PRAGMA synchronous = NORMAL")
-        conn.execute("PRAGMA foreign_keys = ON")
+            self._ready.add(key)
 
     def close(self) -> None:
         """Close this thread's connections."""
-        conns = getattr(self._local, "conns", {})
-        for conn in conns.values():
-            conn.close()
+        conns = self._conns()
+        for opened in conns.values():
+            opened.conn.close()
         conns.clear()

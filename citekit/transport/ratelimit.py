@@ -12,6 +12,7 @@ limiter in scope as well as its client's, taking a slot in all of them at the sa
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import contextvars
 import logging
@@ -63,6 +64,9 @@ class RateLimiter:
         self.count = float(count)
         self.period = float(period)
         self.interval = self.period / self.count
+        #: When the latest slots were taken (``time.monotonic``, the newest 1,024): the
+        #: spacing the limiter kept, to check without timing the requests' arrivals.
+        self.slots: collections.deque[float] = collections.deque(maxlen=1024)
         self._next = 0.0
         self._lock = threading.Lock()
 
@@ -106,6 +110,7 @@ def _take(limiters: Sequence[RateLimiter]) -> float:
             now = time.monotonic()
             if now >= only._next:
                 only._next = now + only.interval
+                only.slots.append(now)
                 return 0.0
             return only._next - now
     # Locks taken in one global order (by id), so two callers never hold them crosswise.
@@ -119,6 +124,7 @@ def _take(limiters: Sequence[RateLimiter]) -> float:
             return wait
         for limiter in ordered:
             limiter._next = now + limiter.interval
+            limiter.slots.append(now)
         return 0.0
 
 

@@ -1,0 +1,136 @@
+"""Rows the log could not take at once, kept in order and written by one background thread.
+
+A log held by another writer (a long transaction in another process, a backup) must delay the
+record of an answer, never the answer: :meth:`Log.record <citekit.store.Log.record>` hands such
+a row here, and so does every record made on a thread running an event loop (``ask_many``, the
+async clients, a notebook's cell), where SQLite must not run at all. One daemon thread writes
+the rows in the order they came, retrying while the file is busy; ``log.flush()``, the log's
+reads and its ``close()`` wait for it, and so does the interpreter's exit (for
+``EXIT_WAIT`` seconds, then a ``LogWarning`` says how many answers were not written).
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..core.models import Answer
+from .schema import is_busy
+
+_logger = logging.getLogger(__name__)
+
+#: Seconds the interpreter's exit waits for rows still waiting for a busy log.
+EXIT_WAIT = 10.0
+#: Pause between two attempts on a busy file (each attempt also waits inside SQLite).
+_RETRY_PAUSE = 0.05
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One call to write: the file, its ``answers`` row, and the answer (sources and chunks)."""
+
+    path: Path
+    values: dict[str, Any]
+    answer: Answer | None
+
+
+class Pending:
+    """Rows waiting for the log, written in order by one daemon thread started on first use.
+
+    ``write(row)`` writes one row on that thread and raises what SQLite raises: a busy file
+    is retried until it is free; any other failure is kept for :meth:`problems` (the caller's
+    thread warns, so the warning reaches the notebook) and the row is dropped.
+    """
+
+    def __init__(self, write: Callable[[Row], object]) -> None:
+        self._write = write
+        self._rows: collections.deque[Row] = collections.deque()
+        self._problems: list[str] = []
+        self._cond = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self._pid = os.getpid()
+
+    def __len__(self) -> int:
+        with self._cond:
+            self._forked()
+            return len(self._rows)
+
+    def _forked(self) -> None:
+        # A forked child has no writer thread; its parent writes the rows it had.
+        if self._pid != os.getpid():
+            self._pid = os.getpid()
+            self._rows.clear()
+            self._thread = None
+
+    def add(self, row: Row) -> None:
+        """Queue ``row`` after the rows already waiting."""
+        with self._cond:
+            self._forked()
+            self._rows.append(row)
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name="citekit-log-writer", daemon=True
+                )
+                self._thread.start()
+            self._cond.notify_all()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until every queued row is written (or dropped); False if ``timeout`` seconds
+        passed first."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            self._forked()
+            while self._rows:
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    return False
+                self._cond.wait(left)
+        return True
+
+    def wait_at_exit(self) -> tuple[bool, float]:
+        """:meth:`wait` for ``EXIT_WAIT`` seconds (read now: a script may change it); whether
+        everything was written, and the wait."""
+        return self.wait(EXIT_WAIT), EXIT_WAIT
+
+    def report(self, problem: str) -> None:
+        """Keep ``problem`` for the next :meth:`problems`."""
+        with self._cond:
+            self._problems.append(problem)
+
+    def problems(self) -> list[str]:
+        """What went wrong on the writer thread since the last call (taken)."""
+        with self._cond:
+            found, self._problems = self._problems, []
+        return found
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._rows:
+                    self._cond.wait()
+                row = self._rows[0]  # stays queued (and counted) until written
+            problem = self._attempt(row)
+            with self._cond:
+                self._rows.popleft()
+                if problem is not None:
+                    self._problems.append(problem)
+                self._cond.notify_all()
+
+    def _attempt(self, row: Row) -> str | None:
+        while True:
+            try:
+                self._write(row)
+                return None
+            except Exception as exc:
+                if is_busy(exc):
+                    time.sleep(_RETRY_PAUSE)
+                    continue
+                _logger.warning("Could not write the answer log %s: %s", row.path, exc)
+                return f"citekit could not write the answer log {row.path}: {exc}"
