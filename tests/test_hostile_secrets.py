@@ -257,7 +257,7 @@ def hostile() -> Iterator[ThreadingHTTPServer]:
     # One connection pool for every example: making an httpx client (its TLS context) costs
     # more than the call it makes.
     server.http = httpx.Client()  # type: ignore[attr-defined]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     try:
         yield server

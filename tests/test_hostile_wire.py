@@ -86,7 +86,8 @@ class RawServer(ThreadingHTTPServer):
 @contextlib.contextmanager
 def raw_server(app: App) -> Iterator[RawServer]:
     srv = RawServer(app)
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    # A short poll: shutdown() waits for the serving loop to look, 0.5 s by default.
+    thread = threading.Thread(target=srv.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     try:
         yield srv
@@ -306,22 +307,17 @@ def test_a_partial_line_is_kept_as_its_reads_not_copied(framing: str) -> None:
 
 
 @pytest.mark.parametrize("framing", ["sse", "lines"])
-def test_a_long_line_costs_time_in_proportion(framing: str) -> None:
-    """Feed a 24 MiB line in 64 KiB reads: with a buffer rejoined and rescanned on every read
-    (the old decoder), the last reads each copy ~24 MiB and take hundreds of times the first
-    ones; here every read costs the same. The whole line must also pass quickly."""
+def test_a_24_mib_line_passes_within_a_guard(framing: str) -> None:
+    """Feed a 24 MiB line in 64 KiB reads: a buffer rejoined and rescanned on every read (the
+    old decoder) copies ~24 MiB on each of the last reads, minutes in all; here it takes well
+    under a second, far inside the guard (a guard, not a measurement: the reads-are-kept test
+    above is the exact check)."""
     read = 64 * 1024
     decoder, line = _long_line(framing, 24 * MiB)
-    times = []
     start = time.perf_counter()
     for at in range(0, len(line), read):
-        t0 = time.perf_counter_ns()
         assert decoder.feed(line[at : at + read]) == []
-        times.append(time.perf_counter_ns() - t0)
-        assert time.perf_counter() - start < 10, "quadratic: stopped early"
-    first = sorted(times[:64])[32]  # medians: a GC pause or a busy core moves one read, not 64
-    last = sorted(times[-64:])[32]
-    assert last < 8 * max(first, 2_000), (first, last)
+        assert time.perf_counter() - start < 20, "quadratic: stopped early"
     out = decoder.feed(b"\n\n")
     assert [len(x) for x in out] == [24 * MiB] if framing == "sse" else len(out[0]) > 24 * MiB
 
@@ -482,7 +478,7 @@ BAD_BYTES = st.binary(min_size=1, max_size=6).map(lambda b: bytes(x | 0x80 for x
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(where=st.floats(min_value=0, max_value=1), bad=BAD_BYTES)
 def test_bad_utf8_reads_the_same_blocking_and_streamed(
     server: ProviderServer, provider: str, where: float, bad: bytes
