@@ -594,6 +594,18 @@ def test_a_redirect_names_its_location(provider: str, status: int, stream: bool)
     assert "\u202e" not in message
 
 
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_redirect_is_not_followed_by_your_own_http_client(stream: bool) -> None:
+    """An ``http_client`` made to follow redirects would send the key wherever a server points:
+    citekit's requests never follow, whatever the client was made with."""
+    with raw_server(redirect_app(307)) as srv, httpx.Client(follow_redirects=True) as own:
+        cl = client("magisterium", srv.url, http_client=own)
+        with pytest.raises(ck.ProviderError, match="does not follow") as info:
+            ask(cl, "magisterium", "What is it?", stream=stream)
+        assert len(srv.seen) == 1
+    assert info.value.status == 307
+
+
 def test_a_redirect_async() -> None:
     with (
         raw_server(redirect_app(302)) as srv,

@@ -289,7 +289,7 @@ class SyncDriver:
                 request = self.config.build(
                     self._client, op.spec, timeout=timeout, within=_left(run)
                 )
-                response = self._client.send(request, stream=True)
+                response = self._client.send(request, stream=True, follow_redirects=False)
                 run.opened(response, response.iter_bytes(), _stall(op, timeout))
             elif isinstance(op, Sleep):
                 time.sleep(_sleep(run, op))
@@ -369,7 +369,7 @@ class AsyncDriver:
                 request = self.config.build(
                     self._client, op.spec, timeout=timeout, within=_left(run)
                 )
-                response = await self._client.send(request, stream=True)
+                response = await self._client.send(request, stream=True, follow_redirects=False)
                 run.opened(response, response.aiter_bytes(), _stall(op, timeout))
             elif isinstance(op, Sleep):
                 await asyncio.sleep(_sleep(run, op))
