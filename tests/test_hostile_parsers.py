@@ -9,8 +9,11 @@ Nothing else.
 
 from __future__ import annotations
 
+import http.server
 import json
 import math
+import os
+import threading
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -82,10 +85,36 @@ def _replaced(value: Any, path: tuple[Any, ...], new: Any) -> Any:
     return out
 
 
+#: Field names the parsers read: added where a sample lacks them, with arbitrary values.
+KNOWN_KEYS = [
+    "id", "model", "created", "index", "finish_reason", "role", "content", "tool_calls",
+    "function", "arguments", "name", "type", "annotations", "url_citation", "start_index",
+    "end_index", "usage", "tool_execution_details", "citations", "document_index",
+    "document_year", "related_questions", "generated_files", "content_base64", "filename",
+    "message_id", "conversation_id", "create_time", "output", "data", "code", "message",
+    "citation", "attachment", "url", "score", "correlate_dataset", "error", "thoughts",
+    "next_question", "audio", "transcript", "delta", "choices", "results", "title", "year",
+]  # fmt: skip
+
+
+def _inserted(value: Any, path: tuple[Any, ...], key: str, new: Any) -> Any:
+    target = value
+    for step in path:
+        target = target[step]
+    if not isinstance(target, dict):
+        return _replaced(value, path, new)
+    return _replaced(value, path, {**target, key: new})
+
+
 def mutated(body: Any) -> st.SearchStrategy[Any]:
-    """``body`` with one subtree (any depth, the root included) replaced by arbitrary JSON."""
+    """``body`` with one subtree (any depth, the root included) replaced by arbitrary JSON,
+    or a field the parsers read added to one of its objects."""
     paths = list(_paths(body))
-    return st.tuples(st.sampled_from(paths), JSON).map(lambda pn: _replaced(body, pn[0], pn[1]))
+    replace = st.tuples(st.sampled_from(paths), JSON).map(lambda pn: _replaced(body, *pn))
+    insert = st.tuples(st.sampled_from(paths), st.sampled_from(KNOWN_KEYS), JSON).map(
+        lambda pkn: _inserted(body, *pkn)
+    )
+    return st.one_of(replace, insert)
 
 
 def _sse_events(raw: bytes) -> list[Any]:
@@ -162,6 +191,11 @@ def usable(answer: ck.Answer) -> None:
     ck.answers_frame([answer])
     if answer.references is not None:
         ck.references_frame([answer])
+    folder = _log().path.parent
+    for suffix in (".md", ".html", ".json"):
+        answer.export(folder / f"answer{suffix}")
+    for suffix in (".csv", ".bib", ".json"):
+        ck.export_citations(answer, folder / f"citations{suffix}")
     log = _log()
     with warnings.catch_warnings():
         warnings.simplefilter("error", LogWarning)
@@ -203,7 +237,11 @@ def streamed(acc: Any, events: list[Any], provider: str) -> None:
     assert again.text == answer.text
 
 
-FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(
+    max_examples=int(os.environ.get("CITEKIT_HOSTILE_EXAMPLES", "150")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 
 # -- blocking responses ---------------------------------------------------------------------
@@ -293,3 +331,296 @@ def test_error_bodies_any_json(body: Any, status: int) -> None:
         assert err is None or isinstance(err, ck.ProviderError)
         if err is not None:
             str(err)
+
+
+# -- the issue's cases, through the real clients ---------------------------------------------
+class _Canned(http.server.BaseHTTPRequestHandler):
+    """Answers every request with the server's one canned reply (status, type, body)."""
+
+    server: _CannedServer
+
+    def _reply(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        self.rfile.read(length)
+        status, ctype, body = self.server.reply
+        self.send_response(status)
+        self.send_header("content-type", ctype)
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_POST = _reply
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+class _CannedServer(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    reply: tuple[int, str, bytes] = (200, "application/json", b"{}")
+
+
+@pytest.fixture(scope="module")
+def canned() -> Iterator[_CannedServer]:
+    srv = _CannedServer(("127.0.0.1", 0), _Canned)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+
+
+def _client(provider: str, srv: _CannedServer) -> Any:
+    url = f"http://127.0.0.1:{srv.server_address[1]}"
+    return ck.client(provider, api_key="sk-test", base_url=url, max_retries=0)
+
+
+def _ask(client: Any, *, stream: bool) -> ck.Answer:
+    kwargs: dict[str, Any] = {"stream": stream, "display": False}
+    if client.name == "gptbots":
+        kwargs.update(conversation_id="c1", references=False)
+    answer: ck.Answer = client.ask("q", **kwargs)
+    return answer
+
+
+async def _aask(client: Any, *, stream: bool) -> ck.Answer:
+    kwargs: dict[str, Any] = {"stream": stream, "display": False}
+    if client.name == "gptbots":
+        kwargs.update(conversation_id="c1", references=False)
+    answer: ck.Answer = await client.aask("q", **kwargs)
+    return answer
+
+
+DEEP = b"[" * 100_000 + b"]" * 100_000
+
+
+def _sse(*events: Any) -> bytes:
+    out = b""
+    for event in events:
+        data = event if isinstance(event, bytes) else json.dumps(event).encode()
+        out += b"data: " + data + b"\n\n"
+    return out + b"data: [DONE]\n\n"
+
+
+def _chunk(**fields: Any) -> dict[str, Any]:
+    choice = {"index": 0, "delta": {"content": "Hello"}, "finish_reason": None}
+    choice.update(fields.pop("choice", {}))
+    return {
+        "id": "c1",
+        "object": "chat.completion.chunk",
+        "model": "m",
+        "choices": [choice],
+        **fields,
+    }
+
+
+def _completion(index: Any = 0, **fields: Any) -> bytes:
+    body = {
+        "id": "c1",
+        "model": "m",
+        "choices": [
+            {
+                "index": index,
+                "message": {"role": "assistant", "content": "Hi"},
+                "finish_reason": "stop",
+            }
+        ],
+        **fields,
+    }
+    return json.dumps(body).encode()
+
+
+BLOCKING_CASES = {
+    # name: (provider, body, words the error must say)
+    "nested 100k deep": ("magisterium", DEEP, "nested too deep"),
+    "Infinity as an index": (
+        "maritaca",
+        _completion().replace(b'"index": 0', b'"index": Infinity'),
+        "choices[0].index",
+    ),
+    "1e400 as an index": (
+        "maritaca",
+        _completion().replace(b'"index": 0', b'"index": 1e400'),
+        "choices[0].index",
+    ),
+    "NaN as an index": (
+        "magisterium",
+        _completion().replace(b'"index": 0', b'"index": NaN'),
+        "choices[0].index",
+    ),
+    "'zero' as an index": ("magisterium", _completion("zero"), "choices[0].index"),
+    "model as an object": ("maritaca", _completion(model={"name": "m"}), "sent model as an object"),
+    "id as an object": ("magisterium", _completion(id={"a": 1}), "sent id as an object"),
+    "finish_reason as an object": (
+        "maritaca",
+        _completion().replace(b'"finish_reason": "stop"', b'"finish_reason": {"a": 1}'),
+        "choices[0].finish_reason",
+    ),
+    "tool arguments as an object": (
+        "maritaca",
+        _completion().replace(
+            b'"content": "Hi"',
+            b'"content": null, "tool_calls": [{"id": "t", "type": "function",'
+            b' "function": {"name": "f", "arguments": {"city": "x"}}}]',
+        ),
+        "function.arguments",
+    ),
+    "gptbots output: 5": (
+        "gptbots",
+        json.dumps({"message_id": "m1", "output": 5}).encode(),
+        "output",
+    ),
+    "gptbots conversation_id as an array": (
+        "gptbots",
+        json.dumps({"message_id": "m1", "conversation_id": [], "output": []}).encode(),
+        "conversation_id",
+    ),
+    "gptbots nested 100k deep": ("gptbots", DEEP, "nested too deep"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BLOCKING_CASES))
+def test_a_bad_blocking_body_is_a_response_format_error(canned: _CannedServer, case: str) -> None:
+    provider, body, words = BLOCKING_CASES[case]
+    canned.reply = (200, "application/json", body)
+    with pytest.raises(ck.ResponseFormatError) as caught:
+        _ask(_client(provider, canned), stream=False)
+    assert words in str(caught.value)
+    assert "report it" in str(caught.value) or "Retry" in str(caught.value)
+
+
+GOOD = _chunk()
+STREAM_CASES = {
+    "an event nested 100k deep": ("magisterium", _sse(GOOD, DEEP), "nested too deep"),
+    "a list as a stream choice index": (
+        "maritaca",
+        _sse(GOOD, _chunk(choice={"index": [0]})),
+        "choices[0].index",
+    ),
+    "Infinity as a stream choice index": (
+        "magisterium",
+        _sse(GOOD, json.dumps(_chunk(choice={"index": 7})).replace("7", "Infinity").encode()),
+        "choices[0].index",
+    ),
+    "tool arguments as an object": (
+        "maritaca",
+        _sse(
+            GOOD,
+            _chunk(
+                choice={
+                    "delta": {
+                        "tool_calls": [
+                            {
+                                "index": 0,
+                                "id": "t",
+                                "function": {"name": "f", "arguments": {"a": 1}},
+                            }
+                        ]
+                    }
+                }
+            ),
+        ),
+        "function.arguments",
+    ),
+    "model as an object": ("magisterium", _sse(GOOD, _chunk(model={"a": 1})), "model"),
+    "finish_reason as an object": (
+        "maritaca",
+        _sse(GOOD, _chunk(choice={"finish_reason": ["stop"]})),
+        "finish_reason",
+    ),
+    "gptbots message info ids as objects": (
+        "gptbots",
+        b'{"code": 3, "message": "Text", "data": "Hello"}\n'
+        b'{"code": 11, "message": "MessageInfo", "data": {"message_id": {"a": 1}}}\n',
+        "message_id",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(STREAM_CASES))
+def test_a_bad_stream_event_keeps_the_partial_answer(canned: _CannedServer, case: str) -> None:
+    provider, body, words = STREAM_CASES[case]
+    ctype = "application/x-ndjson" if provider == "gptbots" else "text/event-stream"
+    canned.reply = (200, ctype, body)
+    with pytest.raises(ck.StreamInterrupted) as caught:
+        _ask(_client(provider, canned), stream=True)
+    assert words in str(caught.value)
+    partial = caught.value.answer
+    assert partial.partial and partial.text == "Hello"
+    usable(partial)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    "case", ["a list as a stream choice index", "gptbots message info ids as objects"]
+)
+async def test_async_streams_keep_the_same_partial_answer(canned: _CannedServer, case: str) -> None:
+    provider, body, words = STREAM_CASES[case]
+    ctype = "application/x-ndjson" if provider == "gptbots" else "text/event-stream"
+    canned.reply = (200, ctype, body)
+    with pytest.raises(ck.StreamInterrupted) as caught:
+        await _aask(_client(provider, canned), stream=True)
+    assert words in str(caught.value)
+    assert caught.value.answer.text == "Hello"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("case", ["'zero' as an index", "gptbots output: 5", "nested 100k deep"])
+async def test_async_blocking_raises_the_same_error(canned: _CannedServer, case: str) -> None:
+    provider, body, words = BLOCKING_CASES[case]
+    canned.reply = (200, "application/json", body)
+    with pytest.raises(ck.ResponseFormatError) as caught:
+        await _aask(_client(provider, canned), stream=False)
+    assert words in str(caught.value)
+
+
+def test_a_search_body_nested_100k_deep(canned: _CannedServer) -> None:
+    canned.reply = (200, "application/json", DEEP)
+    with pytest.raises(ck.ResponseFormatError, match="nested too deep"):
+        _client("magisterium", canned).search("work")
+
+
+@pytest.mark.parametrize("provider", ["magisterium", "maritaca", "gptbots"])
+def test_an_error_body_nested_100k_deep_is_still_the_status_error(
+    canned: _CannedServer, provider: str
+) -> None:
+    canned.reply = (500, "application/json", DEEP)
+    with pytest.raises(ck.ServerError):
+        _ask(_client(provider, canned), stream=False)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"error": {"message": {"nested": "object"}}, "message": 5},
+        {"detail": [{"loc": ["body", {"x": 1}], "msg": ["not", "a", "string"]}]},
+        {"code": 40127, "message": {"a": 1}},
+    ],
+)
+def test_error_bodies_with_odd_values_say_something_readable(
+    canned: _CannedServer, body: Any
+) -> None:
+    canned.reply = (401, "application/json", json.dumps(body).encode())
+    with pytest.raises(ck.AuthenticationError) as caught:
+        _ask(_client("gptbots", canned), stream=False)
+    assert "{'" not in str(caught.value)  # no Python repr of a wire object in the message
+
+
+@pytest.mark.parametrize("depth", [500, 900, 980, 995, 1200])
+@pytest.mark.parametrize("stream", [False, True])
+def test_deep_json_near_the_limit_reads_or_is_refused(
+    canned: _CannedServer, depth: int, stream: bool
+) -> None:
+    # Near Python's recursion limit a body either reads (and is logged, rendered, framed)
+    # or is a ResponseFormatError: never a RecursionError, wherever the limit falls.
+    deep = "[" * depth + "]" * depth
+    if stream:
+        event = json.dumps(_chunk(choice={"finish_reason": "stop"}))[:-1] + f', "x": {deep}}}'
+        canned.reply = (200, "text/event-stream", _sse(event.encode()))
+    else:
+        canned.reply = (200, "application/json", _completion()[:-1] + f', "x": {deep}}}'.encode())
+    try:
+        answer = _ask(_client("magisterium", canned), stream=stream)
+    except (ck.ResponseFormatError, ck.StreamInterrupted):
+        return
+    usable(answer)

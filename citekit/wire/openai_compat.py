@@ -247,7 +247,8 @@ class ChatAccumulator:
         error = chunk.get("error")
         if error:
             message = error.get("message") if isinstance(error, Mapping) else error
-            raise ResponseFormatError(f"{self.provider} reported an error mid-stream: {message}")
+            said = text_or_none(message) or "no message"
+            raise ResponseFormatError(f"{self.provider} reported an error mid-stream: {said}")
         # Every other top-level field is kept, the last non-null value winning: citations and
         # related_questions arrive on the last chunk only, usage on a usage-only chunk.
         extra = self._extra
@@ -279,9 +280,7 @@ class ChatAccumulator:
             fragment = Fields(raw, self.provider, f"{path}[{n}]")
             index = fragment.integer("index")
             if index is None:
-                raise ResponseFormatError(
-                    f"{self.provider} sent a tool-call fragment without an index: {raw!r}"
-                )
+                raise wrong(self.provider, fragment.at("index"), None, "an integer from 0")
             fn = fragment.object("function") or Fields({}, self.provider, fragment.at("function"))
             checked.append(
                 (

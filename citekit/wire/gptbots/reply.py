@@ -226,14 +226,13 @@ class GPTBotsAccumulator:
     def answer(self, *, partial: bool = False) -> Answer:
         text = "".join(self._parts) or "".join(self._transcripts)
         thoughts = tuple(t for t in ("".join(p) for p in self._thoughts) if t)
-        outputs = tuple(t for t in (_output_text(o) for o in self._outputs) if t) or (
-            (text,) if text else ()
-        )
+        flowed = tuple(t for t in (_output_text(o) for o in self._outputs) if t)
+        outputs = flowed or ((text,) if text else ())
         raw: dict[str, Any] = {**self._info, **(self._end or {})}
         # Shaped like a blocking reply, so Answer.from_response(answer.raw) gives this answer.
-        if "\n\n".join(outputs) == text:
-            raw["output"] = list(self._outputs) or [{"content": {"text": text}}]
-        else:  # flow outputs missing or cut short: the text as received is the reply
+        if flowed and "\n\n".join(flowed) == text:
+            raw["output"] = list(self._outputs)
+        else:  # flow outputs missing, empty or cut short: the text as received is the reply
             raw["output"] = [{"content": {"text": text}}]
         raw["usage"] = self._usage
         citations = self._citations or attachment_citations(self._attachments)
