@@ -624,3 +624,98 @@ def test_deep_json_near_the_limit_reads_or_is_refused(
     except (ck.ResponseFormatError, ck.StreamInterrupted):
         return
     usable(answer)
+
+
+# -- the decoding points: bytes of a body or a stream ----------------------------------------
+def _json_bytes(value: Any) -> bytes:
+    return json.dumps(value).encode()
+
+
+EVENT_BYTES = st.one_of(
+    st.binary(max_size=40),
+    JSON.map(_json_bytes),
+    st.integers(1, 3000).map(lambda n: b"[" * n + b"]" * n),
+    st.sampled_from([b"NaN", b"Infinity", b"-Infinity", b"1e400", b'{"index": 1e400}']),
+)
+
+
+@FAST
+@given(
+    provider=st.sampled_from(["magisterium", "maritaca", "gptbots"]),
+    events=st.lists(EVENT_BYTES, max_size=4),
+    cuts=st.lists(st.integers(0, 10_000), max_size=4),
+)
+def test_stream_bytes_decode_to_events_or_a_citekit_error(
+    provider: str, events: list[bytes], cuts: list[int]
+) -> None:
+    import httpx
+
+    from citekit.wire.gptbots import StreamDecoder
+    from citekit.wire.response import Wire
+
+    if provider == "gptbots":
+        wire = Wire(provider, check_body=check_body)
+        acc: Any = GPTBotsAccumulator()
+        body = b"".join(e.replace(b"\n", b" ") + b"\n" for e in events)
+        decoder: Any = StreamDecoder
+    else:
+        wire, acc, decoder = Wire(provider), ChatAccumulator(provider=provider), None
+        body = b"".join(b"data: " + e.replace(b"\n", b" ") + b"\n\n" for e in events)
+    head = httpx.Response(200, headers={"content-type": "text/event-stream"})
+    reader = wire.events(head, acc.feed, decoder)
+    points = sorted({c % (len(body) + 1) for c in cuts})
+    pieces = [body[a:b] for a, b in zip([0, *points], [*points, len(body)], strict=True)]
+    try:
+        for piece in [*pieces, None]:
+            reader.read(piece)
+            if reader.done:
+                break
+        reader.finish()
+    except (ck.ResponseFormatError, ck.ProviderError):
+        pass
+    usable(acc.answer(partial=True))
+
+
+@FAST
+@given(
+    body=st.one_of(EVENT_BYTES, JSON.map(_json_bytes)),
+    status=st.sampled_from([400, 401, 402, 404, 422, 429, 500]),
+    provider=st.sampled_from(["magisterium", "maritaca", "gptbots"]),
+)
+def test_error_replies_are_provider_errors_whatever_the_body(
+    body: bytes, status: int, provider: str
+) -> None:
+    import httpx
+
+    from citekit.wire.response import Wire
+
+    wire = Wire(provider, classify=classify if provider == "gptbots" else None)
+    head = httpx.Response(status, headers={"content-type": "application/json"})
+    err = wire.error_for(head, body)
+    assert isinstance(err, ck.ProviderError)
+    assert str(err)
+
+
+MODELS = json.loads((SAMPLES / "maritaca" / "models.json").read_text("utf-8"))
+
+
+@FAST
+@given(body=st.one_of(JSON, mutated(MODELS)))
+def test_model_lists_any_json(body: Any) -> None:
+    from citekit.providers.maritaca import parse_models
+
+    try:
+        models = parse_models(body)
+    except ck.ResponseFormatError:
+        return
+    for model in models:
+        assert isinstance(model.id, str)
+        assert model.context_length is None or isinstance(model.context_length, int)
+
+
+@pytest.mark.parametrize("cid", [{"id": "c"}, ["c"], 1.5, True])
+def test_a_new_conversation_id_of_the_wrong_type(canned: _CannedServer, cid: Any) -> None:
+    canned.reply = (200, "application/json", json.dumps({"conversation_id": cid}).encode())
+    gb = _client("gptbots", canned)
+    with pytest.raises(ck.ResponseFormatError, match="conversation_id"):
+        gb.ask("q", display=False, references=False)

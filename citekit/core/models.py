@@ -510,6 +510,14 @@ class Answer:
     ) -> Answer:
         """Build from a provider's (saved) non-streaming JSON response.
 
+        Raises
+        ------
+        ResponseFormatError
+            When ``data`` is not a response of the provider: not an object, or a field the
+            answer is made of (an id, the model, a choice's index or finish reason, a tool
+            call, GPTBots' ``output``) of the wrong type or range; the message names the
+            field's path. An odd detail of one citation or reference is left out instead.
+
         Examples
         --------
         A Magisterium ``chat.completion`` body, as saved from an earlier call:
@@ -550,6 +558,13 @@ class Answer:
         ... )
         >>> again == live
         True
+
+        A body that is not what the provider sends is refused, naming the field:
+
+        >>> ck.Answer.from_response({"choices": [{"index": "zero"}]}, provider="maritaca")
+        Traceback (most recent call last):
+        ...
+        citekit.core.errors.ResponseFormatError: Maritaca sent choices[0].index as a string ...
         """
         from ..wire.parsers import get_spec
 
@@ -564,7 +579,8 @@ class Answer:
         provider: str,
         question: str | None = None,
     ) -> Answer:
-        """Build from a (saved) list of decoded stream events, in arrival order."""
+        """Build from a (saved) list of decoded stream events, in arrival order
+        (``ResponseFormatError`` for an event of the wrong shape, as ``from_response``)."""
         from ..wire.parsers import get_spec
 
         acc = get_spec(provider).new_accumulator(question=question)
