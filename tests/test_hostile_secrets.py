@@ -150,6 +150,27 @@ def test_json_values_are_scrubbed_keys_and_values(value: Any, key: str, encoding
     assert scrub_value(value, [key]) == value or value != value  # nan: not equal to itself
 
 
+@pytest.mark.parametrize("depth", [10, 5_000, 100_000])
+def test_json_nested_deeper_than_recursion_goes_is_scrubbed(depth: int) -> None:
+    """A body nested as deep as ``json.loads`` takes (its limit is not Python's recursion
+    limit) is walked without recursion: the key at the bottom is found, nothing else moves,
+    and a value holding no key comes back as the very same object."""
+    key = "sk-deep-key-1234"
+    root: dict[str, Any] = {}
+    node = root
+    for _ in range(depth):
+        node["n"] = [{}]
+        node = node["n"][0]
+    node["echo"] = f"say {key}"
+    clean = scrub_value(root, [key])
+    bottom = clean
+    for _ in range(depth):
+        bottom = bottom["n"][0]
+    assert bottom == {"echo": "say ***"}
+    node["echo"] = "nothing secret"
+    assert scrub_value(root, [key]) is root
+
+
 def test_an_exception_chain_is_scrubbed_in_place() -> None:
     key = "sk-live-0123456789abcdef"
     try:

@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple, overload
 
+from .fields import MAX_INDEX, int_or_none, number_or_none, text_or_none
 from .names import ProviderName
 from .text import read
 
@@ -39,17 +40,13 @@ __all__ = [
 ]
 
 
-#: Document indexes at or past this are wire nonsense (the frames keep markers in Int32).
-_MAX_INDEX = 2**31 - 2
-
 #: Field an answer carries when it was built from the recorded-format files in ``sample_data/``.
 SAMPLE_FIELD = "citekit_sample"
 
 
 def _opt_str(value: Any) -> str | None:
-    if value is None:
-        return None
-    return value if isinstance(value, str) else str(value)
+    # A wire string, or an integer as its digits (ids, years); anything else is not one.
+    return text_or_none(value, numbers=True)
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -114,23 +111,20 @@ class Citation:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, position: int = 0) -> Citation:
         """Build from a provider citation object; a missing ``document_index`` uses ``position``."""
-        index = data.get("document_index")
-        try:
-            document_index = int(index) if index is not None else position
-        except (TypeError, ValueError):
-            document_index = position
-        if not 0 <= document_index < _MAX_INDEX:  # nonsense from the wire: use the position
-            document_index = position
+        # An index that is not a whole number from 0 (``"zero"``, ``NaN``, ``1e400``, a list)
+        # is wire nonsense: the citation keeps its position instead.
+        index = int_or_none(data.get("document_index"), hi=MAX_INDEX - 1, strings=True)
+        document_index = min(position, MAX_INDEX - 1) if index is None else index
         text = data.get("cited_text")
         return cls(
             cited_text=decode_entities(text if isinstance(text, str) else ""),
-            document_index=max(document_index, 0),
+            document_index=document_index,
             cited_text_heading=_decoded(data.get("cited_text_heading")),
             document_title=_decoded(data.get("document_title")),
             document_author=_decoded(data.get("document_author")),
             document_year=_opt_str(data.get("document_year")),
             document_reference=_opt_str(data.get("document_reference")),
-            source_url=_opt_str(data.get("source_url")),
+            source_url=text_or_none(data.get("source_url")),
             raw=dict(data),
         )
 
@@ -154,18 +148,14 @@ class Reference:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, rank: int) -> Reference:
-        score = data.get("score")
-        try:
-            score_value = float(score) if score is not None else None
-        except (TypeError, ValueError):
-            score_value = None
+        score_value = number_or_none(data.get("score"), strings=True)
         content = data.get("content")
         return cls(
             content=content if isinstance(content, str) else "",
             rank=rank,
             data_id=_opt_str(data.get("data_id")),
             data_name=_opt_str(data.get("data_name")),
-            source_url=_opt_str(data.get("source_url")) or None,
+            source_url=text_or_none(data.get("source_url")) or None,
             score=score_value,
             raw=dict(data),
         )
@@ -283,21 +273,15 @@ def _tool_usage(details: Any) -> dict[str, float] | None:
         return None
     out: dict[str, float] = {}
     for key, value in details.items():
-        if isinstance(key, str) and isinstance(value, int | float) and not isinstance(value, bool):
-            number = float(value)
-            if number == number and abs(number) != float("inf"):
-                out[key] = number
+        number = number_or_none(value)
+        if isinstance(key, str) and number is not None:
+            out[key] = number
     return out or None
 
 
 def _opt_int(value: Any) -> int | None:
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        number = int(value)
-    except (TypeError, ValueError, OverflowError):
-        return None
-    return number if abs(number) < 2**63 else None  # beyond any real count: not a count
+    # Beyond 2**63 is beyond any real count: not a count.
+    return int_or_none(value, lo=1 - 2**63, hi=2**63 - 1, strings=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -526,6 +510,14 @@ class Answer:
     ) -> Answer:
         """Build from a provider's (saved) non-streaming JSON response.
 
+        Raises
+        ------
+        ResponseFormatError
+            When ``data`` is not a response of the provider: not an object, or a field the
+            answer is made of (an id, the model, a choice's index or finish reason, a tool
+            call, GPTBots' ``output``) of the wrong type or range; the message names the
+            field's path. An odd detail of one citation or reference is left out instead.
+
         Examples
         --------
         A Magisterium ``chat.completion`` body, as saved from an earlier call:
@@ -566,6 +558,13 @@ class Answer:
         ... )
         >>> again == live
         True
+
+        A body that is not what the provider sends is refused, naming the field:
+
+        >>> ck.Answer.from_response({"choices": [{"index": "zero"}]}, provider="maritaca")
+        Traceback (most recent call last):
+        ...
+        citekit.core.errors.ResponseFormatError: Maritaca sent choices[0].index as a string ...
         """
         from ..wire.parsers import get_spec
 
@@ -580,7 +579,8 @@ class Answer:
         provider: str,
         question: str | None = None,
     ) -> Answer:
-        """Build from a (saved) list of decoded stream events, in arrival order."""
+        """Build from a (saved) list of decoded stream events, in arrival order
+        (``ResponseFormatError`` for an event of the wrong shape, as ``from_response``)."""
         from ..wire.parsers import get_spec
 
         acc = get_spec(provider).new_accumulator(question=question)
@@ -654,12 +654,9 @@ class Answer:
 
 def parse_created(value: Any) -> datetime | None:
     """A Unix time in seconds or milliseconds (GPTBots uses both) as an aware UTC datetime."""
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        if isinstance(value, str):
+    number = number_or_none(value, strings=True)
+    if number is None:
+        if isinstance(value, str) and len(value) <= 64:
             try:
                 parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
             except ValueError:

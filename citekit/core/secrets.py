@@ -32,7 +32,7 @@ import json
 import os
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar
 from urllib.parse import quote, quote_plus
 
@@ -326,6 +326,8 @@ def _walk(value: Any, clean: Scrubber) -> Any:
         return clean(value)
     if value is None or kind in (int, float, bool, bytes):
         return value
+    if kind is dict or kind is list:
+        return _walk_json(value, clean)
     if isinstance(value, Mapping):
         items = [(_walk(k, clean), _walk(v, clean)) for k, v in value.items()]
         if all(k is k0 and v is v0 for (k, v), (k0, v0) in zip(items, value.items(), strict=True)):
@@ -350,6 +352,48 @@ def _walk(value: Any, clean: Scrubber) -> Any:
     if isinstance(value, str):  # a str subclass
         return clean(str(value))
     return value
+
+
+class _Frame:
+    """One dict or list being walked by ``_walk_json``: what it holds, what was built."""
+
+    __slots__ = ("built", "changed", "entries", "key", "node")
+
+    def __init__(self, node: dict[Any, Any] | list[Any], key: Any, *, renamed: bool) -> None:
+        self.node = node
+        self.key = key  # its key in the parent (scrubbed), None for a list item
+        self.changed = renamed  # its key was scrubbed: the parent is rebuilt
+        self.entries: Iterator[tuple[Any, Any]] = iter(
+            node.items() if type(node) is dict else ((None, v) for v in node)
+        )
+        self.built: list[tuple[Any, Any]] = []
+
+
+def _walk_json(root: dict[Any, Any] | list[Any], clean: Scrubber) -> Any:
+    """``_walk`` of nested dicts and lists without recursion: a JSON value parsed from a
+    server may be nested as deep as ``json.loads`` allows, deeper than a recursive walk can
+    go from inside a call."""
+    stack = [_Frame(root, None, renamed=False)]
+    while True:
+        frame = stack[-1]
+        for key, child in frame.entries:
+            new_key = clean(key) if type(key) is str else key
+            if type(child) is dict or type(child) is list:
+                stack.append(_Frame(child, new_key, renamed=new_key is not key))
+                break
+            new = _walk(child, clean)
+            frame.changed |= new is not child or new_key is not key
+            frame.built.append((new_key, new))
+        else:
+            stack.pop()
+            node = frame.node
+            if frame.changed:
+                node = dict(frame.built) if type(node) is dict else [v for _, v in frame.built]
+            if not stack:
+                return node
+            parent = stack[-1]
+            parent.changed |= node is not frame.node
+            parent.built.append((frame.key, node))
 
 
 def scrub_error(error: BaseException, secrets: Iterable[str]) -> BaseException:

@@ -238,7 +238,9 @@ def _citations(answers: list[Answer]) -> pl.DataFrame:
 def _years(document_year: pl.Series) -> pl.Series:
     # Year strings repeat (one per document), so parse each distinct one once and map back.
     distinct = document_year.unique()
-    parsed = pl.select(year=year_expr(pl.lit(distinct))).get_column("year")
+    # A column, not ``pl.lit(distinct)``: polars 2.1 panics on a literal series holding both
+    # a year and a "0" (the when/then of year_expr); a frame's column does not.
+    parsed = pl.DataFrame({"year": distinct}).select(year_expr("year")).to_series()
     return document_year.replace_strict(distinct, parsed, default=None, return_dtype=pl.Int32)
 
 

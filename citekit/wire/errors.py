@@ -25,6 +25,7 @@ from ..core.errors import (
     ServerError,
     TokenLimitError,
 )
+from ..core.fields import text_or_none
 from ..core.secrets import scrubber
 
 __all__ = ["error_message", "generic_error", "parse_retry_after", "request_id"]
@@ -51,12 +52,13 @@ def error_message(
     text = body.decode("utf-8", "replace")
     try:
         parsed: Any = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past what Python can read
         parsed = None
     if isinstance(parsed, dict):
+        # Only strings are messages: an object or a number there says nothing to a reader.
         err = parsed.get("error")
-        if isinstance(err, dict) and err.get("message"):
-            return parsed, clean(str(err["message"]))
+        if isinstance(err, dict) and text_or_none(err.get("message")):
+            return parsed, clean(err["message"])
         if isinstance(err, str) and err:
             return parsed, clean(err)
         for key in ("message", "msg", "detail"):
@@ -64,7 +66,9 @@ def error_message(
             if isinstance(value, str) and value:
                 return parsed, clean(value)
             if isinstance(value, list) and value:  # FastAPI validation errors
-                return parsed, clean("; ".join(_fastapi_item(v) for v in value))
+                found = "; ".join(filter(None, (_fastapi_item(v) for v in value[:20])))
+                if found:
+                    return parsed, clean(found)[:2000]
     if "html" in content_type or text.lstrip()[:15].lower().startswith(("<!doctype", "<html")):
         title = re.search(r"<title[^>]*>(.*?)</title>", text, re.I | re.S)
         plain = title.group(1) if title else _TAG_RE.sub(" ", text)
@@ -75,10 +79,16 @@ def error_message(
 
 
 def _fastapi_item(item: Any) -> str:
-    if isinstance(item, dict):
-        loc = ".".join(str(p) for p in item.get("loc", []) if p != "body")
-        return f"{loc}: {item.get('msg', item)}" if loc else str(item.get("msg", item))
-    return str(item)
+    """``"loc.path: msg"`` of one FastAPI validation error (``""`` when it has no message)."""
+    if isinstance(item, str):
+        return item
+    if not isinstance(item, dict):
+        return ""
+    msg = text_or_none(item.get("msg")) or ""
+    loc = item.get("loc")
+    parts = loc if isinstance(loc, list) else []
+    where = ".".join(p for p in (text_or_none(p, numbers=True) for p in parts) if p and p != "body")
+    return f"{where}: {msg}" if where and msg else msg
 
 
 def parse_retry_after(value: str | None) -> float | None:

@@ -8,11 +8,11 @@ way the OpenAI SDK's ``accumulate_delta`` merges them: strings concatenated, ``i
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
 from ..core.errors import ResponseFormatError
+from ..core.fields import MAX_INDEX, Fields, int_or_none, text_or_none, wrong
 from ..core.models import (
     Answer,
     Choice,
@@ -39,33 +39,33 @@ _CONTENT_FILTER_NOTE = (
 
 
 # -- parsing --------------------------------------------------------------------------------
-def _content_text(content: Any) -> str:
+def _content_text(content: Any, provider: str, path: str) -> str:
+    """A message's text: a string, or an array of content parts (their ``text`` joined)."""
     if content is None:
         return ""
     if isinstance(content, str):
         return content
-    if isinstance(content, list):  # content parts
-        return "".join(str(part.get("text", "")) for part in content if isinstance(part, Mapping))
-    return str(content)
+    if isinstance(content, list):  # content parts; a part without text (an image) adds none
+        return "".join(
+            part["text"]
+            for part in content
+            if isinstance(part, Mapping) and isinstance(part.get("text"), str)
+        )
+    raise wrong(provider, path, content, "a string or an array of content parts")
 
 
-def _tool_calls(raw: Any) -> tuple[ToolCall, ...]:
-    if not isinstance(raw, list):
-        return ()
+def _tool_calls(message: Fields) -> tuple[ToolCall, ...]:
     calls = []
-    for position, item in enumerate(raw):
-        if not isinstance(item, Mapping):
-            continue
-        fn_raw = item.get("function")
-        fn: Mapping[str, Any] = fn_raw if isinstance(fn_raw, Mapping) else {}
-        args = fn.get("arguments", "")
+    for position, item in enumerate(message.objects("tool_calls")):
+        fn = item.object("function") or Fields({}, item.provider, item.at("function"))
+        index = item.integer("index")
         calls.append(
             ToolCall(
-                id=item.get("id"),
-                name=str(fn.get("name") or ""),
-                arguments=args if isinstance(args, str) else json.dumps(args),
-                index=int(item.get("index", position)),
-                type=str(item.get("type") or "function"),
+                id=item.string("id"),
+                name=fn.string("name") or "",
+                arguments=fn.string("arguments") or "",
+                index=position if index is None else index,
+                type=item.string("type") or "function",
             )
         )
     return tuple(calls)
@@ -102,27 +102,28 @@ def _notes(finish_reason: str | None, files: tuple[GeneratedFile, ...] = ()) -> 
 
 
 def parse_chat_completion(data: Any, *, provider: str, question: str | None = None) -> Answer:
-    """An ``Answer`` from a ``chat.completion`` body (unknown fields kept in ``raw``)."""
-    if not isinstance(data, Mapping):
-        raise ResponseFormatError(f"{provider} sent {type(data).__name__}, not a JSON object")
-    raw_choices = data.get("choices")
-    if not isinstance(raw_choices, list):
+    """An ``Answer`` from a ``chat.completion`` body (unknown fields kept in ``raw``).
+
+    Every field read is type-checked (``citekit.core.fields``): one of the wrong type or range
+    raises ``ResponseFormatError`` naming its path.
+    """
+    body = Fields(data, provider)
+    if not isinstance(body.data.get("choices"), list):
         raise ResponseFormatError(f"{provider} sent a completion without a 'choices' list")
     choices = []
     messages: dict[int, Mapping[str, Any]] = {}
-    for position, item in enumerate(raw_choices):
-        if not isinstance(item, Mapping):
-            continue
-        message_raw = item.get("message")
-        message: Mapping[str, Any] = message_raw if isinstance(message_raw, Mapping) else {}
-        messages.setdefault(int(item.get("index", position)), message)
+    for position, item in enumerate(body.objects("choices")):
+        message = item.object("message") or Fields({}, provider, item.at("message"))
+        index = item.integer("index")
+        index = position if index is None else index
+        messages.setdefault(index, message.data)
         choices.append(
             Choice(
-                index=int(item.get("index", position)),
-                text=_content_text(message.get("content")),
-                finish_reason=item.get("finish_reason"),
-                tool_calls=_tool_calls(message.get("tool_calls")),
-                role=str(message.get("role") or "assistant"),
+                index=index,
+                text=_content_text(message.data.get("content"), provider, message.at("content")),
+                finish_reason=item.string("finish_reason"),
+                tool_calls=_tool_calls(message),
+                role=message.string("role") or "assistant",
             )
         )
     choices.sort(key=lambda c: c.index)
@@ -131,8 +132,8 @@ def parse_chat_completion(data: Any, *, provider: str, question: str | None = No
     return Answer(
         provider=provider,
         text=first.text,
-        model=data.get("model"),
-        id=data.get("id"),
+        model=body.string("model"),
+        id=body.string("id", numbers=True),
         created=parse_created(data.get("created")),
         finish_reason=first.finish_reason,
         citations=_citations(provider, data, first.text, messages.get(first.index)),
@@ -178,44 +179,67 @@ class ChatAccumulator:
 
     def feed(self, chunk: Any) -> list[StreamEvent]:
         # The hot path of every stream: one call per chunk, so plain dict operations only.
+        # Every value kept is type-checked before it is kept (``citekit.core.fields``): a
+        # wrong one raises with nothing of it stored, so the partial answer stays readable.
         if type(chunk) is not dict:
             if not isinstance(chunk, Mapping):
-                raise ResponseFormatError(
-                    f"{self.provider} sent a stream event that is not an object"
-                )
+                raise wrong(self.provider, "a stream event", chunk, "an object")
             chunk = dict(chunk)
         events: list[StreamEvent] = []
+        for key in ("model", "id"):
+            value = chunk.get(key)
+            if (
+                value is not None
+                and type(value) is not str
+                and (key != "id" or text_or_none(value, numbers=True) is None)
+            ):
+                raise wrong(self.provider, key, value, "a string")
         choices = chunk.get("choices")
         if choices:
+            if type(choices) is not list:
+                raise wrong(self.provider, "choices", choices, "an array")
             finish = self._finish
-            for item in choices:
+            for position, item in enumerate(choices):
                 if type(item) is not dict:
-                    raise ResponseFormatError(f"{self.provider} sent a choice that is {item!r}")
+                    raise wrong(self.provider, f"choices[{position}]", item, "an object")
                 index = item.get("index", 0)
+                if type(index) is not int or not 0 <= index <= MAX_INDEX:
+                    index = self._index(index, position)
+                reason = item.get("finish_reason")
+                if reason is not None and type(reason) is not str:
+                    path = f"choices[{position}].finish_reason"
+                    raise wrong(self.provider, path, reason, "a string")
                 delta = item.get("delta")
                 if delta:
                     if type(delta) is not dict:
-                        raise ResponseFormatError(f"{self.provider} sent a delta that is {delta!r}")
+                        path = f"choices[{position}].delta"
+                        raise wrong(self.provider, path, delta, "an object")
                     text = delta.get("content")
                     if text and type(text) is not str:
-                        text = _content_text(text)  # a list of content parts
+                        path = f"choices[{position}].delta.content"
+                        text = _content_text(text, self.provider, path)  # content parts
+                    role = calls = notes = None
+                    if not text or len(delta) > 1:
+                        role = delta.get("role")
+                        if role is not None and type(role) is not str:
+                            path = f"choices[{position}].delta.role"
+                            raise wrong(self.provider, path, role, "a string")
+                        calls = delta.get("tool_calls")
+                        if calls:
+                            calls = self._merge_tools(index, calls, position)
+                        notes = delta.get("annotations")
                     if text:
                         parts = self._parts.get(index)
                         if parts is None:
                             parts = self._parts[index] = []
                         parts.append(text)
                         events.append(TextDelta(text, index))
-                    if not text or len(delta) > 1:
-                        role = delta.get("role")
-                        if role:
-                            self._roles[index] = role
-                        calls = delta.get("tool_calls")
-                        if calls:
-                            events.extend(self._merge_tools(index, calls))
-                        notes = delta.get("annotations")
-                        if isinstance(notes, list):
-                            self._annotations.setdefault(index, []).extend(notes)
-                reason = item.get("finish_reason")
+                    if role:
+                        self._roles[index] = role
+                    if calls:
+                        events.extend(calls)
+                    if isinstance(notes, list):
+                        self._annotations.setdefault(index, []).extend(notes)
                 if reason is not None:
                     finish[index] = reason
                 elif index not in finish:
@@ -223,7 +247,8 @@ class ChatAccumulator:
         error = chunk.get("error")
         if error:
             message = error.get("message") if isinstance(error, Mapping) else error
-            raise ResponseFormatError(f"{self.provider} reported an error mid-stream: {message}")
+            said = text_or_none(message) or "no message"
+            raise ResponseFormatError(f"{self.provider} reported an error mid-stream: {said}")
         # Every other top-level field is kept, the last non-null value winning: citations and
         # related_questions arrive on the last chunk only, usage on a usage-only chunk.
         extra = self._extra
@@ -235,36 +260,52 @@ class ChatAccumulator:
             extra.update(chunk)
         return events
 
-    def _merge_tools(self, choice: int, calls: list[Any]) -> list[StreamEvent]:
+    def _index(self, index: Any, position: int) -> int:
+        """A choice's ``index`` that is not a plain integer: 0 when missing, else checked."""
+        if index is None:
+            return 0
+        number = int_or_none(index)
+        if number is None:
+            path = f"choices[{position}].index"
+            raise wrong(self.provider, path, index, f"an integer from 0 to {MAX_INDEX}")
+        return number
+
+    def _merge_tools(self, choice: int, calls: Any, position: int) -> list[StreamEvent]:
+        """The deltas of a chunk's tool-call fragments, merged once all are checked."""
+        path = f"choices[{position}].delta.tool_calls"
+        if type(calls) is not list:
+            raise wrong(self.provider, path, calls, "an array")
+        checked = []
+        for n, raw in enumerate(calls):
+            fragment = Fields(raw, self.provider, f"{path}[{n}]")
+            index = fragment.integer("index")
+            if index is None:
+                raise wrong(self.provider, fragment.at("index"), None, "an integer from 0")
+            fn = fragment.object("function") or Fields({}, self.provider, fragment.at("function"))
+            checked.append(
+                (
+                    index,
+                    fragment.string("id"),
+                    fragment.string("type"),
+                    fn.string("name"),
+                    fn.string("arguments"),
+                )
+            )
         acc = self._tools.setdefault(choice, {})
         events: list[StreamEvent] = []
-        for fragment in calls:
-            if not isinstance(fragment, Mapping) or fragment.get("index") is None:
-                raise ResponseFormatError(
-                    f"{self.provider} sent a tool-call fragment without an index: {fragment!r}"
-                )
-            index = int(fragment["index"])
-            fn = fragment.get("function") or {}
+        for index, call_id, kind, name, arguments in checked:
             entry = acc.get(index)
             if entry is None:
                 entry = acc[index] = {"id": None, "type": None, "name": None, "arguments": None}
-            for key, value in (
-                ("id", fragment.get("id")),
-                ("name", fn.get("name")),
-                ("arguments", fn.get("arguments")),
-            ):
+            for key, value in (("id", call_id), ("name", name), ("arguments", arguments)):
                 if value is None:
                     continue
                 entry[key] = value if entry[key] is None else entry[key] + value
-            if fragment.get("type") is not None:
-                entry["type"] = fragment["type"]
+            if kind is not None:
+                entry["type"] = kind
             events.append(
                 ToolCallDelta(
-                    index=index,
-                    arguments=fn.get("arguments") or "",
-                    id=fragment.get("id"),
-                    name=fn.get("name"),
-                    choice=choice,
+                    index=index, arguments=arguments or "", id=call_id, name=name, choice=choice
                 )
             )
         return events
@@ -337,8 +378,8 @@ class ChatAccumulator:
         return Answer(
             provider=self.provider,
             text=first.text,
-            model=extra.get("model"),
-            id=extra.get("id"),
+            model=text_or_none(extra.get("model")),
+            id=text_or_none(extra.get("id"), numbers=True),
             created=parse_created(extra.get("created")),
             finish_reason=first.finish_reason,
             citations=_citations(

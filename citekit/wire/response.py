@@ -166,6 +166,8 @@ class Wire:
                 f"{self.provider} sent a body that is not JSON (HTTP {head.status_code}, "
                 f"{len(body)} bytes, starts {body_start(body, self.secrets)!r})"
             ) from exc
+        except RecursionError:  # raised inside the C decoder: no cause worth chaining
+            raise _too_deep(self.provider, "body") from None
 
     def checked(self, head: Head, data: Any) -> Any:
         """``data``, unless it is an in-band error envelope: then that error is raised."""
@@ -302,7 +304,7 @@ class EventReader:
                 text = data.decode("utf-8", "replace")
                 try:
                     value, end = _scan(text, 0)
-                except (StopIteration, ValueError):
+                except (StopIteration, ValueError, RecursionError):
                     end = -1
                 if end != len(text):
                     value = self._loads(data)
@@ -349,3 +351,15 @@ class EventReader:
             raise ResponseFormatError(
                 f"{self._wire.provider} sent a stream event that is not JSON: {snippet!r}"
             ) from exc
+        except RecursionError:
+            raise _too_deep(self._wire.provider, "stream event") from None
+
+
+def _too_deep(provider: str, what: str) -> ResponseFormatError:
+    # ``json.loads`` raises RecursionError for arrays/objects nested past Python's recursion
+    # limit (about 1000 deep): no provider's reply nests like that.
+    return ResponseFormatError(
+        f"{provider} sent a {what} nested too deep to read (JSON arrays or objects nested "
+        "about 1000 levels or more): citekit cannot read this response. Retry the call; if it "
+        "happens again, report it with this message."
+    )

@@ -10,11 +10,11 @@ and reads each item's fields under the names search APIs use; a body that holds 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any, Final, Literal
 
 from ..core.errors import ResponseFormatError
+from ..core.fields import int_or_none, number_or_none
 from ..core.models import decode_entities
 from ..core.search import SearchResult, SearchResults
 from .flow import Flow, RequestSpec, fetch_json
@@ -136,21 +136,24 @@ def _item(item: Any, *, rank: int) -> SearchResult | None:
     )
 
 
-def _text(value: Any) -> str | None:
-    if isinstance(value, str):  # HTML entities decoded, as in Magisterium's citations
+def _text(value: Any, *, nested: bool = True) -> str | None:
+    """A field's text: a string (entities decoded, as in Magisterium's citations), a whole
+    number, and one level down (``nested``) a list of them or an object's ``name``."""
+    if isinstance(value, str):
         return decode_entities(value) if value.strip() else None
-    if isinstance(value, bool):
+    number = int_or_none(value, lo=-(2**63), hi=2**63)
+    if number is not None:
+        return str(number)
+    if not nested:
         return None
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
-        return str(int(value))
-    if isinstance(value, list):  # e.g. a list of authors
-        parts = [t for t in (_text(v) for v in value if not isinstance(v, list)) if t]
+    if isinstance(value, list):  # e.g. a list of authors, or of {"name": ...}
+        parts = [t for t in (_text(v, nested=False) or _name(v) for v in value) if t]
         return "; ".join(parts) or None
-    if isinstance(value, Mapping):  # e.g. {"name": "..."}
-        return _text(value.get("name"))
-    return None
+    return _name(value)  # e.g. {"name": "..."}
+
+
+def _name(value: Any) -> str | None:
+    return _text(value.get("name"), nested=False) if isinstance(value, Mapping) else None
 
 
 def _first_text(layers: list[Mapping[str, Any]], keys: tuple[str, ...]) -> str | None:
@@ -162,25 +165,10 @@ def _first_text(layers: list[Mapping[str, Any]], keys: tuple[str, ...]) -> str |
     return None
 
 
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        number = float(value)
-    elif isinstance(value, str):
-        try:
-            number = float(value)
-        except ValueError:
-            return None
-    else:
-        return None
-    return number if math.isfinite(number) else None
-
-
 def _first_score(layers: list[Mapping[str, Any]]) -> float | None:
     for layer in layers:
         for key in _SCORES:
-            score = _number(layer.get(key))
+            score = number_or_none(layer.get(key), strings=True)
             if score is not None:
                 return score
     return None

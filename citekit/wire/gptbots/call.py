@@ -16,6 +16,7 @@ from ...core.errors import (
     TransportError,
     warn,
 )
+from ...core.fields import Fields
 from ...core.models import Answer, References
 from ...core.secrets import scrub
 from ..flow import Flow, RequestSpec, fetch_json, stream_answer
@@ -132,10 +133,10 @@ def message_spec(
 
 
 def _conversation_id(data: Any) -> str:
-    cid = data.get("conversation_id") if isinstance(data, Mapping) else None
+    cid = Fields(data, "gptbots").string("conversation_id", numbers=True)
     if not cid:
         raise ResponseFormatError("gptbots created a conversation but sent no conversation_id")
-    return str(cid)
+    return cid
 
 
 def new_conversation(wire: Wire, user_id: str) -> Flow[str]:

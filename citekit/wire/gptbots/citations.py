@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...core.fields import int_or_none
 from ...core.models import Citation
 
 __all__ = ["attachment_citations", "citation_from", "parse_citations", "stream_citations"]
@@ -23,15 +24,8 @@ def citation_from(data: Mapping[str, Any], *, position: int = 0) -> Citation:
     (else the attachment's, doc's or tool's name); the URL is the attachment's when it is
     http(s). ``raw`` keeps the whole item.
     """
-    document_index = position
-    index = data.get("index")
-    if isinstance(index, str | int) and not isinstance(index, bool):
-        try:
-            number = int(str(index).strip())
-        except ValueError:
-            number = 0
-        if 1 <= number <= _MAX_INDEX:
-            document_index = number - 1
+    number = int_or_none(data.get("index"), lo=1, hi=_MAX_INDEX, strings=True)
+    document_index = position if number is None else number - 1
     source: Mapping[str, Any] = {}
     for key in _SOURCES:
         value = data.get(key)

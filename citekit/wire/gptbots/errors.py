@@ -19,6 +19,7 @@ from ...core.errors import (
     TokenLimitError,
     UnsupportedFeatureError,
 )
+from ...core.fields import int_or_none, text_or_none
 
 __all__ = ["NO_REFERENCES_CODE", "check_body", "classify", "error_from_code"]
 
@@ -63,11 +64,11 @@ def _envelope(data: Any) -> tuple[int, str] | None:
     """``(code, message)`` when ``data`` is an error envelope (event codes are below 10000)."""
     if not isinstance(data, Mapping):
         return None
-    code = data.get("code")
-    if isinstance(code, bool) or not isinstance(code, int) or code < 10000:
+    code = int_or_none(data.get("code"), lo=10000, hi=2**63 - 1)
+    if code is None or isinstance(data.get("code"), float):
         return None
-    message = data.get("message") or data.get("msg") or f"error code {code}"
-    return code, str(message)
+    message = text_or_none(data.get("message")) or text_or_none(data.get("msg"))
+    return code, message or f"error code {code}"
 
 
 def classify(

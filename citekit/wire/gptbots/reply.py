@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...core.errors import ResponseFormatError
+from ...core.fields import Fields, int_or_none
 from ...core.models import Answer, StreamEvent, TextDelta, Usage, parse_created
 from .citations import attachment_citations, parse_citations, stream_citations
 
@@ -25,9 +26,9 @@ def _usage(raw: Any) -> Usage | None:
 
     def pick(*names: str) -> int | None:
         for name in names:
-            value = tokens.get(name)
-            if isinstance(value, int | float) and not isinstance(value, bool):
-                return int(value)
+            value = int_or_none(tokens.get(name), lo=0, hi=2**63 - 1)
+            if value is not None:
+                return value
         return None
 
     prompt = pick("prompt_tokens", "input_tokens", "prompt", "input")
@@ -108,20 +109,32 @@ def _string(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
+def _ids(data: Fields) -> tuple[str | None, str | None]:
+    """``(message_id, conversation_id)``: strings (or integers, as their digits), checked."""
+    return data.string("message_id", numbers=True), data.string("conversation_id", numbers=True)
+
+
 def parse_message(data: Any, *, question: str | None = None) -> Answer:
-    """An ``Answer`` from a blocking ``/v2/conversation/message`` reply."""
-    if not isinstance(data, Mapping) or not data.get("message_id"):
+    """An ``Answer`` from a blocking ``/v2/conversation/message`` reply.
+
+    Its fields are type-checked (``citekit.core.fields``): a wrong one raises
+    ``ResponseFormatError`` naming it. A streamed answer that broke before its ids came has
+    ``output`` but no ``message_id``: its saved ``raw`` still reads.
+    """
+    body = Fields(data, "gptbots")
+    message_id, conversation_id = _ids(body)
+    if not message_id and "output" not in body.data:
         raise ResponseFormatError("gptbots sent a message reply without a message_id")
-    outputs = tuple(text for text in (_output_text(o) for o in _items(data.get("output"))) if text)
+    outputs = tuple(text for text in (_output_text(o) for o in body.array("output")) if text)
     return Answer(
         provider="gptbots",
         text="\n\n".join(outputs),
-        id=str(data["message_id"]),
+        id=message_id or None,
         created=parse_created(data.get("create_time")),
         finish_reason="stop",
         usage=_usage(data.get("usage")),
         question=question,
-        conversation_id=data.get("conversation_id"),
+        conversation_id=conversation_id,
         citations=parse_citations(data.get("citations")),
         outputs=outputs,
         # Thoughts come in streams only; a streamed answer's raw keeps them to rebuild it.
@@ -192,6 +205,7 @@ class GPTBotsAccumulator:
         elif code in (TOOL_CALL, TOOL_RESPONSE):
             self._tools.append(dict(event))
         elif code == MESSAGE_INFO and isinstance(data, Mapping):
+            _ids(Fields(data, "gptbots", "MessageInfo (code 11) data"))  # checked before kept
             self._info.update(data)
         elif code == FLOW_OUTPUT:
             self._outputs.extend(flow_outputs(event))
@@ -202,6 +216,8 @@ class GPTBotsAccumulator:
         elif code == COST:
             self._usage = data
         elif code == END:
+            if isinstance(data, Mapping):
+                _ids(Fields(data, "gptbots", "End (code 0) data"))
             self._end = dict(data) if isinstance(data, Mapping) else {}
         else:
             self._unknown.append(dict(event))  # kept, not fatal
@@ -210,14 +226,13 @@ class GPTBotsAccumulator:
     def answer(self, *, partial: bool = False) -> Answer:
         text = "".join(self._parts) or "".join(self._transcripts)
         thoughts = tuple(t for t in ("".join(p) for p in self._thoughts) if t)
-        outputs = tuple(t for t in (_output_text(o) for o in self._outputs) if t) or (
-            (text,) if text else ()
-        )
+        flowed = tuple(t for t in (_output_text(o) for o in self._outputs) if t)
+        outputs = flowed or ((text,) if text else ())
         raw: dict[str, Any] = {**self._info, **(self._end or {})}
         # Shaped like a blocking reply, so Answer.from_response(answer.raw) gives this answer.
-        if "\n\n".join(outputs) == text:
-            raw["output"] = list(self._outputs) or [{"content": {"text": text}}]
-        else:  # flow outputs missing or cut short: the text as received is the reply
+        if flowed and "\n\n".join(flowed) == text:
+            raw["output"] = list(self._outputs)
+        else:  # flow outputs missing, empty or cut short: the text as received is the reply
             raw["output"] = [{"content": {"text": text}}]
         raw["usage"] = self._usage
         citations = self._citations or attachment_citations(self._attachments)
@@ -234,16 +249,16 @@ class GPTBotsAccumulator:
         if self._unknown:
             raw["unknown_events"] = self._unknown
         notes = ("Incomplete: the stream was interrupted before the provider finished.",)
-        message_id = self._info.get("message_id")
+        message_id, conversation_id = _ids(Fields(self._info, "gptbots"))
         return Answer(
             provider="gptbots",
             text=text,
-            id=str(message_id) if message_id else None,
+            id=message_id or None,
             created=parse_created(self._info.get("create_time")),
             finish_reason=None if partial else "stop",
             usage=_usage(self._usage),
             question=self.question,
-            conversation_id=self._info.get("conversation_id") or self.conversation_id,
+            conversation_id=conversation_id or self.conversation_id,
             citations=parse_citations(citations),
             outputs=outputs,
             thoughts=thoughts,
@@ -271,11 +286,4 @@ def _event_code(event: Any) -> int | None:
     """An event's integer ``code`` (``3`` or ``"3"``), or None when it has none."""
     if not isinstance(event, Mapping):
         return None
-    code = event.get("code")
-    if isinstance(code, bool):
-        return None
-    if isinstance(code, int):
-        return code
-    if isinstance(code, str) and code.strip().isascii() and code.strip().isdigit():
-        return int(code.strip())
-    return None
+    return int_or_none(event.get("code"), hi=2**63 - 1, strings=True)

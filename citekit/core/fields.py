@@ -1,0 +1,213 @@
+"""Reading a provider's JSON with the types its protocol gives, at the boundary.
+
+Every parser reads wire values through here, so a value of the wrong type or range (an object
+where a string belongs, ``"zero"``, ``1e400``, ``NaN`` or a list as an index) never reaches
+the rest of citekit, where it would fail far from its cause. Two ways to read a field:
+
+strict (``Fields``)
+    for what identifies and shapes an answer (ids, model, finish reason, choice indexes, tool
+    calls, the text): a wrong value raises ``ResponseFormatError`` naming the provider, the
+    field's path, what came and what was expected.
+lenient (``text_or_none``, ``int_or_none``, ``number_or_none``)
+    for the details of one source among many (a citation's title, a reference's score, a
+    search hit's year): a wrong value is left out (``None``), so one odd source never costs
+    the answer.
+
+A missing field and JSON ``null`` are both ``None``. Numbers are finite: ``NaN`` and
+``Infinity`` (which ``json.loads`` accepts) and ``1e400`` (which it reads as infinity) are
+refused wherever a number is expected; integers are within ``[lo, hi]`` (indexes by default
+``0`` to ``2**31 - 2``, what the frames' ``Int32`` columns hold).
+
+>>> from citekit.core.fields import Fields
+>>> choice = Fields({"index": "zero"}, "maritaca", "choices[0]")
+>>> choice.integer("index")
+Traceback (most recent call last):
+...
+citekit.core.errors.ResponseFormatError: Maritaca sent choices[0].index as a string ('zero'), \
+not an integer from 0 to 2147483646: citekit cannot read this response. Retry the call; if \
+Maritaca keeps sending it, report it with this message.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from typing import Any, Final
+
+from .errors import ResponseFormatError
+from .names import display_name
+
+__all__ = [
+    "MAX_INDEX",
+    "Fields",
+    "int_or_none",
+    "json_type",
+    "number_or_none",
+    "text_or_none",
+    "wrong",
+]
+
+#: The largest index citekit keeps (the frames hold markers and indexes in ``Int32``).
+MAX_INDEX: Final = 2**31 - 2
+
+_DIGITS: Final = re.compile(r"-?[0-9]{1,20}")
+_TYPES: Final = {
+    dict: "an object",
+    list: "an array",
+    str: "a string",
+    bool: "a boolean",
+    int: "a number",
+    float: "a number",
+    type(None): "null",
+}
+
+
+def json_type(value: Any) -> str:
+    """How JSON would call ``value``'s type: ``"an object"``, ``"a string"``, ``"null"``..."""
+    kind = _TYPES.get(type(value))
+    if kind is not None:
+        return kind
+    if isinstance(value, Mapping):
+        return "an object"
+    return f"a {type(value).__name__}"
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, dict | list):
+        return ""
+    text = repr(value)
+    return f" ({text[:40]}{'...' if len(text) > 40 else ''})"
+
+
+def wrong(provider: str, path: str, value: Any, expected: str) -> ResponseFormatError:
+    """The error for a wire value that is not what the protocol gives there."""
+    name = display_name(provider)
+    return ResponseFormatError(
+        f"{name} sent {path or 'a response'} as {json_type(value)}{_shown(value)}, not "
+        f"{expected}: citekit cannot read this response. Retry the call; if {name} keeps "
+        "sending it, report it with this message."
+    )
+
+
+def int_or_none(
+    value: Any, *, lo: int = 0, hi: int = MAX_INDEX, strings: bool = False
+) -> int | None:
+    """``value`` as an integer in ``[lo, hi]`` (a JSON integer, or a finite float without a
+    fraction; with ``strings``, a string of ASCII digits too, as GPTBots writes its citation
+    indexes); ``None`` for anything else, booleans included."""
+    if type(value) is int:  # the common case, first
+        return value if lo <= value <= hi else None
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int) or (
+        isinstance(value, float) and math.isfinite(value) and value.is_integer()
+    ):
+        number = int(value)
+    elif strings and isinstance(value, str) and _DIGITS.fullmatch(value.strip()):
+        number = int(value.strip())  # at most 20 digits: no slow conversion of a huge one
+    else:
+        return None
+    return number if lo <= number <= hi else None
+
+
+def number_or_none(value: Any, *, strings: bool = False) -> float | None:
+    """``value`` as a finite float (a JSON number; with ``strings``, a number written as a
+    string too); ``None`` for anything else, ``NaN`` and infinities included."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str) and strings and len(value) <= 64:
+        try:
+            number = float(value)
+        except ValueError:
+            return None
+    elif isinstance(value, int | float):
+        try:
+            number = float(value)
+        except OverflowError:  # an integer past a float's range
+            return None
+    else:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def text_or_none(value: Any, *, numbers: bool = False) -> str | None:
+    """``value`` when it is a string; with ``numbers``, an integer as its digits too (a year
+    ``1992``, an id ``42``). ``None`` for anything else."""
+    if isinstance(value, str):
+        return value
+    if numbers:
+        number = int_or_none(value, lo=-(2**63), hi=2**63)
+        if number is not None:
+            return str(number)
+    return None
+
+
+class Fields:
+    """One JSON object of a provider's reply, read field by field (strictly: a wrong value
+    raises ``ResponseFormatError`` naming its path).
+
+    ``path`` is where the object sits in the reply (``"choices[0].message"``; ``""`` for the
+    body itself). Building one from anything that is not a JSON object raises too.
+    """
+
+    __slots__ = ("data", "path", "provider")
+
+    def __init__(self, data: Any, provider: str, path: str = "") -> None:
+        if not isinstance(data, Mapping):
+            raise wrong(provider, path, data, "an object")
+        self.data: Mapping[str, Any] = data
+        self.provider = provider
+        self.path = path
+
+    def at(self, key: str | int) -> str:
+        """The path of ``key`` in this object (``choices[0].index``)."""
+        if isinstance(key, int):
+            return f"{self.path}[{key}]"
+        return f"{self.path}.{key}" if self.path else key
+
+    def wrong(self, key: str, value: Any, expected: str) -> ResponseFormatError:
+        return wrong(self.provider, self.at(key), value, expected)
+
+    def string(self, key: str, *, numbers: bool = False) -> str | None:
+        """A string field (``numbers``: an integer is taken as its digits, as ids may be)."""
+        value = self.data.get(key)
+        if value is None or isinstance(value, str):
+            return value
+        text = text_or_none(value, numbers=numbers)
+        if text is None:
+            raise self.wrong(key, value, "a string" + (" or an integer" if numbers else ""))
+        return text
+
+    def integer(self, key: str, *, lo: int = 0, hi: int = MAX_INDEX) -> int | None:
+        """An integer field in ``[lo, hi]``."""
+        value = self.data.get(key)
+        if value is None:
+            return None
+        number = int_or_none(value, lo=lo, hi=hi)
+        if number is None:
+            raise self.wrong(key, value, f"an integer from {lo} to {hi}")
+        return number
+
+    def array(self, key: str) -> list[Any]:
+        """An array field; a missing or null one is empty."""
+        value = self.data.get(key)
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            raise self.wrong(key, value, "an array")
+        return value
+
+    def object(self, key: str) -> Fields | None:
+        """An object field, itself read as ``Fields``; ``None`` when missing or null."""
+        value = self.data.get(key)
+        if value is None:
+            return None
+        return Fields(value, self.provider, self.at(key))
+
+    def objects(self, key: str) -> list[Fields]:
+        """An array of objects (``choices``), each read as ``Fields``."""
+        path = self.at(key)
+        return [
+            Fields(item, self.provider, f"{path}[{i}]") for i, item in enumerate(self.array(key))
+        ]
