@@ -253,7 +253,12 @@ _LATEX_RE = re.compile("|".join(re.escape(c) for c in _LATEX))
 def balanced_braces(text: str) -> str:
     """``text`` without the braces that have no partner: BibTeX and pybtex count braces
     whatever stands before them (``\\}`` included), so one unpaired brace would end a field
-    early or swallow the rest of the file. Paired braces are kept."""
+    early or swallow the rest of the file. Paired braces are kept.
+
+    >>> from citekit.data.exports import balanced_braces
+    >>> balanced_braces("Rerum {Novarum}} and {more")
+    'Rerum {Novarum} and more'
+    """
     if "{" not in text and "}" not in text:
         return text
     dropped: set[int] = set()
@@ -386,7 +391,13 @@ def csv_safe_text(value: str) -> str:
 
 def csv_safe(frame: pl.DataFrame) -> pl.DataFrame:
     """``frame`` with every text cell made safe by :func:`csv_safe_text` (numbers, dates and
-    the other columns as they are): what every CSV citekit writes goes through."""
+    the other columns as they are): what every CSV citekit writes goes through.
+
+    >>> import polars as pl
+    >>> from citekit.data.exports import csv_safe
+    >>> csv_safe(pl.DataFrame({"title": ["=1+1", "Laborem"], "score": [-1.5, 0.5]})).rows()
+    [("'=1+1", -1.5), ('Laborem', 0.5)]
+    """
     import polars as pl
 
     text = pl.col(pl.String)

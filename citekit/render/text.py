@@ -188,7 +188,13 @@ def terminal_safe(text: str) -> str:
 
 class TerminalText:
     """:func:`terminal_safe` for text that comes in pieces (a stream): an escape sequence cut
-    between two pieces is held back until it ends, so it is removed whole too."""
+    between two pieces is held back until it ends, so it is removed whole too.
+
+    >>> from citekit.render.text import TerminalText
+    >>> clean = TerminalText()
+    >>> clean.feed("Title\x1b]0;ow"), clean.feed("ned\x07 text"), clean.flush()
+    ('Title', ' text', '')
+    """
 
     __slots__ = ("_carry",)
 
