@@ -31,10 +31,12 @@ from markdown_it import MarkdownIt
 
 from citekit import Answer, Citation, GeneratedFile, Reference, References, export_citations
 from citekit.cli.main import main
+from citekit.core.search import SearchResult, SearchResults
 from citekit.data.exports import answer_markdown as export_markdown
 from citekit.data.exports import balanced_braces, bibtex, csv_safe, csv_safe_text, latex_escape
 from citekit.render import answer_markdown, mimebundle, references_markdown
 from citekit.render.live import TerminalLiveAnswer
+from citekit.render.search import search_markdown
 from citekit.render.text import TerminalText, terminal_safe
 from citekit.testing import ProviderServer
 
@@ -635,3 +637,13 @@ def test_bibtex_brace_examples() -> None:
     assert latex_escape("a}b{c") == "abc"
     assert latex_escape("Rerum {Novarum} 100%") == r"Rerum {Novarum} 100\%"
     assert balanced_braces("}{a{b}") == "a{b}"
+
+
+@settings(max_examples=40, deadline=None)
+@given(query=HOSTILE, title=HOSTILE, text=HOSTILE, author=HOSTILE, url=URLS)
+def test_search_results_markdown_renders_harmless(
+    query: str, title: str, text: str, author: str, url: str
+) -> None:
+    item = SearchResult(rank=1, title=title, url=url, text=text, author=author, year="1891")
+    results = SearchResults(query=query, items=(item,))
+    assert_harmless(search_markdown(results))
