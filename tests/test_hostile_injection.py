@@ -186,6 +186,8 @@ FRAGMENTS = [
     "<x@e.org>",
     "&lt;img src=x onerror=y&gt;",
     "&#60;b&#62;",
+    "&#",
+    "`a&#<b onclick=x>`",
     "`<b onclick=x>`",
     "``a`<i onclick=x>``",
     "\n```\n<img src=x onerror=a>\n```\n",

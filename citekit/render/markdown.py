@@ -67,7 +67,8 @@ def _md_code(text: str) -> str:
     plain = " ".join(text.replace("`", "").split())
     if not plain:
         return "(no name)"
-    return md_escape(plain) if _RAW_TEXT.search(plain) else f"`{plain}`"
+    risky = _RAW_TEXT.search(plain) or _LOOSE_CHARREF.search(plain)
+    return md_escape(plain) if risky else f"`{plain}`"
 
 
 def md_link(url: str | None, text: str) -> str:
@@ -99,8 +100,9 @@ def neutralize(
     text; ``None`` keeps it as it is) and what a permissive Markdown front end would act on
     made literal text: outside code, a ``<`` that could open a tag becomes ``&lt;`` (a
     backslash the provider put before it is dropped: ``\\<`` read as CommonMark shows ``<``,
-    the same as ``&lt;``), a ``{`` becomes ``\\{``, and images and links to anything but
-    http(s) are escaped; autolinks to http(s) are kept.
+    the same as ``&lt;``), a ``{`` becomes ``\\{``, an ``&#`` that starts no character
+    reference becomes ``&amp;#``, and images and links to anything but http(s) are escaped;
+    autolinks to http(s) are kept.
 
     Markers are those :func:`citekit.core.text.read` finds (none in code or links). Code that
     every renderer reads as code (:func:`_verbatim_code`; none when ``nested``: the text is
@@ -119,8 +121,11 @@ def neutralize(
     verbatim = _verbatim_code(text, nested=nested)
     blocks = set(reading.code_blocks)
     in_block = _inside([span for span in verbatim if span in blocks])
-    if "<" in text or "{" in text:
+    if "<" in text or "{" in text or "&#" in text:
         literal = _inside(verbatim + [(a.start(), a.end()) for a in _AUTOLINK.finditer(text)])
+        for found in _LOOSE_CHARREF.finditer(text):
+            if not literal(found.start()):
+                edits.append((found.start(), found.start() + 1, "&amp;"))
         for found in _TAG_START.finditer(text):
             pos = found.end() - 1
             if not literal(pos):
@@ -186,6 +191,10 @@ _RAW_TEXT = re.compile(
     r"(?![A-Za-z0-9-]))",
     re.IGNORECASE,
 )
+# "&#" that starts no character reference: Python's html.parser, which python-markdown runs
+# over the whole text, loses its place there, and raw HTML after it (in a code span too) can
+# come out live. Written "&amp;#" it shows the same.
+_LOOSE_CHARREF = re.compile(r"&#(?![0-9]{1,7};|[xX][0-9a-fA-F]{1,6};)")
 # A line python-markdown's fenced_code may take for a fence, wherever CommonMark puts it.
 _FENCE_LINE = re.compile(r"^(?:`{3,}|~{3,})", re.MULTILINE)
 
@@ -210,6 +219,7 @@ def _verbatim_code(text: str, *, nested: bool = False) -> list[tuple[int, int]]:
         if (a, b) not in blocks
         and "\n" not in text[a:b]
         and not _RAW_TEXT.search(text, a, b)
+        and not _LOOSE_CHARREF.search(text, a, b)
         and not any(t <= a < u for t, u in tables)
     ]
     out = _paired_alone(text, spans, blocks)
