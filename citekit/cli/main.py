@@ -15,17 +15,19 @@ API key), 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import re
 import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 from ..core.errors import CitekitError, ConfigurationError
 from ..core.models import Answer, TextDelta
 from ..core.names import PROVIDERS
-from ..render.text import body_text
+from ..render.text import TerminalText, body_text
 
 __all__ = ["build_parser", "main"]
 
@@ -55,6 +57,40 @@ def make_client(
         return client(provider, **options)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+
+
+# -- what reaches the terminal ----------------------------------------------------------------
+_JSON_UNESCAPED = re.compile("[\x7f-\x9f]")
+
+
+class TerminalOut:
+    """A text stream in front of ``stream`` that lets no control sequence through: text is
+    cleaned by :class:`citekit.render.text.TerminalText` (one for the whole command, so a
+    sequence cut between two writes of a stream is removed whole); with ``json=True`` the
+    text is JSON, whose escapes already cover C0, and DEL and C1 get escaped the JSON way
+    (``\\u009b``) so the data stays whole. Piped output is cleaned too: it ends up in a
+    terminal or a pager all the same."""
+
+    def __init__(self, stream: TextIO, *, json: bool = False) -> None:
+        self._stream = stream
+        self._json = json
+        self._clean = TerminalText()
+
+    def write(self, text: str) -> int:
+        if self._json:
+            self._stream.write(_JSON_UNESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
+        else:
+            self._stream.write(self._clean.feed(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def finish(self) -> None:
+        """Write what an unfinished sequence held back (the sequence itself dropped)."""
+        if not self._json:
+            self._stream.write(self._clean.flush())
+        self._stream.flush()
 
 
 # -- printing an answer -----------------------------------------------------------------------
@@ -168,7 +204,9 @@ def _log(args: argparse.Namespace, out: TextIO) -> int:
             frame = log.frame(**_filters(args))
             suffix = path.suffix.lower()
             if suffix == ".csv":
-                frame.write_csv(path)
+                from ..data.exports import write_csv
+
+                write_csv(frame, path)  # cells that would be formulas are quoted
             elif suffix == ".parquet":
                 frame.write_parquet(path)
             elif suffix == ".json":
@@ -268,7 +306,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
-    out = sys.stdout
+    terminal = TerminalOut(sys.stdout, json=bool(getattr(args, "json", False)))
+    out = cast(TextIO, terminal)
+    err = cast(TextIO, TerminalOut(sys.stderr))  # error messages carry provider text too
     try:
         if args.command == "ask":
             return _ask(args, out)
@@ -278,20 +318,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_demo(Path(args.out), open_browser=args.open, out=out)
         return _log(args, out)
     except (UsageError, ConfigurationError) as exc:
-        print(f"citekit: error: {exc}", file=sys.stderr)
+        print(f"citekit: error: {exc}", file=err)
         return 2
     except ValueError as exc:
-        print(f"citekit: error: {exc}", file=sys.stderr)
+        print(f"citekit: error: {exc}", file=err)
         return 2
     except CitekitError as exc:
-        print(f"citekit: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(f"citekit: {type(exc).__name__}: {exc}", file=err)
         return 1
     except sqlite3.Error as exc:
-        print(f"citekit: error: cannot read the answer log: {exc}", file=sys.stderr)
+        print(f"citekit: error: cannot read the answer log: {exc}", file=err)
         return 1
     except OSError as exc:
-        print(f"citekit: error: {exc}", file=sys.stderr)
+        print(f"citekit: error: {exc}", file=err)
         return 1
     except KeyboardInterrupt:
-        print("\ncitekit: interrupted", file=sys.stderr)
+        print("\ncitekit: interrupted", file=err)
         return 130
+    finally:
+        with contextlib.suppress(OSError, ValueError):  # a closed or broken pipe
+            terminal.finish()

@@ -32,14 +32,18 @@ if TYPE_CHECKING:
 __all__ = [
     "SOURCE_COLUMNS",
     "Document",
+    "balanced_braces",
     "bibtex",
     "csl_json",
+    "csv_safe",
+    "csv_safe_text",
     "documents",
     "export_answer",
     "export_citations",
     "html_document",
     "source_rows",
     "sources_frame",
+    "write_csv",
 ]
 
 ANSWER_SUFFIXES = (".md", ".markdown", ".html", ".htm", ".json")
@@ -108,7 +112,10 @@ def answer_json(answer: Answer) -> dict[str, Any]:
 
 def answer_markdown(answer: Answer) -> str:
     """``# question``, the answer with ``[^n]`` footnotes, and the footnote definitions."""
-    head = f"# {_one_line(answer.question)}\n\n" if answer.question else ""
+    from ..render.markdown import md_escape
+
+    # The question is the provider's echo or the user's text: escaped like every other value.
+    head = f"# {md_escape(answer.question)}\n\n" if answer.question else ""
     return head + answer.to_markdown().rstrip() + "\n"
 
 
@@ -235,8 +242,6 @@ def _unique(key: str, taken: set[str]) -> str:
 
 _LATEX = {
     "\\": r"\textbackslash{}",
-    "{": r"\{",
-    "}": r"\}",
     "&": r"\&",
     "%": r"\%",
     "$": r"\$",
@@ -248,9 +253,35 @@ _LATEX = {
 _LATEX_RE = re.compile("|".join(re.escape(c) for c in _LATEX))
 
 
+def balanced_braces(text: str) -> str:
+    """``text`` without the braces that have no partner: BibTeX and pybtex count braces
+    whatever stands before them (``\\}`` included), so one unpaired brace would end a field
+    early or swallow the rest of the file. Paired braces are kept.
+
+    >>> from citekit.data.exports import balanced_braces
+    >>> balanced_braces("Rerum {Novarum}} and {more")
+    'Rerum {Novarum} and more'
+    """
+    if "{" not in text and "}" not in text:
+        return text
+    dropped: set[int] = set()
+    opened: list[int] = []
+    for i, ch in enumerate(text):
+        if ch == "{":
+            opened.append(i)
+        elif ch == "}":
+            if opened:
+                opened.pop()
+            else:
+                dropped.add(i)
+    dropped.update(opened)
+    return "".join(ch for i, ch in enumerate(text) if i not in dropped)
+
+
 def latex_escape(text: str) -> str:
-    """``text`` safe inside a BibTeX ``{...}`` value (braces and LaTeX specials escaped)."""
-    return _LATEX_RE.sub(lambda m: _LATEX[m.group(0)], " ".join(text.split()))
+    """``text`` safe inside a BibTeX ``{...}`` value: braces balanced
+    (:func:`balanced_braces`), LaTeX specials escaped, on one line."""
+    return _LATEX_RE.sub(lambda m: _LATEX[m.group(0)], balanced_braces(" ".join(text.split())))
 
 
 def _bib_url(url: str) -> str:
@@ -326,8 +357,7 @@ def export_citations(answers: Iterable[Answer] | Answer, path: str | os.PathLike
     suffix = target.suffix.lower()
     items = _answers(answers)
     if suffix == ".csv":
-        with _replacing(target) as temporary:
-            sources_frame(items).write_csv(temporary)
+        write_csv(sources_frame(items), target)
     elif suffix == ".parquet":
         with _replacing(target) as temporary:
             sources_frame(items).write_parquet(temporary)
@@ -341,6 +371,50 @@ def export_citations(answers: Iterable[Answer] | Answer, path: str | os.PathLike
             f"Cannot export citations as {suffix or 'a file without suffix'!r}: "
             f"use one of {', '.join(CITATION_SUFFIXES)}"
         )
+    return target
+
+
+# A cell starting with one of these is a formula to Excel, LibreOffice and Google Sheets
+# (with the full-width forms some of them also read): OWASP's "CSV Injection" advice is to
+# put a single quote before it, which spreadsheets show as text.
+_FORMULA_START = "=+-@\t\r\uff1d\uff0b\uff0d\uff20"
+_FORMULA = f"^[{re.escape(_FORMULA_START)}]"
+
+
+def csv_safe_text(value: str) -> str:
+    """``value`` as a CSV cell no spreadsheet runs: a leading ``= + - @``, tab or carriage
+    return (or a full-width ``＝ ＋ － ＠``) gets a ``'`` before it.
+
+    >>> from citekit.data.exports import csv_safe_text
+    >>> csv_safe_text("=SUM(A1:A9)"), csv_safe_text("-1"), csv_safe_text("Rerum Novarum")
+    ("'=SUM(A1:A9)", "'-1", 'Rerum Novarum')
+    """
+    return "'" + value if value[:1] and value[0] in _FORMULA_START else value
+
+
+def csv_safe(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` with every text cell made safe by :func:`csv_safe_text` (numbers, dates and
+    the other columns as they are): what every CSV citekit writes goes through.
+
+    >>> import polars as pl
+    >>> from citekit.data.exports import csv_safe
+    >>> csv_safe(pl.DataFrame({"title": ["=1+1", "Laborem"], "score": [-1.5, 0.5]})).rows()
+    [("'=1+1", -1.5), ('Laborem', 0.5)]
+    """
+    import polars as pl
+
+    text = pl.col(pl.String)
+    return frame.with_columns(
+        pl.when(text.str.contains(_FORMULA)).then(pl.lit("'") + text).otherwise(text).name.keep()
+    )
+
+
+def write_csv(frame: pl.DataFrame, path: str | os.PathLike[str]) -> Path:
+    """Write ``frame`` as CSV with :func:`csv_safe` cells, replacing ``path`` only when whole
+    (``export_citations(..., ".csv")`` and ``citekit log export --rows x.csv``)."""
+    target = Path(path)
+    with _replacing(target) as temporary:
+        csv_safe(frame).write_csv(temporary)
     return target
 
 

@@ -37,7 +37,7 @@ from ._mdhtml import render_markdown
 from ._safe import STYLE, esc, report_render_error
 from ._sources import answer_notes
 from .bundle import answer_bundle
-from .text import answer_text, sources_text
+from .text import TerminalText, answer_text, sources_text
 
 __all__ = ["LiveAnswer", "NotebookLiveAnswer", "TerminalLiveAnswer"]
 
@@ -286,8 +286,13 @@ class TerminalLiveAnswer(LiveAnswer):
         self._pending: list[str] = []
         self._wrote = False
         self._at_line_start = True
+        # Whatever the provider sends reaches the terminal without its control sequences.
+        self._clean = TerminalText()
 
-    def _write(self, text: str) -> None:
+    def _write(self, text: str, *, last: bool = False) -> None:
+        text = self._clean.feed(text) + (self._clean.flush() if last else "")
+        if not text:
+            return
         try:
             self._stream.write(text)
         except UnicodeEncodeError:
@@ -329,6 +334,7 @@ class TerminalLiveAnswer(LiveAnswer):
                     self._write("\n")
                 if tail or sources:
                     self._write("\n" + "\n".join([*tail, sources] if sources else tail) + "\n")
+            self._write("", last=True)
         except Exception as exc:
             report_render_error("the sources", exc)
         with suppress(Exception):
@@ -338,7 +344,8 @@ class TerminalLiveAnswer(LiveAnswer):
         self._drain()
         prefix = "" if self._at_line_start else "\n"
         self._write(
-            f"{prefix}[incomplete: the stream was interrupted ({type(exc).__name__}: {exc})]\n"
+            f"{prefix}[incomplete: the stream was interrupted ({type(exc).__name__}: {exc})]\n",
+            last=True,
         )
         with suppress(Exception):
             self._stream.flush()

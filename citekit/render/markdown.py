@@ -1,19 +1,28 @@
 """Markdown for answers (``[^n]`` footnotes with their definitions) and reference lists.
 
 The answer text is Markdown already; it passes through with two changes: every marker that
-has a citation becomes ``[^n]``, and raw HTML tags outside code are backslash-escaped so a
-front end that allows HTML in Markdown shows them as text. Everything citekit adds (titles,
-authors, passages) is escaped, and links are written only for http(s) URLs.
+has a citation becomes ``[^n]``, and what a permissive front end would act on is made literal
+text (see :func:`neutralize`). Everything citekit adds (titles, authors, passages, the
+question) is escaped by :func:`md_escape`, and links are written only for http(s) URLs.
+
+Nothing a provider sends becomes HTML, an attribute or a handler in the renderers that read
+this Markdown (markdown-it with HTML on, mistune as nbconvert uses it, python-markdown with
+``attr_list``): a ``<`` that could open a tag is written ``&lt;`` (a backslash is no escape for
+``<`` in python-markdown), and a ``{`` is written ``\\{`` (python-markdown's ``attr_list``
+reads ``{: onclick=...}`` as attributes). Code keeps its ``<`` and ``{`` as written where every
+renderer reads it as code alike (see :func:`_verbatim_code`); elsewhere code is escaped as
+text is, a visible ``&lt;`` being the price of safety.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping
 
 from ..core.models import Answer, References
-from ..core.text import Marker, read
+from ..core.text import Marker, make_parser, read
 from ._safe import safe_url
 from ._sources import (
     Footnote,
@@ -29,14 +38,37 @@ from ._sources import (
 
 __all__ = ["answer_markdown", "references_markdown"]
 
-_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~!&])")
-_TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
+_SPECIAL = re.compile(r"([\\`*_\[\]>#|~!{}])|(<)|(&)")
+# A "<" that could open a tag, a comment or a processing instruction, with the backslashes
+# before it (an odd run: the provider escaped it, which python-markdown does not honour).
+_TAG_START = re.compile(r"(\\*)<(?=[A-Za-z/!?])")
+_BRACE = re.compile(r"(\\*)\{")
 _AUTOLINK = re.compile(r"<https?://[^\s<>]*>", re.IGNORECASE)
 
 
+def _escape_special(m: re.Match[str]) -> str:
+    if m.group(2):
+        return "&lt;"
+    if m.group(3):
+        return "&amp;"
+    return "\\" + m.group(1)
+
+
 def md_escape(text: str) -> str:
-    """``text`` as literal Markdown inline text, on one line."""
-    return _SPECIAL.sub(r"\\\1", " ".join(text.split()))
+    """``text`` as literal Markdown inline text, on one line: ``<`` and ``&`` as entities (the
+    one escape every Markdown honours for them), other punctuation backslash-escaped."""
+    return _SPECIAL.sub(_escape_special, " ".join(text.split()))
+
+
+def _md_code(text: str) -> str:
+    """``text`` as an inline code span on one line (backticks dropped), which every renderer
+    reads as code, so its ``<`` stays as written; as escaped text when it holds what
+    python-markdown reads as raw HTML even there (see ``_RAW_TEXT``)."""
+    plain = " ".join(text.replace("`", "").split())
+    if not plain:
+        return "(no name)"
+    risky = _RAW_TEXT.search(plain) or _LOOSE_CHARREF.search(plain)
+    return md_escape(plain) if risky else f"`{plain}`"
 
 
 def md_link(url: str | None, text: str) -> str:
@@ -49,62 +81,94 @@ def md_link(url: str | None, text: str) -> str:
     return label
 
 
-# An angle destination holds no "<" (CommonMark), so "[^<>\n]" stops at the next one: a text
-# of many "](<" without ">" is scanned once, not once per "](<" (quadratic).
-_LINK_OPEN = re.compile(r"\]\(\s*(<[^<>\n]*>|[^\s)]*)")
+# Lookaheads: a match never hides the next one ("](x ... [y](javascript:z)"). Only whether a
+# destination starts "http(s)://" (or "<http(s)://") is asked, so nine characters are read past
+# the spaces: each "](" costs the same however long the text after it (never quadratic).
+_LINK_OPEN = re.compile(r"\]\((?=\s*([^\s)]{0,9}))")
 # A link reference definition, also inside block quotes and list items (CommonMark applies it
 # to the whole document), with a label that may span lines and a destination on the next line.
 # A label holds at most 999 characters (CommonMark): the bound keeps each line's attempt short,
 # where an unbounded one ran to the next "]" for every line that opens with "[" (quadratic).
 _REFERENCE = re.compile(
-    r"^(?:[ \t]*(?:>|[-+*]|\d{1,9}[.)]))*[ \t]*\[[^\]]{1,999}\]:[ \t]*\n?[ \t]*(<[^<>\n]*>|\S*)",
+    r"^(?=(?:[ \t]*(?:>|[-+*]|\d{1,9}[.)]))*[ \t]*\[[^\]]{1,999}\]:[ \t]*\n?[ \t]*(\S{0,9}))",
     re.MULTILINE,
 )
 _IMAGE = re.compile(r"(?<!\\)!\[")
 _HTTP = re.compile(r"<?https?://", re.IGNORECASE)
 
 
-def neutralize(text: str, marker: Callable[[Marker, str], str | None]) -> str:
+def neutralize(
+    text: str, marker: Callable[[Marker, str], str | None], *, nested: bool = False
+) -> str:
     """``text`` with markers rewritten by ``marker`` (called with the marker and its source
-    text; ``None`` keeps it as it is) and, outside
-    code blocks, raw HTML tags, images and links to anything but http(s) made literal text,
-    so a front end that renders Markdown permissively shows them instead of acting on them.
+    text; ``None`` keeps it as it is) and what a permissive Markdown front end would act on
+    made literal text: outside code, a ``<`` that could open a tag becomes ``&lt;`` (a
+    backslash the provider put before it is dropped: ``\\<`` read as CommonMark shows ``<``,
+    the same as ``&lt;``), a ``{`` becomes ``\\{``, an ``&#`` that starts no character
+    reference becomes ``&amp;#``, and images and links to anything but http(s) are escaped;
+    autolinks to http(s) are kept.
 
-    Markers are those :func:`citekit.core.text.read` finds (none in code or links). Code
-    blocks are spared the escaping; inline code spans are not (a ``<`` in one gets a visible
-    backslash): a front end whose Markdown reads a span differently would let HTML through.
+    Markers are those :func:`citekit.core.text.read` finds (none in code or links). Code that
+    every renderer reads as code (:func:`_verbatim_code`; none when ``nested``: the text is
+    written inside a block quote or a list) keeps its ``<`` and ``{``; other code is escaped
+    as text is. Links and images in inline code spans are escaped too.
     """
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     edits: list[tuple[int, int, str]] = []
     reading = read(text)
-    spans = reading.code_blocks
-    starts = [a for a, _ in spans]
-
-    def in_code(pos: int) -> bool:
-        i = bisect_right(starts, pos) - 1
-        return i >= 0 and pos < spans[i][1]
-
     for m in reading.markers:
         replacement = marker(m, text[m.start : m.end])
         if replacement is not None:
             edits.append((m.start, m.end, replacement))
-    if "<" in text or "](" in text or "]:" in text or "![" in text:
-        autolinks = {a.start() for a in _AUTOLINK.finditer(text)}
-        for lt in _TAG_START.finditer(text):
-            pos = lt.start()
-            if pos not in autolinks and not in_code(pos):
-                edits.append((pos, pos + 1, "\\<"))
+    if not any(c in text for c in "<{](!"):
+        return _apply(text, edits)
+    verbatim = _verbatim_code(text, nested=nested)
+    blocks = set(reading.code_blocks)
+    in_block = _inside([span for span in verbatim if span in blocks])
+    if "<" in text or "{" in text or "&#" in text:
+        literal = _inside(verbatim + [(a.start(), a.end()) for a in _AUTOLINK.finditer(text)])
+        for found in _LOOSE_CHARREF.finditer(text):
+            if not literal(found.start()):
+                edits.append((found.start(), found.start() + 1, "&amp;"))
+        for found in _TAG_START.finditer(text):
+            pos = found.end() - 1
+            if not literal(pos):
+                escaped = len(found.group(1)) % 2  # drop the provider's escaping backslash
+                edits.append((pos - escaped, pos + 1, "&lt;"))
+        for found in _BRACE.finditer(text):
+            pos = found.end() - 1
+            if len(found.group(1)) % 2 == 0 and not literal(pos):
+                edits.append((pos, pos + 1, "\\{"))
+    if "](" in text or "]:" in text or "![" in text:
         for link in _LINK_OPEN.finditer(text):
-            if not _HTTP.match(link.group(1)) and not in_code(link.start()):
+            if not _HTTP.match(link.group(1)) and not in_block(link.start()):
                 edits.append((link.start() + 1, link.start() + 2, "\\("))
         # Images become links, as in the HTML: no remote content loads with the answer.
         for image in _IMAGE.finditer(text):
-            if not in_code(image.start()):
+            if not in_block(image.start()):
                 edits.append((image.start(), image.start() + 1, "\\!"))
         for ref in _REFERENCE.finditer(text):
-            if not _HTTP.match(ref.group(1)) and not in_code(ref.start()):
+            if not _HTTP.match(ref.group(1)) and not in_block(ref.start()):
                 bracket = text.index("[", ref.start())
                 edits.append((bracket, bracket + 1, "\\["))
+    return _apply(text, edits)
+
+
+def _inside(spans: list[tuple[int, int]]) -> Callable[[int], bool]:
+    """Whether a position falls in one of ``spans``."""
+    spans = sorted(spans)
+    starts = [a for a, _ in spans]
+
+    def inside(pos: int) -> bool:
+        i = bisect_right(starts, pos) - 1
+        return i >= 0 and pos < spans[i][1]
+
+    return inside
+
+
+def _apply(text: str, edits: list[tuple[int, int, str]]) -> str:
+    """``text`` with each ``(start, end, replacement)`` made (an edit overlapping an earlier
+    one is dropped)."""
     if not edits:
         return text
     edits.sort()
@@ -120,6 +184,117 @@ def neutralize(text: str, marker: Callable[[Marker, str], str | None]) -> str:
     return "".join(out)
 
 
+# A fence python-markdown's fenced_code reads as CommonMark does: at the start of a line, with
+# a language name or nothing after it (python-markdown reads "{...}" there as attributes).
+_VERBATIM_FENCE = re.compile(r"(`{3,}|~{3,})[ ]*[\w#.+-]*[ ]*\n")
+# What python-markdown's raw HTML reader (Python's html.parser, run before inline code is
+# read) takes for a comment, a declaration or the start of raw text even inside a code span,
+# and then reads the rest of the line unlike CommonMark.
+_RAW_TEXT = re.compile(
+    r"<(?:[!?]|/?(?:script|style|textarea|title|xmp|iframe|noembed|noframes|noscript|plaintext)"
+    r"(?![A-Za-z0-9-]))",
+    re.IGNORECASE,
+)
+# "&#" that starts no character reference: Python's html.parser, which python-markdown runs
+# over the whole text, loses its place there, and raw HTML after it (in a code span too) can
+# come out live. Written "&amp;#" it shows the same.
+_LOOSE_CHARREF = re.compile(r"&#(?![0-9]{1,7};|[xX][0-9a-fA-F]{1,6};)")
+# A line python-markdown's fenced_code may take for a fence, wherever CommonMark puts it.
+_FENCE_LINE = re.compile(r"^(?:`{3,}|~{3,})", re.MULTILINE)
+
+
+def _verbatim_code(text: str, *, nested: bool = False) -> list[tuple[int, int]]:
+    """The code of ``text`` (positions) that markdown-it, mistune and python-markdown all read
+    as code, so a ``<`` in it can stay as written: inline code spans on one line, and fenced
+    blocks at the start of a line (not ``nested``) whose closing fence repeats the opening one
+    (or that run to the end of the text, where :func:`_close_open_fence` closes them so),
+    up to the first other fence-like line (after it, python-markdown may pair fences unlike
+    CommonMark).
+
+    Other code (indented blocks, fences in lists or quotes, spans over several lines) is read
+    differently by some renderer (python-markdown wants four spaces in a list item, and no
+    fence inside one), so it is escaped as text is."""
+    reading = read(text)
+    blocks = reading.code_blocks
+    tables = _tables(text) if "|" in text else []
+    spans = [
+        (a, b)
+        for a, b in reading.code_spans
+        if (a, b) not in blocks
+        and "\n" not in text[a:b]
+        and not _RAW_TEXT.search(text, a, b)
+        and not _LOOSE_CHARREF.search(text, a, b)
+        and not any(t <= a < u for t, u in tables)
+    ]
+    out = _paired_alone(text, spans, blocks)
+    if nested:
+        return out
+    fence_lines = [m.start() for m in _FENCE_LINE.finditer(text)]
+    clean = 0  # python-markdown pairs the fences before this as CommonMark does
+    for start, end in blocks:
+        if any(clean <= pos < start for pos in fence_lines):
+            break
+        if _verbatim_block(text, start, end):
+            out.append((start, end))
+            clean = end
+        elif any(start <= pos < end for pos in fence_lines):
+            break
+    return sorted(out)
+
+
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+_BACKTICKS = re.compile(r"`+")
+
+
+def _paired_alone(
+    text: str, spans: list[tuple[int, int]], blocks: tuple[tuple[int, int], ...]
+) -> list[tuple[int, int]]:
+    """The ``spans`` whose paragraph (the lines between two blank lines) has no backtick
+    outside them and no code block: python-markdown joins lines CommonMark reads as separate
+    blocks (a list item after a paragraph, a table row) and would pair their backticks in
+    another way, leaving some ``<`` outside code."""
+    if not spans:
+        return []
+    in_span = _inside(spans)
+    in_block = _inside(list(blocks))
+    cuts = [0, *(m.start() + 1 for m in _BLANK_LINE.finditer(text)), len(text)]
+    out: list[tuple[int, int]] = []
+    for lo, hi in itertools.pairwise(cuts):
+        mine = [span for span in spans if lo <= span[0] < hi]
+        if mine and all(
+            in_span(run.start()) and not in_block(run.start())
+            for run in _BACKTICKS.finditer(text, lo, hi)
+        ):
+            out.extend(mine)
+    return out
+
+
+def _tables(text: str) -> list[tuple[int, int]]:
+    """Where markdown-it reads tables in ``text``: renderers end a table at different lines."""
+    starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+    found = []
+    for token in _BLOCKS.parse(text):
+        if token.type == "table_open" and token.map:
+            first, last = token.map
+            found.append((starts[first], starts[last] if last < len(starts) else len(text)))
+    return found
+
+
+_BLOCKS = make_parser()
+
+
+def _verbatim_block(text: str, start: int, end: int) -> bool:
+    opening = _VERBATIM_FENCE.match(text, start)
+    if opening is None or (start and text[start - 1] != "\n"):
+        return False
+    fence = opening.group(1)
+    last = text[text.rfind("\n", start, end - 1) + 1 : end].rstrip("\n")
+    closes = end > opening.end() and set(last.strip(" ")) == {fence[0]}
+    if closes and len(last.strip(" ")) >= len(fence):
+        return last.rstrip(" ") == fence
+    return end == len(text)  # left open: closed with this very fence at the end
+
+
 def _literal_marker(marker: Marker, source: str) -> str:
     """The marker's source with its bracket escaped: shown as written, never a footnote."""
     bracket = source.index("[")
@@ -127,7 +302,7 @@ def _literal_marker(marker: Marker, source: str) -> str:
 
 
 def _quote(text: str, indent: str) -> list[str]:
-    body = neutralize(text, _literal_marker)
+    body = neutralize(text, _literal_marker, nested=True)
     lines = body.strip("\n").split("\n") or [""]
     return [f"{indent}> {line}".rstrip() for line in lines]
 
@@ -258,7 +433,7 @@ def answer_markdown(answer: Answer) -> str:
         lines += ["", "**Files**", ""]
         for file in answer.files:
             note = f" — {md_escape(file.note)}" if file.note else ""
-            lines.append(f"- `{file.name.replace('`', '')}` ({md_escape(file_facts(file))}){note}")
+            lines.append(f"- {_md_code(file.name)} ({md_escape(file_facts(file))}){note}")
     lines.extend(_sources_md(notes, cited))
     lines.extend(_related_md(answer.related_questions))
     if answer.references is not None and answer.references.items:

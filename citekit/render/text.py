@@ -6,6 +6,7 @@ The answer text is kept as written (Markdown reads well as text), with markers n
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from ..core.models import Answer, References
@@ -23,7 +24,14 @@ from ._sources import (
     snippet,
 )
 
-__all__ = ["answer_text", "body_text", "references_text", "sources_text"]
+__all__ = [
+    "TerminalText",
+    "answer_text",
+    "body_text",
+    "references_text",
+    "sources_text",
+    "terminal_safe",
+]
 
 _SNIPPET = 240
 
@@ -140,3 +148,71 @@ def references_text(refs: References) -> str:
         lines.append("  (none retrieved)")
     lines.extend(_references_text(refs))
     return "\n".join(lines)
+
+
+# -- text for a terminal --------------------------------------------------------------------------
+# Escape sequences whole (their parameters would otherwise print as text): CSI (colours, cursor
+# moves), OSC / DCS / SOS / PM / APC strings up to their terminator (titles, clipboard writes,
+# hyperlinks), and the two-character escapes; in their 7-bit (ESC ...) and 8-bit (C1) forms.
+_ESCAPE = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"
+    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)"
+    r"|\x1b[ -/]*[0-~]"
+)
+# A sequence the text ends inside of (the rest may come with the next piece of a stream).
+_UNFINISHED = re.compile(
+    r"(?:(?:\x1b\[|\x9b)[0-?]*[ -/]*"
+    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*\x1b?"
+    r"|\x1b[ -/]*|\r)\Z"
+)
+# C0 controls but tab and newline, DEL, and C1 controls.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CARRY_LIMIT = 4096
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` fit to print on a terminal: escape sequences (ESC and 8-bit C1 forms, with
+    their parameters) removed, line ends made ``\\n``, and every other C0 control (but tab and
+    newline), DEL and C1 control dropped, so a provider's text can neither set the title,
+    write the clipboard, hide text nor move the cursor.
+
+    >>> from citekit.render.text import terminal_safe
+    >>> terminal_safe("red \\x1b[31mtext\\x1b[0m\\x1b]52;c;aGk=\\x07 ok\\r\\n")
+    'red text ok\\n'
+    """
+    if text.isascii() and text.isprintable():
+        return text
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return _CONTROL.sub("", _ESCAPE.sub("", text))
+
+
+class TerminalText:
+    """:func:`terminal_safe` for text that comes in pieces (a stream): an escape sequence cut
+    between two pieces is held back until it ends, so it is removed whole too.
+
+    >>> from citekit.render.text import TerminalText
+    >>> clean = TerminalText()
+    >>> clean.feed("Title\x1b]0;ow"), clean.feed("ned\x07 text"), clean.flush()
+    ('Title', ' text', '')
+    """
+
+    __slots__ = ("_carry",)
+
+    def __init__(self) -> None:
+        self._carry = ""
+
+    def feed(self, piece: str) -> str:
+        """What of ``text`` so far can be printed now."""
+        text = self._carry + piece
+        self._carry = ""
+        unfinished = _UNFINISHED.search(text)
+        if unfinished is not None and len(text) - unfinished.start() <= _CARRY_LIMIT:
+            self._carry = text[unfinished.start() :]
+            text = text[: unfinished.start()]
+        return terminal_safe(text)
+
+    def flush(self) -> str:
+        """The rest, as :func:`terminal_safe` makes it (a sequence never finished loses its
+        control characters; what followed them prints as text)."""
+        text, self._carry = self._carry, ""
+        return terminal_safe(text)
