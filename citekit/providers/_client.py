@@ -13,7 +13,6 @@ import contextlib
 import math
 import os
 import sys
-import time
 import weakref
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
@@ -408,17 +407,7 @@ def _kept(call: LoggedCall, exc: BaseException) -> None:
             f"citekit kept the partial answer ({len(partial.text)} characters): "
             "citekit.last_answer (and this exception's .answer)"
         )
-        call.row_id = call.log.record(
-            partial,
-            request=call.request,
-            base_url=call.base_url,
-            elapsed=time.perf_counter() - call.started,
-            error=exc,
-            stream=call.stream,
-            secrets=call.secrets,
-            log=call.enabled,
-            cacheable=False,
-        )
+        call.interrupted(partial, exc)
 
 
 def _checked_url(url: str, source: str) -> str:

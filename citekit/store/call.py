@@ -89,19 +89,15 @@ class LoggedCall:
         ``cacheable=False`` logs it without ever serving it from the cache.
         """
         self._finished = True
-        if answer.cached:
-            return answer
-        self.row_id = self.log.record(
-            answer,
-            request=self.request,
-            base_url=self.base_url,
-            elapsed=time.perf_counter() - self.started,
-            stream=self.stream,
-            secrets=self.secrets,
-            log=self.enabled,
-            cacheable=cacheable,
-        )
+        if not answer.cached:
+            self._record(answer, None, cacheable=cacheable)
         return answer
+
+    def interrupted(self, partial: Answer, exc: BaseException) -> None:
+        """Record what arrived before Ctrl-C or a cancellation (``exc``) stopped the call:
+        logged as partial with the interruption as its error, never served from the cache."""
+        self._finished = True
+        self._record(partial, exc, cacheable=False)
 
     def __exit__(
         self,
@@ -109,18 +105,25 @@ class LoggedCall:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        # Cancellation and Ctrl-C are the caller's doing, not the provider's: not recorded.
+        # Cancellation and Ctrl-C are the caller's doing, not the provider's: not recorded
+        # here (``interrupted`` records what they leave, when something arrived).
         if exc is None or self._finished or not isinstance(exc, Exception):
             return
         self._finished = True
+        self._record(None, exc)
+
+    def _record(
+        self, answer: Answer | None, error: BaseException | None, *, cacheable: bool = True
+    ) -> None:
         self.row_id = self.log.record(
-            None,
+            answer,
             provider=self.provider,
             request=self.request,
             base_url=self.base_url,
             elapsed=time.perf_counter() - self.started,
-            error=exc,
+            error=error,
             stream=self.stream,
             secrets=self.secrets,
             log=self.enabled,
+            cacheable=cacheable,
         )
