@@ -126,6 +126,7 @@ class Scrubber:
         "_folded",
         "_folded_forms",
         "_forms",
+        "_found_forms",
         "_gate",
         "_pattern",
         "_singles",
@@ -152,6 +153,8 @@ class Scrubber:
         self._pattern = re.compile("|".join(alternatives)) if alternatives else None
         self._forms = tuple(f for f, whole in prefixes if whole)
         self._folded_forms = tuple(f for f, whole in prefixes if not whole)
+        # For ``_may_hold``: the folded forms with re's two other i's made "i", as the text is.
+        self._found_forms = tuple(_plain_i(f) for f in self._folded_forms)
         # The first one and two characters of every form: most candidates fail on these.
         self._exact = frozenset(f[:n] for f in self._forms for n in (1, 2))
         self._folded = frozenset(f[:n] for f in self._folded_forms for n in (1, 2))
@@ -186,7 +189,23 @@ class Scrubber:
         """``text`` with every secret replaced by ``MASK``."""
         if self._pattern is None or not self.gate(text):
             return text
+        if len(text) > 256 and not self._may_hold(text):
+            return text
         return self._pattern.sub(MASK, text)
+
+    def _may_hold(self, text: str) -> bool:
+        """Whether a form is in ``text``, by substring searches (C speed, where the full
+        pattern tries every alternative at every position): false only when no form is.
+
+        The case-insensitive forms are looked for in the case-folded text, where the two
+        letters ``re`` also takes for ``i`` (U+0130, U+0131) are made ``i``.
+        """
+        if any(form in text for form in self._forms):
+            return True
+        if not self._found_forms:
+            return False
+        folded = _plain_i(text.casefold())
+        return any(form in folded for form in self._found_forms)
 
     def held(self, text: str) -> int:
         """Where the end of ``text`` may begin a secret that the next text would complete:
@@ -238,6 +257,13 @@ class Scrubber:
         return any(f.startswith(tail) for f in self._forms) or any(
             f.startswith(folded) for f in self._folded_forms
         )
+
+
+def _plain_i(folded: str) -> str:
+    """Case-folded text with the dotless i and the dotted capital I's fold made "i"."""
+    if "\u0131" in folded or "\u0307" in folded:
+        return folded.replace("\u0131", "i").replace("i\u0307", "i")
+    return folded
 
 
 class TextScrub:
