@@ -1013,3 +1013,17 @@ def test_live_finish_with_other_text_renders_afresh() -> None:
     live.finish(answer)
     html = display.log[-1][1]["text/html"]
     assert _without_tokens(html) == _without_tokens(answer_html(answer))
+
+
+@pytest.mark.parametrize("heading", [None, "Chapter I"])
+def test_a_passage_without_a_caption_is_shown_once(heading: str | None) -> None:
+    """In Markdown and text a passage is shown whole: with no heading or reference to
+    introduce it, its start is not repeated above it as a caption (the HTML's collapsed
+    passage uses that start as its summary)."""
+    passage = "Labour is for man, not man for labour."
+    citation = Citation(passage, 0, document_title="Laborem Exercens", cited_text_heading=heading)
+    text = "Work serves the person [^1]."
+    answer = Answer(provider="magisterium", text=text, citations=(citation,))
+    for shown in (answer_markdown(answer), answer_text(answer)):
+        assert shown.count("Labour is for man") == 1, shown
+        assert ("Chapter I" in shown) is (heading is not None)

@@ -123,9 +123,10 @@ def footnotes(citations: Sequence[Citation]) -> dict[int, Footnote]:
     return out
 
 
-def passage_caption(citation: Citation, footnote: Footnote) -> str:
+def passage_caption(citation: Citation, footnote: Footnote, *, fallback: bool = True) -> str:
     """The line that introduces one passage: its reference (if the document has several)
-    and its heading."""
+    and its heading; without either, the passage's start (for a collapsed passage), or ""
+    with ``fallback=False`` (where the passage itself follows in full)."""
     parts: list[str] = []
     ref = _clean(citation.document_reference)
     if ref:
@@ -134,6 +135,8 @@ def passage_caption(citation: Citation, footnote: Footnote) -> str:
     if heading:
         parts.append(heading)
     if not parts:
+        if not fallback:
+            return ""
         parts.append(snippet(citation.cited_text, 70) or "Cited passage")
     return " · ".join(parts)
 

@@ -319,8 +319,10 @@ def _footnote_lines(note: Footnote, indent: str) -> list[str]:
     for k, citation in enumerate(note.quoted()):
         if k:
             lines.append("")
-        lines.append(f"{indent}> *{md_escape(passage_caption(citation, note))}*")
-        lines.append(f"{indent}>")
+        caption = passage_caption(citation, note, fallback=False)
+        if caption:  # else the passage follows alone: its start repeated would say nothing
+            lines.append(f"{indent}> *{md_escape(caption)}*")
+            lines.append(f"{indent}>")
         lines.extend(_quote(citation.cited_text, indent))
     return lines
 

@@ -53,7 +53,8 @@ def _footnote_text(note: Footnote, cited: bool) -> list[str]:
     for citation in note.quoted():
         quote = snippet(citation.cited_text, _SNIPPET)
         if quote:
-            lines.append(f"      {passage_caption(citation, note)}: “{quote}”")
+            caption = passage_caption(citation, note, fallback=False)
+            lines.append(f"      {caption}: “{quote}”" if caption else f"      “{quote}”")
     return lines
 
 
