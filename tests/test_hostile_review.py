@@ -1,0 +1,193 @@
+"""The seams between issue 11's parts, attacked together.
+
+Each test here is a defect a hostile review found where two parts met (the key scrubber and
+Ctrl-C's partial answer, the scrubber and ``citekit.last_answer``, ...), fixed at the shared
+mechanism and kept as a class of inputs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import json
+import os
+import re
+from collections.abc import Callable
+from http.server import ThreadingHTTPServer
+from typing import Any
+from unittest import mock
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import citekit as ck
+from citekit import Citation
+from citekit.cli.main import main as cli_main
+from citekit.data.exports import answer_markdown as export_markdown
+
+from .test_hostile_injection import RENDERERS, assert_harmless
+from .test_hostile_secrets import (
+    ENCODINGS,
+    JSON,
+    SETTINGS,
+    SSE,
+    _chunk,
+    _sse,
+    _url,
+    assert_no_key,
+    encodings,
+    everything_shown,
+    fresh_home,
+    hostile,
+    keys,
+    log_bytes,
+)
+
+__all__ = ["hostile"]  # the server fixture, shared with the secrets tests
+
+ENDINGS = ["complete", "broken", "ctrl-c", "cancelled"]
+
+
+def _echoing_stream(echo: str, *, complete: bool) -> bytes:
+    """A stream whose text holds ``echo`` split over three deltas, finished or cut off."""
+    third = max(1, len(echo) // 3)
+    parts = [echo[:third], echo[third : 2 * third], echo[2 * third :]]
+    events: list[Any] = [_chunk("Your key "), *(_chunk(p) for p in parts), _chunk(" ok")]
+    if complete:
+        events += [_chunk("", finish="stop"), "[DONE]"]
+    return _sse(events)
+
+
+def _outcome(client: Any, ending: str) -> Any:
+    """How the call ends: its answer, or the exception it raised."""
+    question = "What is the dignity of work?"
+    if ending == "cancelled":
+
+        async def consume() -> Any:
+            text = ""
+            try:
+                async with client.astream(question) as events:
+                    async for event in events:
+                        text += getattr(event, "text", "")
+                        if text.endswith(" ok"):  # the text has come, not the stream's end
+                            raise asyncio.CancelledError
+            except asyncio.CancelledError as exc:
+                return exc
+
+        return asyncio.run(consume())
+    text = ""
+    try:
+        with client.stream(question) as events:
+            for event in events:
+                text += getattr(event, "text", "")
+                if ending == "ctrl-c" and text.endswith(" ok"):
+                    raise KeyboardInterrupt  # pressed in the loop over the stream
+        return events.answer
+    except (ck.CitekitError, KeyboardInterrupt) as exc:
+        return exc
+
+
+@SETTINGS
+@given(
+    key=keys,
+    encoding=encodings,
+    provider=st.sampled_from(["magisterium", "maritaca"]),
+    ending=st.sampled_from(ENDINGS),
+)
+def test_no_ending_of_a_stream_keeps_an_echoed_key(
+    hostile: ThreadingHTTPServer, key: str, encoding: str, provider: str, ending: str
+) -> None:
+    """Whole, broken, stopped by Ctrl-C or cancelled: the answer the call ends with (on the
+    exception, in ``citekit.last_answer``, in the log) holds no key the server echoed."""
+    echo = ENCODINGS[encoding](key)
+    body = _echoing_stream(echo, complete=ending != "broken")
+    hostile.routes = {"/chat/completions": (200, SSE, body)}  # type: ignore[attr-defined]
+    client = ck.client(
+        provider,  # type: ignore[arg-type]
+        api_key=key,
+        base_url=_url(hostile),
+        max_retries=0,
+        http_client=hostile.http,  # type: ignore[attr-defined]
+    )
+    with fresh_home() as folder:
+        outcome = _outcome(client, ending)
+        kept = outcome if isinstance(outcome, ck.Answer) else getattr(outcome, "answer", None)
+        assert isinstance(kept, ck.Answer), outcome
+        assert kept.partial == (ending != "complete")
+        last = ck.last_answer
+        assert last is not None and last.text == kept.text
+        texts = [*everything_shown(outcome, folder), *everything_shown(last, folder)]
+        if ending != "cancelled":  # the partial answer of a cancelled task is kept, not logged
+            texts.append(log_bytes())
+    assert_no_key(key, *texts)
+
+
+@pytest.mark.parametrize("make", [KeyboardInterrupt, asyncio.CancelledError])
+def test_an_interrupt_carrying_an_answer_is_scrubbed(make: Callable[[], BaseException]) -> None:
+    """``scrub_error`` takes the key out of the partial answer any interrupt carries."""
+    from citekit.core.secrets import scrub_error
+
+    key = "sk-review-0123456789"
+    stop = make()
+    stop.answer = ck.Answer(provider="magisterium", text=f"echo {key}")  # type: ignore[attr-defined]
+    scrub_error(stop, [key])
+    assert key not in stop.answer.text  # type: ignore[attr-defined]
+
+
+# -- the CLI's error line: provider text that opens an escape sequence and never ends it ------
+_CONTROLS = st.characters(codec="utf-8", categories=["Cc"])
+_PROSE = st.characters(codec="utf-8", categories=["L", "N", "P", "Zs"])
+
+
+_OPENERS = st.sampled_from(["\x1b]", "\x1b["])
+
+
+@SETTINGS
+@given(message=st.lists(st.one_of(_CONTROLS, _PROSE, _OPENERS)).map("".join))
+def test_an_error_line_ends_with_its_advice_whatever_the_server_wrote(
+    hostile: ThreadingHTTPServer, message: str
+) -> None:
+    """The CLI's error goes through the terminal cleaning like its answers do, and is written
+    whole: text after an unterminated OSC/CSI from the server is not swallowed with the advice
+    that follows it (the held-back rest of stderr is written at the end, as stdout's is)."""
+    body = json.dumps({"error": {"message": message}}).encode()
+    hostile.routes = {"/chat/completions": (401, JSON, body)}  # type: ignore[attr-defined]
+    argv = ["ask", "What is work?", "--base-url", _url(hostile), "--no-stream"]
+    out, err = io.StringIO(), io.StringIO()
+    key = {"MAGISTERIUM_API_KEY": "sk-cli-review-0123456789"}
+    env = mock.patch.dict(os.environ, key)
+    with env, contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        assert cli_main(argv) == 1
+    shown = err.getvalue()
+    assert shown.endswith("the api_key= you passed\n"), shown
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", shown), shown
+
+
+# -- Markdown: a "<" that opens no tag still opens an autolink ---------------------------------
+AUTOLINK_PIECES = st.sampled_from(
+    ["<", ">", "[r]", "\n", "\t", " ", "@", "x", "e.org", "1", "&lt;", "\\", "mailto:", ":", "."]
+)
+AUTOLINK_TEXT = st.lists(AUTOLINK_PIECES, max_size=14).map("".join)
+
+
+@SETTINGS
+@given(text=AUTOLINK_TEXT, quote=AUTOLINK_TEXT, title=AUTOLINK_TEXT)
+def test_no_text_makes_an_autolink_in_any_renderer(text: str, quote: str, title: str) -> None:
+    """Pieces of e-mail autolinks in the answer, a passage and a title: markdown-it (HTML on),
+    mistune and python-markdown (attr_list) make no link the provider did not write as one
+    (python-markdown's e-mail rule once took ``<[r]\\n&lt;x@e.org>`` across a passage's lines
+    and an escaped ``<``, giving an ``href`` with a newline in it)."""
+    citation = Citation(cited_text=quote, document_index=0, document_title=title)
+    answer = ck.Answer(provider="magisterium", text=f"{text}[^1]{text}", citations=(citation,))
+    for markdown in (export_markdown(answer), answer.to_markdown()):
+        assert_harmless(markdown)
+        for render in RENDERERS.values():
+            assert "mailto:" not in render(markdown) or "mailto:" in text + quote + title
+
+
+def test_the_autolink_found_across_a_passage() -> None:
+    citation = Citation(cited_text="<[r]\n<x@e.org>", document_index=0, document_title="<")
+    answer = ck.Answer(provider="magisterium", text="[^1]", citations=(citation,))
+    assert_harmless(answer.to_markdown())
