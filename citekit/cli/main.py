@@ -308,7 +308,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0)
     terminal = TerminalOut(sys.stdout, json=bool(getattr(args, "json", False)))
     out = cast(TextIO, terminal)
-    err = cast(TextIO, TerminalOut(sys.stderr))  # error messages carry provider text too
+    errors = TerminalOut(sys.stderr)  # error messages carry provider text too
+    err = cast(TextIO, errors)
     try:
         if args.command == "ask":
             return _ask(args, out)
@@ -336,5 +337,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("\ncitekit: interrupted", file=err)
         return 130
     finally:
-        with contextlib.suppress(OSError, ValueError):  # a closed or broken pipe
-            terminal.finish()
+        # What an unfinished sequence held back is written (the sequence dropped): an error
+        # whose provider text opens an escape and never ends it still ends with its advice.
+        for each in (terminal, errors):
+            with contextlib.suppress(OSError, ValueError):  # a closed or broken pipe
+                each.finish()
