@@ -13,8 +13,12 @@ import io
 import json
 import os
 import re
-from collections.abc import Callable
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
 from http.server import ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from unittest import mock
 
@@ -27,6 +31,7 @@ from citekit import Citation
 from citekit.cli.main import main as cli_main
 from citekit.data.exports import answer_markdown as export_markdown
 
+from .conftest import SECRET, sample_records
 from .test_hostile_injection import RENDERERS, assert_harmless
 from .test_hostile_secrets import (
     ENCODINGS,
@@ -44,6 +49,9 @@ from .test_hostile_secrets import (
     keys,
     log_bytes,
 )
+from .test_hostile_wire import App, Reply, json_reply, raw_server
+
+SAMPLES = Path(__file__).parent.parent / "sample_data"
 
 __all__ = ["hostile"]  # the server fixture, shared with the secrets tests
 
@@ -191,3 +199,105 @@ def test_the_autolink_found_across_a_passage() -> None:
     citation = Citation(cited_text="<[r]\n<x@e.org>", document_index=0, document_title="<")
     answer = ck.Answer(provider="magisterium", text="[^1]", citations=(citation,))
     assert_harmless(answer.to_markdown())
+
+
+# -- GPTBots: Ctrl-C after the answer came, while its references are fetched -------------------
+def _gptbots_app(interrupt: Callable[[], None]) -> App:
+    record = sample_records("gptbots")[0][1]
+    lines = (SAMPLES / "gptbots" / "01_great_wall_why.jsonl").read_bytes()
+
+    def app(method: str, path: str, body: bytes) -> Reply:
+        if "/v1/conversation" in path and "message" not in path:
+            return json_reply({"conversation_id": "c-1"})
+        if "/v2/conversation/message" in path:
+            if json.loads(body).get("response_mode") == "streaming":
+                return 200, {"Content-Type": "application/x-ndjson"}, [lines]
+            return json_reply(record["message"])
+        interrupt()  # the references (or next questions) request: the user stops here
+
+        def late() -> Iterator[bytes]:
+            time.sleep(5)
+            yield b"{}"
+
+        return 200, {"Content-Type": "application/json"}, late()
+
+    return app
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("how", ["ctrl-c", "cancelled"])
+def test_stopping_a_gptbots_ask_while_its_references_come_keeps_the_answer(
+    stream: bool, how: str
+) -> None:
+    """The answer had arrived whole: Ctrl-C (or a cancellation) during the references request
+    keeps it on the exception, in ``citekit.last_answer`` and in the log, with a note."""
+    main = threading.main_thread().ident
+    task: list[asyncio.Task[Any]] = []
+
+    def interrupt() -> None:
+        if how == "ctrl-c":
+            assert main is not None
+            signal.pthread_kill(main, signal.SIGINT)
+        else:
+            task[0].get_loop().call_soon_threadsafe(task[0].cancel)
+
+    with raw_server(_gptbots_app(interrupt)) as srv, fresh_home():
+        gb = ck.GPTBots(api_key=SECRET, base_url=srv.url, max_retries=0)
+        stopped: BaseException | None = None
+        if how == "ctrl-c":
+            try:
+                gb.ask("Why was the Great Wall built?", stream=stream, display=False)
+            except KeyboardInterrupt as exc:
+                stopped = exc
+        else:
+
+            async def ask() -> None:
+                task.append(asyncio.current_task())  # type: ignore[arg-type]
+                await gb.aask("Why was the Great Wall built?", stream=stream, display=False)
+
+            try:
+                asyncio.run(ask())
+            except asyncio.CancelledError as exc:
+                stopped = exc
+        assert stopped is not None, "the call was not stopped"
+        kept = getattr(stopped, "answer", None)
+        assert isinstance(kept, ck.Answer) and kept.text.startswith("The Great Wall")
+        assert kept.references is None and "not included" in kept.notes[-1]
+        assert ck.last_answer is kept
+        ck.log.flush()
+        [row] = ck.log.rows()
+        assert row["text"] == kept.text and row["error_type"] == type(stopped).__name__
+
+
+# -- a redirect whose Location httpx cannot read ------------------------------------------------
+#: What HTTP/1.1 lets a header value hold (h11 refuses NUL and the other whitespace controls).
+LOCATIONS = st.text(st.characters(codec="latin-1", exclude_characters="\x00\r\n\x0b\x0c"))
+
+
+@SETTINGS
+@given(location=LOCATIONS, status=st.sampled_from([301, 302, 307, 308]))
+def test_any_redirect_is_named_a_redirect_never_an_unreachable_server(
+    location: str, status: int
+) -> None:
+    """Whatever a 3xx's Location holds (control characters, spaces, the key), the error says
+    the server answered with a redirect; it never reads "Could not reach" (which a Location
+    httpx cannot parse gave), is never retried, and never shows the key."""
+    where = location.replace("KEY", SECRET)
+    headers = {"Location": where, "Content-Length": "0"}
+    with raw_server(lambda method, path, body: (status, headers, [b""])) as srv:
+        client = ck.Magisterium(api_key=SECRET, base_url=srv.url, max_retries=2)
+        with pytest.raises(ck.CitekitError) as caught:
+            client.ask("q", display=False, log=False)
+        assert len(srv.seen) == 1
+    error = caught.value
+    assert isinstance(error, ck.ProviderError | ck.ResponseFormatError), error
+    assert "redirect" in str(error) and "base_url=" in str(error)
+    assert "Could not reach" not in str(error) and SECRET not in str(error)
+
+
+def test_a_location_with_a_control_character() -> None:
+    headers = {"Location": f"http://evil.example/\x1b]0;x\x07?k={SECRET}", "Content-Length": "0"}
+    with raw_server(lambda method, path, body: (302, headers, [b""])) as srv:
+        client = ck.Magisterium(api_key=SECRET, base_url=srv.url, max_retries=0)
+        with pytest.raises(ck.ResponseFormatError, match="redirect whose Location"):
+            client.ask("q", display=False, log=False)
