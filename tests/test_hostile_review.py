@@ -301,3 +301,32 @@ def test_a_location_with_a_control_character() -> None:
         client = ck.Magisterium(api_key=SECRET, base_url=srv.url, max_retries=0)
         with pytest.raises(ck.ResponseFormatError, match="redirect whose Location"):
             client.ask("q", display=False, log=False)
+
+
+# -- citekit ask: Ctrl-C while the answer is printed ------------------------------------------
+class _StoppedWhilePrinting(io.StringIO):
+    """A terminal where Ctrl-C is pressed as the second piece of text is printed."""
+
+    def write(self, text: str) -> int:
+        if "second" in text:
+            raise KeyboardInterrupt
+        return super().write(text)
+
+
+def test_ctrl_c_while_citekit_ask_prints_keeps_the_partial_answer(
+    hostile: ThreadingHTTPServer,
+) -> None:
+    body = _sse([_chunk("first part "), _chunk("second part "), _chunk("third")])
+    hostile.routes = {"/chat/completions": (200, SSE, body)}  # type: ignore[attr-defined]
+    out, err = _StoppedWhilePrinting(), io.StringIO()
+    key = {"MAGISTERIUM_API_KEY": "sk-cli-review-0123456789"}
+    argv = ["ask", "What is work?", "--base-url", _url(hostile)]
+    with fresh_home(), mock.patch.dict(os.environ, key):
+        printing = contextlib.redirect_stdout(out), contextlib.redirect_stderr(err)
+        with printing[0], printing[1]:
+            assert cli_main(argv) == 130
+        ck.log.flush()
+        [row] = ck.log.rows()
+    assert out.getvalue() == "first part " and "interrupted" in err.getvalue()
+    assert row["partial"] and row["error_type"] == "KeyboardInterrupt"
+    assert row["text"].startswith("first part second part")

@@ -141,12 +141,15 @@ def _ask(args: argparse.Namespace, out: TextIO) -> int:
     stream = args.stream if args.stream is not None else not args.json
     answer: Answer | None = None
     if stream and not args.json:
-        for event in client.stream(args.question):
-            if type(event) is TextDelta and event.choice == 0:
-                out.write(event.text)
-                out.flush()
-            elif isinstance(event, Answer):
-                answer = event
+        # As a context: Ctrl-C while the text is printed (not only while it is read) reaches
+        # the stream, which keeps what arrived (logged as partial).
+        with client.stream(args.question) as events:
+            for event in events:
+                if type(event) is TextDelta and event.choice == 0:
+                    out.write(event.text)
+                    out.flush()
+                elif isinstance(event, Answer):
+                    answer = event
         out.write("\n")
     else:
         answer = client.ask(args.question, stream=stream, display=False)
