@@ -126,6 +126,12 @@ def test_no_ending_of_a_stream_keeps_an_echoed_key(
         assert kept.partial == (ending != "complete")
         last = ck.last_answer
         assert last is not None and last.text == kept.text
+        # What the messages count is the text the caller gets, not the echo's length.
+        counted = f"{len(kept.text)} characters"
+        if ending == "broken":
+            assert counted in str(outcome), outcome
+        if ending == "ctrl-c":
+            assert counted in outcome.__notes__[0], outcome.__notes__
         texts = [*everything_shown(outcome, folder), *everything_shown(last, folder)]
         if ending != "cancelled":  # the partial answer of a cancelled task is kept, not logged
             texts.append(log_bytes())
