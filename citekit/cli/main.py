@@ -141,12 +141,15 @@ def _ask(args: argparse.Namespace, out: TextIO) -> int:
     stream = args.stream if args.stream is not None else not args.json
     answer: Answer | None = None
     if stream and not args.json:
-        for event in client.stream(args.question):
-            if type(event) is TextDelta and event.choice == 0:
-                out.write(event.text)
-                out.flush()
-            elif isinstance(event, Answer):
-                answer = event
+        # As a context: Ctrl-C while the text is printed (not only while it is read) reaches
+        # the stream, which keeps what arrived (logged as partial).
+        with client.stream(args.question) as events:
+            for event in events:
+                if type(event) is TextDelta and event.choice == 0:
+                    out.write(event.text)
+                    out.flush()
+                elif isinstance(event, Answer):
+                    answer = event
         out.write("\n")
     else:
         answer = client.ask(args.question, stream=stream, display=False)
@@ -308,7 +311,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0)
     terminal = TerminalOut(sys.stdout, json=bool(getattr(args, "json", False)))
     out = cast(TextIO, terminal)
-    err = cast(TextIO, TerminalOut(sys.stderr))  # error messages carry provider text too
+    errors = TerminalOut(sys.stderr)  # error messages carry provider text too
+    err = cast(TextIO, errors)
     try:
         if args.command == "ask":
             return _ask(args, out)
@@ -336,5 +340,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("\ncitekit: interrupted", file=err)
         return 130
     finally:
-        with contextlib.suppress(OSError, ValueError):  # a closed or broken pipe
-            terminal.finish()
+        # What an unfinished sequence held back is written (the sequence dropped): an error
+        # whose provider text opens an escape and never ends it still ends with its advice.
+        for each in (terminal, errors):
+            with contextlib.suppress(OSError, ValueError):  # a closed or broken pipe
+                each.finish()

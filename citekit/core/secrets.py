@@ -450,8 +450,9 @@ def _scrub_one(error: BaseException, clean: Scrubber) -> None:
         error.args = (error._describe(),)
     else:
         error.args = tuple(_walk(a, clean) for a in error.args)
-    if isinstance(error, StreamInterrupted):
-        error.answer = _walk(error.answer, clean)
+    # A broken stream's partial answer, and the one Ctrl-C or a cancellation carries.
+    if isinstance(error, StreamInterrupted) or getattr(error, "answer", None) is not None:
+        error.answer = _walk(error.answer, clean)  # type: ignore[attr-defined]
     notes = getattr(error, "__notes__", None)
     if isinstance(notes, list):
         notes[:] = [clean(n) if isinstance(n, str) else n for n in notes]

@@ -271,22 +271,22 @@ class ProviderClient:
         seconds = self.deadline if deadline is None else check_deadline(deadline)
         return None if seconds is None or math.isinf(seconds) else seconds
 
-    # Every call leaves through ``guarded``: the key is out of its events, result and errors.
+    # Every call leaves through ``guarded``: the key is out of its events, result and errors;
+    # ``last_answer`` keeps what left it, never what the server sent before the guard.
+    def _guarded(self, flow: Flow[T]) -> Flow[T]:
+        return _remembered(guarded(flow, self._secrets))
+
     def _run(self, flow: Flow[T], deadline: float | None = None) -> T:
-        return self._driver.run(guarded(flow, self._secrets), deadline=self._deadline(deadline))
+        return self._driver.run(self._guarded(flow), deadline=self._deadline(deadline))
 
     async def _arun(self, flow: Flow[T], deadline: float | None = None) -> T:
-        return await self._adriver().run(
-            guarded(flow, self._secrets), deadline=self._deadline(deadline)
-        )
+        return await self._adriver().run(self._guarded(flow), deadline=self._deadline(deadline))
 
     def _stream(self, flow: Flow[Answer], deadline: float | None = None) -> Stream:
-        return Stream(self._driver, guarded(flow, self._secrets), deadline=self._deadline(deadline))
+        return Stream(self._driver, self._guarded(flow), deadline=self._deadline(deadline))
 
     def _astream(self, flow: Flow[Answer], deadline: float | None = None) -> AsyncStream:
-        return AsyncStream(
-            self._adriver, guarded(flow, self._secrets), deadline=self._deadline(deadline)
-        )
+        return AsyncStream(self._adriver, self._guarded(flow), deadline=self._deadline(deadline))
 
     # the answer log -----------------------------------------------------------------------
     def _log_call(
@@ -326,14 +326,12 @@ class ProviderClient:
             if call.cached is not None:
                 if stream:
                     yield [TextDelta(call.cached.text, 0)]
-                _remember(call.cached)
                 return call.cached
             try:
                 answer = finish((yield from flow))
             except BaseException as exc:
                 _kept(call, exc)
                 raise
-            _remember(answer)
             return call.done(answer, cacheable=cacheable(answer))
 
     # live display of streams -------------------------------------------------------------
@@ -394,13 +392,27 @@ class ProviderClient:
         await self.aclose()
 
 
+def _remembered(flow: Flow[T]) -> Flow[T]:
+    """``flow`` (a guarded one), with the answer it ends with, whole or partial (a broken
+    stream's, a deadline's, Ctrl-C's ``.answer``), kept as ``last_answer``."""
+    try:
+        result = yield from flow
+    except BaseException as exc:
+        partial = getattr(exc, "answer", None)
+        if isinstance(partial, Answer):
+            _remember(partial)
+        raise
+    if isinstance(result, Answer):
+        _remember(result)
+    return result
+
+
 def _kept(call: LoggedCall, exc: BaseException) -> None:
-    """What a call that failed received (``exc.answer``): remembered, and logged as partial
-    when ``exc`` is Ctrl-C or a cancellation (the log records errors, not those)."""
+    """What a call that failed received (``exc.answer``): logged as partial when ``exc`` is
+    Ctrl-C or a cancellation (the log records errors, not those)."""
     partial = getattr(exc, "answer", None)
     if not isinstance(partial, Answer):
         return
-    _remember(partial)
     if not isinstance(exc, Exception):
         # Shown under the traceback a notebook prints: where the text that arrived is.
         exc.add_note(

@@ -7,7 +7,7 @@ question) is escaped by :func:`md_escape`, and links are written only for http(s
 
 Nothing a provider sends becomes HTML, an attribute or a handler in the renderers that read
 this Markdown (markdown-it with HTML on, mistune as nbconvert uses it, python-markdown with
-``attr_list``): a ``<`` that could open a tag is written ``&lt;`` (a backslash is no escape for
+``attr_list``): every ``<`` outside code is written ``&lt;`` (a backslash is no escape for
 ``<`` in python-markdown), and a ``{`` is written ``\\{`` (python-markdown's ``attr_list``
 reads ``{: onclick=...}`` as attributes). Code keeps its ``<`` and ``{`` as written where every
 renderer reads it as code alike (see :func:`_verbatim_code`); elsewhere code is escaped as
@@ -39,9 +39,11 @@ from ._sources import (
 __all__ = ["answer_markdown", "references_markdown"]
 
 _SPECIAL = re.compile(r"([\\`*_\[\]>#|~!{}])|(<)|(&)")
-# A "<" that could open a tag, a comment or a processing instruction, with the backslashes
-# before it (an odd run: the provider escaped it, which python-markdown does not honour).
-_TAG_START = re.compile(r"(\\*)<(?=[A-Za-z/!?])")
+# Every "<", with the backslashes before it (an odd run: the provider escaped it, which
+# python-markdown does not honour): not only one that could open a tag, a comment or a
+# processing instruction, since any other opens an autolink somewhere (python-markdown's
+# e-mail rule takes "<[r]\n&lt;x@e.org>" across lines and an entity; CommonMark's "<1@e.org>").
+_TAG_START = re.compile(r"(\\*)<")
 _BRACE = re.compile(r"(\\*)\{")
 _AUTOLINK = re.compile(r"<https?://[^\s<>]*>", re.IGNORECASE)
 
@@ -102,7 +104,7 @@ def neutralize(
 ) -> str:
     """``text`` with markers rewritten by ``marker`` (called with the marker and its source
     text; ``None`` keeps it as it is) and what a permissive Markdown front end would act on
-    made literal text: outside code, a ``<`` that could open a tag becomes ``&lt;`` (a
+    made literal text: outside code, every ``<`` becomes ``&lt;`` (a
     backslash the provider put before it is dropped: ``\\<`` read as CommonMark shows ``<``,
     the same as ``&lt;``), a ``{`` becomes ``\\{``, an ``&#`` that starts no character
     reference becomes ``&amp;#``, and images and links to anything but http(s) are escaped;

@@ -123,6 +123,14 @@ class HttpConfig:
                 f"No answer from {where} within the timeout ({text}). "
                 "Answers can take 25-40 s: raise timeout= if this repeats."
             )
+        if isinstance(exc, httpx.RemoteProtocolError) and "location header" in str(exc):
+            # httpx reads a redirect's Location even when not following it: one it cannot
+            # parse is the server's reply (reached, answered), not a failure to reach it.
+            return ResponseFormatError(
+                f"{where} answered with a redirect whose Location is not a valid URL ({text}); "
+                "citekit does not follow redirects. If the API has moved, pass its new "
+                "address as base_url="
+            )
         connect = isinstance(exc, httpx.ConnectError)
         return TransportError(f"Could not reach {where}: {text}", connect=connect)
 

@@ -37,7 +37,7 @@ from ..core.errors import (
 )
 from ..core.models import Answer, StreamEvent
 from ..core.names import display_name
-from ..core.secrets import scrub
+from ..core.secrets import scrub, scrub_value
 from .parsers import Accumulator
 from .response import Decoder, Head, Wire, is_event_stream
 
@@ -193,24 +193,30 @@ def stream_answer(
                 attempt += 1
                 continue
             if received:
-                raise interrupted(wire.provider, acc, err) from err
+                raise interrupted(wire.provider, acc, err, wire.secrets) from err
             wire.retry.explain_wait(err)
             raise
         except GeneratorExit:  # closed by its owner: nothing to keep
             raise
         except BaseException as stop:  # Ctrl-C (thrown in by the driver) or cancellation
-            keep(stop, acc, reader is not None and reader.received)
+            keep(stop, acc, reader is not None and reader.received, wire.secrets)
             raise
         break
     yield CLOSE  # a stream ended by ``[DONE]`` may still be open
     if not acc.finished:
-        raise interrupted(wire.provider, acc, ResponseFormatError(unfinished))
+        raise interrupted(wire.provider, acc, ResponseFormatError(unfinished), wire.secrets)
     return acc.answer()
 
 
-def interrupted(provider: str, acc: Accumulator, exc: Exception) -> StreamInterrupted:
-    """The error for a stream that broke: ``.answer`` is what arrived, marked partial."""
-    partial = acc.answer(partial=True)
+def interrupted(
+    provider: str, acc: Accumulator, exc: Exception, secrets: tuple[str, ...] = ()
+) -> StreamInterrupted:
+    """The error for a stream that broke: ``.answer`` is what arrived, marked partial.
+
+    Scrubbed here already (the guard does it again): the characters the message counts
+    are those of the answer the caller gets, and tell nothing of an echoed key's length.
+    """
+    partial = scrub_value(acc.answer(partial=True), secrets)
     if isinstance(exc, APITimeoutError):
         return StreamTimeout(
             f"{exc}. The partial answer ({len(partial.text)} characters) is in .answer",
@@ -223,11 +229,14 @@ def interrupted(provider: str, acc: Accumulator, exc: Exception) -> StreamInterr
     )
 
 
-def keep(stop: BaseException, acc: Accumulator, received: bool) -> None:
-    """Attach what a stream received to the Ctrl-C or cancellation ``stop`` that ends it."""
+def keep(
+    stop: BaseException, acc: Accumulator, received: bool, secrets: tuple[str, ...] = ()
+) -> None:
+    """Attach what a stream received (scrubbed) to the Ctrl-C or cancellation ``stop`` that
+    ends it."""
     if received and getattr(stop, "answer", None) is None:
         with contextlib.suppress(Exception):  # nothing must hide the interrupt itself
-            stop.answer = acc.answer(partial=True)  # type: ignore[attr-defined]
+            stop.answer = scrub_value(acc.answer(partial=True), secrets)  # type: ignore[attr-defined]
 
 
 def _pause(wire: Wire, spec: RequestSpec, err: BaseException, attempt: int) -> Sleep:

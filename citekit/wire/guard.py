@@ -53,7 +53,8 @@ def guarded(flow: Flow[T], secrets: Iterable[str]) -> Flow[T]:
                 yield tail
             result: T = scrub_value(stop.value, clean)
             return result
-        except Exception as exc:  # every error leaves the call here: scrubbed, then re-raised
+        except BaseException as exc:  # every error leaves the call here: scrubbed, re-raised
+            # Ctrl-C and cancellation too: they carry the partial answer (``.answer``).
             scrub_error(exc, keys)
             raise
         value = None

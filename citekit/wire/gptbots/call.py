@@ -187,6 +187,23 @@ def ask_flow(
         answer = parse_message(data, question=question)
         if not answer.conversation_id:
             answer = replace(answer, conversation_id=cid)
+    try:
+        return (yield from _completed(wire, answer, references, related_questions))
+    except GeneratorExit:  # closed by its owner: nothing to keep
+        raise
+    except BaseException as stop:
+        if not isinstance(stop, Exception) and getattr(stop, "answer", None) is None:
+            # Ctrl-C or a cancellation while the references or next questions were fetched:
+            # the answer had come whole, and is kept (on ``stop.answer``) without them.
+            note = "Stopped while its references or suggested questions were fetched: not included."
+            stop.answer = replace(answer, notes=(*answer.notes, note))  # type: ignore[attr-defined]
+        raise
+
+
+def _completed(
+    wire: Wire, answer: Answer, references: bool, related_questions: bool
+) -> Flow[Answer]:
+    """``answer`` with its references and, with ``related_questions``, the next questions."""
     if references and answer.id:
         try:
             refs = yield from references_flow(wire, answer.id)
