@@ -52,6 +52,7 @@ from citekit.core.secrets import (
 )
 from citekit.data.exports import answer_json
 from citekit.store import Log
+from citekit.wire.guard import guarded
 from tests.conftest import sample_records
 
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -117,6 +118,42 @@ def test_streamed_text_is_scrubbed_as_the_whole_text(key: str, text: str, cuts: 
     shown = [stream.feed(text[a:b]) for a, b in itertools.pairwise(bounds)]
     shown.append(stream.flush().get(0, ""))
     assert "".join(shown) == scrub(text, [key])
+    if len(key) >= WHOLE_TOKEN_BELOW:
+        for piece in shown:
+            assert_no_key(key, piece)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    key=st.one_of(keys, st.text(string.ascii_letters + "-_", min_size=1, max_size=7)),
+    text=st.text(string.ascii_letters + " -_k\"'", max_size=60),
+    cuts=st.lists(st.integers(0, 80), max_size=12),
+    reads=st.lists(st.integers(0, 12), max_size=4),
+)
+def test_a_guarded_stream_shows_the_whole_text_scrubbed(
+    key: str, text: str, cuts: list[int], reads: list[int]
+) -> None:
+    """Through the guard every call leaves by: deltas cut anywhere, grouped into reads
+    anyhow (a read's deltas are scrubbed as one piece), come out as the whole text scrubbed
+    at once, and no delta shown holds the key."""
+    text = f"{text[: len(text) // 2]}{key}{text[len(text) // 2 :]}"
+    bounds = sorted({min(c, len(text)) for c in cuts} | {0, len(text)})
+    deltas = [ck.TextDelta(text[a:b], 0) for a, b in itertools.pairwise(bounds)]
+    edges = sorted({min(r, len(deltas)) for r in reads} | {0, len(deltas)})
+    batches = [deltas[a:b] for a, b in itertools.pairwise(edges)]
+
+    def flow() -> Any:
+        yield from batches
+        return ck.Answer(provider="magisterium", text=text)
+
+    guarded_flow = guarded(flow(), [key])
+    shown: list[str] = []
+    try:
+        while True:
+            shown += [e.text for e in next(guarded_flow)]
+    except StopIteration as stop:
+        final = stop.value
+    assert "".join(shown) == scrub(text, [key]) == final.text
     if len(key) >= WHOLE_TOKEN_BELOW:
         for piece in shown:
             assert_no_key(key, piece)

@@ -79,6 +79,9 @@ def guarded(flow: Flow[T], secrets: Iterable[str]) -> Flow[T]:
 
 
 def _events(events: list[StreamEvent], text: TextScrub, clean: Scrubber) -> list[StreamEvent]:
+    pieces = [e.text for e in events if type(e) is TextDelta and e.choice == 0]
+    if len(pieces) == len(events):  # the usual read: text of the first choice alone
+        return _read(events, pieces, text)
     out: list[StreamEvent] = []
     for event in events:
         if type(event) is TextDelta:
@@ -89,4 +92,27 @@ def _events(events: list[StreamEvent], text: TextScrub, clean: Scrubber) -> list
                 out.append(TextDelta(shown, event.choice))
         else:
             out.append(scrub_value(event, clean))
+    return out
+
+
+def _read(events: list[StreamEvent], pieces: list[str], text: TextScrub) -> list[StreamEvent]:
+    """The text deltas of one read, scrubbed as one piece (one look at the read, not one per
+    delta; scrubbing does not depend on where a text is cut): the events as they came when
+    nothing changed, those that fit when only a tail is held back, else the scrubbed text."""
+    joined = "".join(pieces)
+    shown = text.feed(joined, 0)
+    if shown is joined:
+        return events
+    if not joined.startswith(shown):  # a key was replaced: one delta of the scrubbed text
+        return [TextDelta(shown, 0)] if shown else []
+    out: list[StreamEvent] = []
+    given = 0
+    for event, piece in zip(events, pieces, strict=True):
+        end = given + len(piece)
+        if end > len(shown):
+            if given < len(shown):
+                out.append(TextDelta(shown[given:], 0))
+            break
+        out.append(event)
+        given = end
     return out
