@@ -186,14 +186,11 @@ class ChatAccumulator:
                 raise wrong(self.provider, "a stream event", chunk, "an object")
             chunk = dict(chunk)
         events: list[StreamEvent] = []
-        for key in ("model", "id"):
-            value = chunk.get(key)
-            if (
-                value is not None
-                and type(value) is not str
-                and (key != "id" or text_or_none(value, numbers=True) is None)
-            ):
-                raise wrong(self.provider, key, value, "a string")
+        model, cid = chunk.get("model"), chunk.get("id")
+        if model is not None and type(model) is not str:
+            raise wrong(self.provider, "model", model, "a string")
+        if cid is not None and type(cid) is not str and text_or_none(cid, numbers=True) is None:
+            raise wrong(self.provider, "id", cid, "a string")
         choices = chunk.get("choices")
         if choices:
             if type(choices) is not list:
