@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import tempfile
+import warnings
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
@@ -415,6 +417,40 @@ def test_directory_source_skips_non_answers(tmp_path: Path) -> None:
     assert frame["question"].to_list() == ["Q?", "R?", "S?"]
     assert frame["provider"].to_list() == ["magisterium", "maritaca", "magisterium"]
     assert citations_frame(tmp_path).height == 10
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    junk=st.one_of(
+        st.binary(max_size=64),
+        st.just(b"[" * 100_000),  # deeper than Python reads
+        st.just(b'{"question": "Q?", "response": '),  # cut short
+        st.just(b"\xff\xfe{}"),
+    )
+)
+def test_a_broken_json_file_is_named_and_never_costs_the_rest(junk: bytes) -> None:
+    """A folder of saved answers with one file that is not JSON: the others load, and a
+    warning names the file; the broken file loaded alone is a ValueError naming it."""
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        record = {"question": "Q?", "response": magisterium_response()}
+        (root / "01_good.json").write_text(json.dumps(record), encoding="utf-8")
+        (root / "02_broken.json").write_bytes(junk)
+        try:
+            json.loads(junk)
+        except (ValueError, RecursionError):
+            readable = False
+        else:
+            readable = True
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            frame = answers_frame(root)
+        assert "Q?" in frame["question"].to_list()
+        said = " ".join(str(w.message) for w in caught)
+        assert ("02_broken.json" in said) is not readable
+        if not readable:
+            with pytest.raises(ValueError, match=r"02_broken\.json.*not readable JSON"):
+                answers_frame(root / "02_broken.json")
 
 
 def test_gptbots_record_attaches_references() -> None:

@@ -17,6 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ..core.errors import warn
 from ..core.models import SAMPLE_FIELD, Answer, References
 
 __all__ = ["Source", "iter_items", "load_answers"]
@@ -88,20 +89,44 @@ def _type_error(caller: str, value: Any, *, inside: bool = False) -> TypeError:
     return TypeError(f"{caller}() takes {_ACCEPTED}; {where} is a {type(value).__name__}")
 
 
+def _read_json(file: Path, caller: str) -> Any:
+    """The JSON value in ``file``; a file that is not JSON (or is nested deeper than Python
+    reads) is a ``ValueError`` naming it, never a bare decoder error."""
+    try:
+        return json.loads(file.read_bytes())
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError
+        reason = "nested too deep" if isinstance(exc, RecursionError) else str(exc)
+        raise ValueError(f"{caller}(): {file} is not readable JSON ({reason})") from exc
+
+
 def _from_path(path: Path, *, provider: str | None, caller: str) -> Iterator[Answer | References]:
     if path.is_dir():
+        skipped: list[str] = []
         for file in sorted(path.rglob("*.json")):
             if any(part.startswith(("_", ".")) for part in file.relative_to(path).parts):
                 continue  # build inputs and hidden folders, not answers
-            data = json.loads(file.read_text(encoding="utf-8"))
+            try:
+                data = _read_json(file, caller)
+            except ValueError:
+                skipped.append(str(file.relative_to(path)))
+                continue
             if _kind(data) is not None or (
                 isinstance(data, list) and data and all(_kind(item) for item in data)
             ):
                 yield from _from_json(data, provider=provider, caller=caller, origin=file)
+        if skipped:
+            # One broken file does not cost the folder's other answers: named, and skipped.
+            shown = ", ".join(skipped[:5]) + (
+                f" and {len(skipped) - 5} more" if len(skipped) > 5 else ""
+            )
+            warn(
+                f"{caller}(): skipped {len(skipped)} file(s) in {path} that are not "
+                f"readable JSON: {shown}"
+            )
         return
     if not path.is_file():
         raise FileNotFoundError(f"{caller}(): no file or directory at {path}")
-    data = json.loads(path.read_text(encoding="utf-8"))
+    data = _read_json(path, caller)
     yield from _from_json(data, provider=provider, caller=caller, origin=path)
 
 
