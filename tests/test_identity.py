@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citekit.data.identity import canonical_url, work_url
+from citekit.data.identity import canonical_url, title_key, work_url
 
 HOSTS = st.sampled_from(["example.org", "vatican.va", "pt.wikipedia.org", "a-b.example.com"])
 SEGMENT = st.text("abcdefghijklmnopqrstuvwxyz0123456789-_.%~", min_size=1, max_size=12)
@@ -122,3 +122,44 @@ def test_distinct_vatican_documents_stay_distinct() -> None:
     assert (
         work_url(VATICAN + "/archive/x/doc_xx.html") == "https://vatican.va/archive/x/doc_xx.html"
     )
+
+
+@settings(max_examples=300)
+@given(title=st.text(max_size=60))
+def test_a_title_key_is_plain_words_and_stable(title: str) -> None:
+    key = title_key(title)
+    assert key == key.strip() and "  " not in key
+    assert all(ch.isalnum() or ch == " " for ch in key)
+    again = title_key(key)  # the same, or one more leading article gone ("The La Salle")
+    assert again == key or again == " ".join(key.split()[1:])
+    assert title_key(title.upper()) == title_key(title.lower()) or any(
+        ch.upper().lower() != ch.lower()
+        for ch in title  # letters whose case does not round-trip
+    )
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("The Joy of the Gospel", "joy of the gospel."),
+        ("«Laudato si’»", "Laudato Si"),
+        ("Gaudium et spes", "GAUDIUM ET SPES"),
+        ("Catecismo da Igreja Católica", "Catecismo da Igreja Catolica"),
+        ("L’Osservatore Romano", "Osservatore Romano"),
+        ("Die Würde der Arbeit", "Wurde der Arbeit"),
+    ],
+)
+def test_the_same_title_written_differently_has_one_key(one: str, other: str) -> None:
+    assert title_key(one) == title_key(other) != ""
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("Laborem Exercens", "Laborem Exercens: A Commentary"),
+        ("Rerum Novarum", "Centesimus Annus"),
+        ("I and Thou", "And Thou"),
+    ],
+)
+def test_different_titles_keep_different_keys(one: str, other: str) -> None:
+    assert title_key(one) != title_key(other)

@@ -1,18 +1,22 @@
-"""Which sources are the same work: the address part.
+"""Which sources are the same work: their addresses and titles.
 
-Two citations of one work rarely carry the same URL: one has ``http://`` and ``www.``, another a
-trailing slash, a ``#paragraph`` fragment or a ``utm_source`` parameter, and vatican.va serves
-the same encyclical under a language segment (``/content/francesco/en/...`` and ``/pt/``) or a
-language suffix (``..._en.html`` and ``..._po.html``). ``canonical_url`` removes what never
-changes the document; ``work_url`` also removes the language, so that translations of one
-document share a key.
+Two citations of one work rarely carry the same URL or the same title. One URL has ``http://``
+and ``www.``, another a trailing slash, a ``#paragraph`` fragment or a ``utm_source``
+parameter, and vatican.va serves the same encyclical under a language segment
+(``/content/francesco/en/...`` and ``/pt/``) or a language suffix (``..._en.html`` and
+``..._po.html``). ``canonical_url`` removes what never changes the document; ``work_url`` also
+removes the language, so that translations of one document share a key. ``title_key`` does
+the same for a title: case, accents, punctuation and a leading article (English, Portuguese,
+Spanish, Italian, French, German) apart.
 
->>> from citekit.data.identity import canonical_url, work_url
+>>> from citekit.data.identity import canonical_url, title_key, work_url
 >>> canonical_url("HTTP://WWW.Example.org:80/a/b/?utm_source=x&id=3#p5")
 'https://example.org/a/b?id=3'
 >>> work_url("https://www.vatican.va/content/francesco/pt/encyclicals/documents/"
 ...          "papa-francesco_20150524_enciclica-laudato-si.html")
 'https://vatican.va/content/francesco/encyclicals/documents/papa-francesco_20150524_enciclica-laudato-si.html'
+>>> title_key("The Joy of the Gospel"), title_key("«Laudato si’»"), title_key("La Gaudium et Spes")
+('joy of the gospel', 'laudato si', 'gaudium et spes')
 >>> work_url("https://www.vatican.va/archive/hist_councils/ii_vatican_council/documents/"
 ...          "vat-ii_const_19651207_gaudium-et-spes_fr.html")
 'https://vatican.va/archive/hist_councils/ii_vatican_council/documents/vat-ii_const_19651207_gaudium-et-spes.html'
@@ -21,10 +25,11 @@ document share a key.
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Final
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
-__all__ = ["canonical_url", "work_url"]
+__all__ = ["canonical_url", "title_key", "work_url"]
 
 #: Query parameters that track a click and never choose the document.
 _TRACKING: Final = re.compile(
@@ -108,3 +113,25 @@ def work_url(url: str | None) -> str | None:
     if suffix and suffix.group(1).lower() in _VATICAN_LANGS:
         path = path[: suffix.start()] + suffix.group(2)
     return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
+
+
+#: Articles a title may open with (Italian "i" is not one here: English "I" would go too).
+_ARTICLES: Final = frozenset(
+    {"the", "a", "an", "o", "os", "as", "um", "uma", "el", "la", "los", "las", "un", "una"}
+    | {"il", "lo", "gli", "le", "l", "une", "des", "der", "die", "das", "ein", "eine"}
+)
+_WORD: Final = re.compile(r"[^\W_]+")
+
+
+def title_key(title: str | None) -> str:
+    """``title`` reduced to what tells works apart: lower case, accents and punctuation
+    out, one space between words, without a leading article ("The", "La", "Die", "l'"...).
+    "" when nothing is left (no title, or punctuation only)."""
+    if not title or not isinstance(title, str):
+        return ""
+    folded = unicodedata.normalize("NFKD", title.casefold())
+    plain = "".join(c for c in folded if not unicodedata.combining(c))
+    words = _WORD.findall(plain.replace("\u2019", "'").replace("l'", "l "))
+    if len(words) > 1 and words[0] in _ARTICLES:
+        words = words[1:]
+    return " ".join(words)
