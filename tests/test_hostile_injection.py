@@ -386,7 +386,12 @@ def test_csv_safe_leaves_numbers_and_quotes_text() -> None:
 
 
 # -- the terminal -------------------------------------------------------------------------------
-FORBIDDEN = frozenset(chr(c) for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)]) - {"\n", "\t"}
+#: Controls, and the bidirectional embeddings, overrides and isolates that reorder shown text.
+BIDI = [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+FORBIDDEN = frozenset(chr(c) for c in [*range(0x20), 0x7F, *range(0x80, 0xA0), *BIDI]) - {
+    "\n",
+    "\t",
+}
 ESCAPES = [
     "\x1b]52;c;aGVsbG8=\x07",  # write the clipboard
     "\x1b]0;owned\x07",  # set the window title
@@ -398,6 +403,7 @@ ESCAPES = [
     "\x1bP+q\x1b\\",  # DCS
     "\r\x1b[Kover",
     "\x00\x07\x08\x7f",
+    "access = \u202e\u2066 admin\u2069\u2066",  # reads one way, is another
 ]
 TERMINAL_TEXT = st.lists(st.one_of(st.sampled_from(ESCAPES), st.text(max_size=8)), max_size=10).map(
     "".join

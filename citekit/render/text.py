@@ -167,15 +167,18 @@ _UNFINISHED = re.compile(
     r"|\x1b[ -/]*|\r)\Z"
 )
 # C0 controls but tab and newline, DEL, and C1 controls.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# C0 (but tab and newline), DEL, C1; and the bidirectional embeddings, overrides and isolates,
+# which reorder what a terminal shows (text that reads one way and is another).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _CARRY_LIMIT = 4096
 
 
 def terminal_safe(text: str) -> str:
     """``text`` fit to print on a terminal: escape sequences (ESC and 8-bit C1 forms, with
     their parameters) removed, line ends made ``\\n``, and every other C0 control (but tab and
-    newline), DEL and C1 control dropped, so a provider's text can neither set the title,
-    write the clipboard, hide text nor move the cursor.
+    newline), DEL, C1 control and bidirectional override dropped, so a provider's text can
+    neither set the title, write the clipboard, hide text, move the cursor nor show itself
+    reordered.
 
     >>> from citekit.render.text import terminal_safe
     >>> terminal_safe("red \\x1b[31mtext\\x1b[0m\\x1b]52;c;aGk=\\x07 ok\\r\\n")
