@@ -4,7 +4,6 @@ rows read back as answers, dicts or a polars frame."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import operator
 import sqlite3
@@ -18,6 +17,7 @@ from ..core.columns import CITATION_COLUMNS, REFERENCE_COLUMNS
 from ..core.errors import ProviderError
 from ..core.models import Answer, References, valid_text
 from .keys import dumps, question_of, redacted, request_key
+from .schema import write_transaction
 
 if TYPE_CHECKING:
     import polars as pl
@@ -143,8 +143,7 @@ def insert(conn: sqlite3.Connection, row: Mapping[str, Any], answer: Answer | No
     """Write ``row`` and the answer's citations and references in one transaction; its id."""
     columns = ", ".join(row)
     marks = ", ".join("?" for _ in row)
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with write_transaction(conn):
         values = _valid([*row.values()])
         cur = conn.execute(f"INSERT INTO answers ({columns}) VALUES ({marks})", values)
         row_id = int(cur.lastrowid or 0)
@@ -158,14 +157,6 @@ def insert(conn: sqlite3.Connection, row: Mapping[str, Any], answer: Answer | No
                 _INSERT_REFERENCE,
                 [_valid([row_id, *_REFERENCE_VALUES(r)]) for r in answer.references],
             )
-        conn.execute("COMMIT")
-    except BaseException:
-        # A failed COMMIT (a full disk) has rolled back already: a second ROLLBACK would
-        # raise "no transaction is active" and hide the real cause.
-        if conn.in_transaction:
-            with contextlib.suppress(sqlite3.Error):
-                conn.execute("ROLLBACK")
-        raise
     return row_id
 
 

@@ -8,6 +8,7 @@ import os
 import sqlite3
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from ..core.errors import ConfigurationError
@@ -98,6 +99,24 @@ _RENAMED: dict[int, dict[str, tuple[tuple[str, str], ...]]] = {
         "knowledge_references": (("data_name", "document_title"), ("content", "cited_text")),
     },
 }
+
+
+@contextlib.contextmanager
+def write_transaction(conn: sqlite3.Connection) -> Iterator[None]:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` around the block; rolled back if anything raises.
+
+    A failed COMMIT (a full disk) has rolled back already: a second ROLLBACK would raise "no
+    transaction is active" and hide the real cause, so it runs only inside a transaction.
+    """
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+        raise
 
 
 def migrate(conn: sqlite3.Connection, version: int) -> None:
@@ -304,8 +323,7 @@ class Connections:
     def _setup(self, conn: sqlite3.Connection, key: tuple[int, str]) -> None:
         # Switching to WAL takes a lock; busy_timeout makes concurrent openers wait.
         conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with write_transaction(conn):
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:  # laid out by a newer citekit since we looked
                 raise NewerLog(
@@ -318,12 +336,6 @@ class Connections:
                     conn.execute(statement)
             if version < SCHEMA_VERSION:
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                with contextlib.suppress(sqlite3.Error):
-                    conn.execute("ROLLBACK")
-            raise
         with self._ready_lock:
             self._ready.add(key)
 
