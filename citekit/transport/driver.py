@@ -166,16 +166,13 @@ class Run(Generic[T]):
     ) -> bool:
         if exc is None or isinstance(exc, GeneratorExit):
             return False
-        if isinstance(exc, httpx.TimeoutException) and (self.ends is not None or self.stall):
+        if isinstance(exc, httpx.TimeoutException):
             # A timeout the deadline (or the stall rule) capped is reported as that.
-            now = time.monotonic()
-            if self.ends is not None and now >= self.ends:
-                self.error = self.past_deadline()
-                self.error.__cause__ = exc
-                return True
-            if self.stall is not None and now - self.quiet >= self.stall:
-                self.error = self.stalled()
-                self.error.__cause__ = exc
+            try:
+                self.check()
+            except APITimeoutError as capped:
+                capped.__cause__ = exc
+                self.error = capped
                 return True
         if isinstance(exc, httpx.HTTPError):
             error = self._config.transport_error(exc)
