@@ -91,6 +91,8 @@ from .transport.stream import AsyncStream, Stream
 
 if TYPE_CHECKING:
     from .data import charts
+    from .data.aliases import Aliases
+    from .data.corpus import sources_frame, works_frame
     from .data.exports import export_answer, export_citations
     from .data.frames import answers_frame, citations_frame, references_frame
     from .notebook.explorer import explore
@@ -132,6 +134,9 @@ _LAZY = {
     "answers_frame": ".data.frames",
     "citations_frame": ".data.frames",
     "references_frame": ".data.frames",
+    "sources_frame": ".data.corpus",
+    "works_frame": ".data.corpus",
+    "Aliases": ".data.aliases",
     "explore": ".notebook.explorer",
     "charts": ".data.charts",
 }
@@ -193,6 +198,7 @@ __version__ = "0.1.0"
 # ``last_batch`` is left out: ``from citekit import *`` would copy the value of the moment.
 __all__ = [
     "APITimeoutError",
+    "Aliases",
     "Answer",
     "AsyncStream",
     "AuthenticationError",
@@ -248,4 +254,6 @@ __all__ = [
     "load_ipython_extension",
     "log",
     "references_frame",
+    "sources_frame",
+    "works_frame",
 ]

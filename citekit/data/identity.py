@@ -29,7 +29,16 @@ import unicodedata
 from typing import Final
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
-__all__ = ["canonical_url", "title_key", "work_url"]
+__all__ = [
+    "author_key",
+    "canonical_url",
+    "is_locator",
+    "title_key",
+    "title_parts",
+    "url_language",
+    "work_title",
+    "work_url",
+]
 
 #: Query parameters that track a click and never choose the document.
 _TRACKING: Final = re.compile(
@@ -135,3 +144,108 @@ def title_key(title: str | None) -> str:
     if len(words) > 1 and words[0] in _ARTICLES:
         words = words[1:]
     return " ".join(words)
+
+
+#: Words before a name that say who rather than name: honorifics in the seven languages.
+_HONORIFICS: Final = frozenset(
+    {"pope", "papa", "pape", "papst", "saint", "st", "ste", "san", "sao", "sankt", "s", "ss"}
+    | {"santo", "santa", "sainte", "blessed", "beato", "bl", "his", "holiness", "sua", "santita"}
+    | {"santidade", "santidad", "sa", "saintete", "heiligkeit", "seine", "pontifex", "dr"}
+)
+
+
+def author_key(name: str | None) -> str:
+    """``name`` reduced as ``title_key`` does, also without honorifics before it ("Pope",
+    "Papa", "Saint", "São", "S.S.") and the papal "PP." anywhere: "Pope Francis",
+    "Papa Francesco" and "Franciscus PP." key as "francis", "francesco", "franciscus"."""
+    if isinstance(name, str) and name.count(",") == 1:
+        # "Ratzinger, Joseph" is Joseph Ratzinger; "Paul VI, Pope" stays as it is.
+        last, first = (part.strip() for part in name.split(","))
+        if 0 < len(first.split()) <= 3 and title_key(first) not in _HONORIFICS:
+            name = f"{first} {last}"
+    words = title_key(name).split()
+    while len(words) > 1 and words[0] in _HONORIFICS:
+        words = words[1:]
+    while len(words) > 1 and words[-1] in _HONORIFICS:
+        words = words[:-1]
+    kept = [w for w in words if w != "pp"]
+    return " ".join(kept or words)
+
+
+#: Where a title names a place in its work rather than another work: "Summa Theologiae, I-II,
+#: q. 94", "Catechism of the Catholic Church, 1934", "Lumen gentium, n. 8", "(2nd ed.)".
+_LOCATOR_WORDS: Final = frozenset(
+    {"n", "no", "nn", "nos", "num", "p", "pp", "par", "para", "paragraph", "paragraphs"}
+    | {"art", "article", "artigo", "articulo", "articolo", "a", "ad", "q", "qq", "question"}
+    | {"quaestio", "questao", "cuestion", "questione", "pars", "part", "parte", "partie", "teil"}
+    | {"cap", "c", "ch", "chap", "chapter", "capitulo", "capitolo", "chapitre", "kapitel"}
+    | {"sec", "section", "secao", "seccion", "sezione", "sect", "vol", "volume", "book", "liber"}
+    | {"livro", "libro", "livre", "buch", "lib", "ed", "edition", "edicao", "edicion", "edizione"}
+    | {"editio", "typica", "auflage", "second", "segunda", "seconda", "deuxieme", "zweite"}
+    | {"nd", "rd", "th", "st", "prologue", "prologo", "prooemium", "intro", "introduction", "sc"}
+    | {"revised", "revisada", "revista", "riveduta", "revue", "rev", "expanded", "updated", "new"}
+    | {"resp", "obj", "corpus", "i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x"}
+)
+_NUMBERISH: Final = re.compile(r"^(\d+[a-z]{0,2}|[ivxlc]+)$")
+_SPLIT: Final = re.compile(r"\s*(?:[:;,(\[]|\s[-\u2013\u2014]\s|§)\s*")
+
+
+def is_locator(text: str) -> bool:
+    """Whether ``text`` only says where in a work (numbers, roman numerals, "q.", "art.",
+    "no.", "2nd ed."), so that the title before it is the work's."""
+    words = title_key(text).split()
+    return bool(words) and all(w in _LOCATOR_WORDS or _NUMBERISH.match(w) for w in words)
+
+
+def title_parts(title: str | None) -> tuple[str, str]:
+    """``title`` cut at its first separator (``:``, ``,``, ``(``, `` - ``, ``§``...) into the
+    head and the rest; ("", "") for no title, (title, "") when there is no separator."""
+    if not title or not isinstance(title, str):
+        return "", ""
+    title = title.strip()
+    found = _SPLIT.search(title)
+    if found is None or found.start() == 0:
+        return title, ""
+    return title[: found.start()].strip(), title[found.end() :].strip()
+
+
+def work_title(title: str | None) -> str:
+    """The title of the work ``title`` cites: without a trailing place in it ("Summa
+    Theologiae, I-II, q. 94" -> "Summa Theologiae"; "Catechism of the Catholic Church 1934"
+    -> "Catechism of the Catholic Church"). Other subtitles are kept: "Laborem Exercens: A
+    Commentary" is its own work."""
+    if not title or not isinstance(title, str):
+        return ""
+    head, rest = title_parts(title)
+    if rest and is_locator(rest):
+        title = head
+    words = title.split()
+    # A bare trailing paragraph number ("Catechism of the Catholic Church 1934"), not a year
+    # ("Message for the World Day of Peace 2015" is not the 2020 one).
+    while len(words) > 1 and words[-1].isdigit() and not 1000 <= int(words[-1]) <= 2100:
+        words.pop()
+    return " ".join(words).strip(" ,;:.-\u2013\u2014")
+
+
+#: vatican.va's own language codes that are not ISO 639-1.
+_VATICAN_ISO: Final = {"po": "pt", "sp": "es", "ge": "de"}
+
+
+def url_language(url: str | None) -> str | None:
+    """The language a vatican.va address serves its page in (its language segment or
+    suffix, as an ISO 639-1 code), else None."""
+    canonical = canonical_url(url)
+    if canonical is None:
+        return None
+    parts = urlsplit(canonical)
+    if parts.hostname != "vatican.va":
+        return None
+    segments = parts.path.split("/")
+    code = None
+    if len(segments) > 4 and segments[1] == "content" and segments[3] in _VATICAN_LANGS:
+        code = segments[3]
+    else:
+        suffix = _VATICAN_SUFFIX.search(parts.path)
+        if suffix and suffix.group(1).lower() in _VATICAN_LANGS:
+            code = suffix.group(1).lower()
+    return None if code is None else _VATICAN_ISO.get(code, code)

@@ -1,0 +1,360 @@
+"""Which sources are one work, and which authors one person: the clustering.
+
+``identify`` gives every row of a sources frame a ``work_id``, ``work``, ``author_id`` and
+``author``. The rules, strongest first (a wrong merge is worse than a missed one):
+
+1. a hand assignment (``aliases={"works": {title: id}}``) decides;
+2. an address of one of the alias table's works (the Catechism's archive in any language, an
+   encyclical's page without its language) names that work;
+3. a title the alias table knows names its work, when the author is one the work may be
+   credited to (or none is given) and the year fits the work's editions; a title whose head
+   names it ("Laudato si', n. 139", "Gaudium et spes: Pastoral Constitution...") also does,
+   when the author is the work's;
+4. GPTBots' ``data_id`` and the same document address (``work_url``) join rows;
+5. the same title (``work_title``, then ``title_key``) by the same author, in years no more
+   than ``YEAR_WINDOW`` apart, is one work; a row without author joins the one author who has
+   that title; titles by one author that differ only slightly (rapidfuzz ratio
+   ``FUZZY_RATIO`` or more, typos, transliterations) join within the same year window.
+
+Authors are one person when the alias table names them alike, else when ``author_key`` (case,
+accents, honorifics and "Surname, Name" order apart) is the same. Identity is computed once per
+distinct (title, author, year, address, data id), then joined back, so a million sources of a
+few thousand documents cost a few thousand keys.
+
+The display name is the alias table's name in ``lang`` when given, else the title (or name)
+cited most often.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from typing import Any, Final
+
+import polars as pl
+
+from .aliases import Aliases, AliasSpec
+from .identity import author_key, title_key, title_parts, work_title, work_url
+
+__all__ = ["FUZZY_RATIO", "IDENTITY_COLUMNS", "YEAR_WINDOW", "identify"]
+
+#: Two citations of one title by one author are one work when their years are this close.
+YEAR_WINDOW: Final = 3
+#: The rapidfuzz ratio (0-100) two titles by one author need to be taken for one.
+FUZZY_RATIO: Final = 92.0
+#: The columns ``identify`` adds.
+IDENTITY_COLUMNS: Final = ("work_id", "work", "author_id", "author")
+_KEYS: Final = ("document_title", "document_author", "year", "source_url", "data_id")
+
+
+class _Rows:
+    """Union-find over the distinct rows."""
+
+    def __init__(self, n: int) -> None:
+        self.parent = list(range(n))
+
+    def find(self, i: int) -> int:
+        parent = self.parent
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    def union(self, i: int, j: int) -> None:
+        a, b = self.find(i), self.find(j)
+        if a != b:
+            self.parent[max(a, b)] = min(a, b)
+
+    def join(self, members: Iterable[int]) -> None:
+        first = None
+        for m in members:
+            if first is None:
+                first = m
+            else:
+                self.union(first, m)
+
+
+def identify(
+    frame: pl.DataFrame, *, aliases: AliasSpec = None, lang: str | None = None
+) -> pl.DataFrame:
+    """``frame`` (with ``document_title``, ``document_author``, ``year``, ``source_url`` and
+    ``data_id``) with ``work_id``, ``work``, ``author_id`` and ``author`` added (see the module's
+    rules). Rows with neither a title nor an address get null identities."""
+    table = Aliases.resolve(aliases)
+    keyed = frame.with_columns(
+        [pl.lit(None, pl.String).alias(c) for c in _KEYS if c not in frame.columns]
+    )
+    if "year" in frame.columns:
+        keyed = keyed.with_columns(pl.col("year").cast(pl.Int32))
+    distinct = keyed.group_by(list(_KEYS)).agg(_n=pl.len()).sort(list(_KEYS), nulls_last=True)
+    work_ids, works, author_ids, authors = _cluster(distinct.rows(), table, lang)
+    ids = distinct.select(list(_KEYS)).with_columns(
+        pl.Series("work_id", work_ids, pl.String),
+        pl.Series("work", works, pl.String),
+        pl.Series("author_id", author_ids, pl.String),
+        pl.Series("author", authors, pl.String),
+    )
+    dropped = [c for c in IDENTITY_COLUMNS if c in keyed.columns]
+    out = keyed.drop(dropped).join(
+        ids, on=list(_KEYS), how="left", nulls_equal=True, maintain_order="left"
+    )
+    added = [c for c in _KEYS if c not in frame.columns]
+    return out.drop(added) if added else out
+
+
+def _cluster(
+    rows: Sequence[tuple[Any, ...]], table: Aliases, lang: str | None
+) -> tuple[list[str | None], list[str | None], list[str | None], list[str | None]]:
+    n = len(rows)
+    sets = _Rows(n)
+    titles: list[str] = []  # work_title of each row
+    tkeys: list[str] = []
+    aids: list[str | None] = []
+    years: list[int | None] = []
+    alias: list[str | None] = []
+    hand: list[bool] = []
+    counts: list[int] = []
+    by_alias: dict[str, list[int]] = defaultdict(list)
+    by_data: dict[str, list[int]] = defaultdict(list)
+    by_url: dict[str, list[int]] = defaultdict(list)
+    by_title: dict[tuple[str | None, str], list[int]] = defaultdict(list)
+    for i, (title, author, year, url, data_id, count) in enumerate(rows):
+        wt = work_title(title)
+        tkey = title_key(wt)
+        aid = _author_id(author, table)
+        plain = _plain(work_url(url))
+        titles.append(wt)
+        tkeys.append(tkey)
+        aids.append(aid)
+        years.append(year)
+        counts.append(count)
+        assigned = table.assigned_work(title)
+        hand.append(assigned is not None)
+        found = assigned or _alias_work(title, tkey, aid, year, plain, table)
+        alias.append(found)
+        if found is not None:
+            by_alias[found].append(i)
+        if assigned is not None:
+            continue  # a hand assignment is not joined to anything else
+        if isinstance(data_id, str) and data_id:
+            by_data[data_id].append(i)
+        if plain:
+            by_url[plain].append(i)
+        if tkey:
+            by_title[(aid, tkey)].append(i)
+    for group in (*by_alias.values(), *by_data.values(), *by_url.values()):
+        sets.join(group)
+    chains = _year_chains(by_title, years, sets)
+    _join_unattributed(chains, years, sets)
+    _join_near_titles(chains, years, sets)
+    return _name(rows, sets, titles, aids, alias, counts, table, lang)
+
+
+def _author_id(author: str | None, table: Aliases) -> str | None:
+    found = table.author_of(author)
+    if found is not None:
+        return found
+    key = author_key(author)
+    return f"~{key}" if key else None
+
+
+def _plain(url: str | None) -> str | None:
+    return url.removeprefix("https://") if url else None
+
+
+def _alias_work(
+    title: str | None,
+    tkey: str,
+    aid: str | None,
+    year: int | None,
+    plain: str | None,
+    table: Aliases,
+) -> str | None:
+    by_url = table.work_of_url(plain)
+    if by_url is not None:
+        return by_url
+    if not tkey:
+        return None
+    for key in dict.fromkeys((title_key(title), tkey)):
+        found = table.work_by_key(key)
+        if found is None:
+            continue
+        work = table.works[found]
+        credited = aid is None or work.by(aid)
+        if credited and work.in_years(year):
+            return found
+    head, rest = title_parts(title)
+    if rest:
+        found = table.work_by_key(title_key(head))
+        if found is not None:
+            work = table.works[found]
+            if work.by(aid) and work.in_years(year):
+                return found
+    return None
+
+
+def _year_chains(
+    by_title: dict[tuple[str | None, str], list[int]],
+    years: list[int | None],
+    sets: _Rows,
+) -> dict[tuple[str | None, str], list[tuple[int | None, int | None, int]]]:
+    """Join each (author, title) group's rows whose years are within ``YEAR_WINDOW`` of the
+    next; a row without a year joins the group's largest chain. Returns each group's chains as
+    (first year, last year, a member)."""
+    out: dict[tuple[str | None, str], list[tuple[int | None, int | None, int]]] = {}
+    for key, members in by_title.items():
+        dated = sorted((m for m in members if years[m] is not None), key=lambda m: years[m] or 0)
+        undated = [m for m in members if years[m] is None]
+        chains: list[list[int]] = []
+        for m in dated:
+            if chains and (years[m] or 0) - (years[chains[-1][-1]] or 0) <= YEAR_WINDOW:
+                chains[-1].append(m)
+            else:
+                chains.append([m])
+        if undated:
+            if chains:
+                max(chains, key=len).extend(undated)
+            else:
+                chains.append(undated)
+        found = []
+        for chain in chains:
+            sets.join(chain)
+            known = [years[m] for m in chain if years[m] is not None]
+            found.append((min(known, default=None), max(known, default=None), chain[0]))  # type: ignore[type-var]
+        out[key] = found
+    return out
+
+
+def _fits(a: tuple[int | None, int | None, int], b: tuple[int | None, int | None, int]) -> bool:
+    if a[0] is None or b[0] is None or a[1] is None or b[1] is None:
+        return True
+    return a[0] - YEAR_WINDOW <= b[1] and b[0] - YEAR_WINDOW <= a[1]
+
+
+def _join_unattributed(
+    chains: dict[tuple[str | None, str], list[tuple[int | None, int | None, int]]],
+    years: list[int | None],
+    sets: _Rows,
+) -> None:
+    """A title cited without an author is the work of the one author who has that title."""
+    authors_of: dict[str, list[tuple[str | None, str]]] = defaultdict(list)
+    for key in chains:
+        if key[0] is not None:
+            authors_of[key[1]].append(key)
+    for key, found in chains.items():
+        if key[0] is not None:
+            continue
+        owners = authors_of.get(key[1], [])
+        if len(owners) != 1:
+            continue
+        for chain in found:
+            fitting = [c for c in chains[owners[0]] if _fits(chain, c)]
+            if len(fitting) == 1:
+                sets.union(chain[2], fitting[0][2])
+
+
+def _join_near_titles(
+    chains: dict[tuple[str | None, str], list[tuple[int | None, int | None, int]]],
+    years: list[int | None],
+    sets: _Rows,
+) -> None:
+    """Titles by one author that differ only slightly, in fitting years, are one work."""
+    titles_of: dict[str, list[str]] = defaultdict(list)
+    for aid, tkey in chains:
+        if aid is not None:
+            titles_of[aid].append(tkey)
+    crowded = {aid: keys for aid, keys in titles_of.items() if len(keys) > 1}
+    if not crowded:
+        return
+    from rapidfuzz import fuzz, process
+
+    for aid, keys in crowded.items():
+        scores = process.cdist(keys, keys, scorer=fuzz.ratio, score_cutoff=FUZZY_RATIO)
+        for i, j in zip(*scores.nonzero(), strict=True):
+            if i >= j:
+                continue
+            for a in chains[(aid, keys[i])]:
+                for b in chains[(aid, keys[j])]:
+                    if _fits(a, b):
+                        sets.union(a[2], b[2])
+
+
+def _name(
+    rows: Sequence[tuple[Any, ...]],
+    sets: _Rows,
+    titles: list[str],
+    aids: list[str | None],
+    alias: list[str | None],
+    counts: list[int],
+    table: Aliases,
+    lang: str | None,
+) -> tuple[list[str | None], list[str | None], list[str | None], list[str | None]]:
+    members: dict[int, list[int]] = defaultdict(list)
+    for i in range(len(rows)):
+        members[sets.find(i)].append(i)
+    work_id: list[str | None] = [None] * len(rows)
+    work: list[str | None] = [None] * len(rows)
+    author_id: list[str | None] = list(aids)
+    author_titles: dict[str, Counter[str]] = defaultdict(Counter)
+    for group in members.values():
+        titled = [m for m in group if titles[m] or rows[m][3]]
+        if not titled:
+            continue
+        named: Counter[str] = Counter()
+        for m in group:
+            found = alias[m]
+            if found is not None:
+                named[found] += counts[m]
+        if named:
+            wid = min(named, key=lambda a: (-named[a], a))
+        else:
+            basis = min(f"{aids[m] or ''}|{titles[m].casefold() or rows[m][3]}" for m in titled)
+            wid = "w-" + hashlib.blake2b(basis.encode(), digest_size=6).hexdigest()
+        display = table.work_name(wid, lang) or _most_cited(
+            (titles[m] or rows[m][3], counts[m]) for m in titled
+        )
+        owner = _work_author(wid, group, aids, counts, table)
+        for m in group:
+            work_id[m], work[m] = wid, display
+            if author_id[m] is None:
+                author_id[m] = owner
+    for m, row in enumerate(rows):
+        aid, raw = author_id[m], row[1]
+        if aid is not None and isinstance(raw, str) and raw.strip() and aids[m] is not None:
+            author_titles[aid][raw.strip()] += counts[m]
+    author: list[str | None] = []
+    shown: dict[str, str | None] = {}
+    for aid in author_id:
+        if aid is None:
+            author.append(None)
+            continue
+        if aid not in shown:
+            shown[aid] = (
+                table.author_name(aid, lang)
+                or _most_cited(author_titles[aid].items())
+                or table.author_name(aid, "en")
+            )
+        author.append(shown[aid])
+    return work_id, work, author_id, author
+
+
+def _work_author(
+    wid: str, group: list[int], aids: list[str | None], counts: list[int], table: Aliases
+) -> str | None:
+    known = table.works.get(wid)
+    if known is not None and known.author is not None:
+        return known.author
+    tally: Counter[str] = Counter()
+    for m in group:
+        if aids[m] is not None:
+            tally[aids[m]] += counts[m]  # type: ignore[index]
+    return min(tally, key=lambda a: (-tally[a], a)) if tally else None
+
+
+def _most_cited(items: Iterable[tuple[str, int]]) -> str | None:
+    tally: Counter[str] = Counter()
+    for text, n in items:
+        if text:
+            tally[text] += n
+    return min(tally, key=lambda t: (-tally[t], len(t), t)) if tally else None

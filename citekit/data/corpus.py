@@ -1,0 +1,317 @@
+"""Every source of many answers as one corpus: sources and works across providers and languages.
+
+``sources_frame`` lays out every source of every answer, whatever the provider: the passages
+Magisterium cites, GPTBots' corner citations and knowledge chunks, Maritaca's web sources, each
+with the work and author it belongs to (``citekit.data.clusters``: the same encyclical cited in
+English and Portuguese, by "Francis" and by "Franziskus", is one work by one author).
+``works_frame`` counts them per work.
+
+>>> from citekit.testing import default_data_dir
+>>> src = ck.sources_frame(default_data_dir())
+>>> src.group_by("kind").len().sort("kind")
+shape: (3, 2)
+┌─────────────────┬─────┐
+│ kind            ┆ len │
+│ ---             ┆ --- │
+│ str             ┆ u32 │
+╞═════════════════╪═════╡
+│ citation        ┆ 139 │
+│ knowledge chunk ┆ 79  │
+│ web source      ┆ 7   │
+└─────────────────┴─────┘
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, Literal
+
+import polars as pl
+
+from ..core.models import Answer, Citation, References
+from ..core.text import read
+from .aliases import AliasSpec
+from .clusters import identify
+from .frames import REFERENCES_SCHEMA, _add_references, _citations, source_schema
+from .sources import Source, iter_items
+
+__all__ = ["SOURCES_SCHEMA", "WORKS_SCHEMA", "SourceKind", "sources_frame", "works_frame"]
+
+SourceKind = Literal["citation", "knowledge chunk", "web source"]
+
+#: One row per source: what the provider reported, then the work and author it belongs to.
+SOURCES_SCHEMA: Final = pl.Schema(
+    {
+        **source_schema(("provider", "answer_id", "question", "kind", "marker", "rank")),
+        **source_schema(
+            (
+                "document_title",
+                "document_author",
+                "document_year",
+                "year",
+                "document_reference",
+                "source_url",
+                "data_id",
+                "cited_text",
+                "score",
+            )
+        ),
+        "span_start": pl.Int32(),
+        "span_end": pl.Int32(),
+        "cited_inline": pl.Boolean(),
+        "work_id": pl.String(),
+        "work": pl.String(),
+        "author_id": pl.String(),
+        "author": pl.String(),
+    }
+)
+
+#: One row per work.
+WORKS_SCHEMA: Final = pl.Schema(
+    {
+        "work_id": pl.String(),
+        "work": pl.String(),
+        "author_id": pl.String(),
+        "author": pl.String(),
+        "year": pl.Int32(),
+        "citations": pl.UInt32(),
+        "answers": pl.UInt32(),
+        "providers": pl.List(pl.String()),
+        "titles": pl.List(pl.String()),
+        "languages": pl.List(pl.String()),
+        "urls": pl.List(pl.String()),
+    }
+)
+
+
+def sources_frame(
+    source: Source,
+    *,
+    provider: str | None = None,
+    aliases: AliasSpec = None,
+    lang: str | None = None,
+) -> pl.DataFrame:
+    """One row per source of every answer in ``source``, all providers, with its work and
+    author (schema ``SOURCES_SCHEMA``).
+
+    ``kind`` says what the row is: a ``"citation"`` (a passage Magisterium cites, a GPTBots
+    corner citation), a ``"knowledge chunk"`` (GPTBots' retrieved chunks, ranked and scored)
+    or a ``"web source"`` (a page Maritaca's tools linked). Then, named as in
+    ``citekit.core.columns``: ``provider``, ``answer_id``, ``question``, ``marker`` (the
+    footnote number; null for a chunk), ``rank`` (a chunk's place), ``document_title``,
+    ``document_author``, ``document_year`` and ``year``, ``document_reference``,
+    ``source_url``, ``data_id`` (GPTBots' document id), ``cited_text``, ``score`` (a chunk's
+    relevance), ``span_start``/``span_end`` (where in the answer's text the source is cited:
+    the annotated span of a web source, else the first marker of the citation's number; null
+    when it is not cited inline), ``cited_inline``; and the identity:
+
+    * ``work_id`` / ``work``: the work the source belongs to, the same for every language,
+      edition, page or paragraph of one text (an id from the alias table, such as
+      ``"laudato-si"``, else ``"w-"`` and a hash), and its display name;
+    * ``author_id`` / ``author``: the person or body, under any of its names (``"francis"``
+      for Francis, Francesco, Franziskus, Papa Francisco), and its display name. A source
+      that names no author gets its work's (the Catechism's is the Catholic Church).
+
+    Parameters
+    ----------
+    source
+        Answers, saved responses or sample files; see ``citekit.data.frames``.
+    provider
+        The provider of saved responses that do not name it.
+    aliases
+        Extends the shipped alias table (``citekit.data.aliases``): the path of a JSON alias
+        file, an ``Aliases`` table, or hand assignments ``{"works": {title: work_id},
+        "authors": {name: author_id}}`` that merge a title into a work (an existing id) or
+        split it off (a new id).
+    lang
+        Display works and authors by their names in this language where the alias table has
+        them ("en", "pt", "es", "it", "fr", "de", "la"); else by the title or name cited most.
+
+    Returns
+    -------
+    A frame with ``SOURCES_SCHEMA``; empty (and typed) when there are no sources.
+
+    Examples
+    --------
+    Pope Francis, cited in four languages, is one author:
+
+    >>> import polars as pl
+    >>> from citekit.testing import default_data_dir
+    >>> src = ck.sources_frame(default_data_dir() / "magisterium")
+    >>> francis = src.filter(pl.col("author_id") == "francis")
+    >>> sorted(francis["document_author"].unique())
+    ['Francesco', 'Francis', 'Francisco', 'Franziskus']
+    >>> ck.sources_frame(default_data_dir() / "magisterium", lang="pt").filter(
+    ...     pl.col("author_id") == "francis")["author"].unique().to_list()
+    ['Papa Francisco']
+    """
+    answers: list[Answer] = []
+    bare: list[References] = []
+    for item in iter_items(source, provider=provider, caller="sources_frame"):
+        if isinstance(item, Answer):
+            answers.append(item)
+        else:
+            bare.append(item)
+    parts = [_cited(answers), _chunks(answers, bare)]
+    frame = pl.concat(parts, how="diagonal_relaxed")
+    return identify(frame, aliases=aliases, lang=lang).select(SOURCES_SCHEMA.names())
+
+
+def _cited(answers: list[Answer]) -> pl.DataFrame:
+    """Citations and web sources, in citations_frame's row order, with kind, span and data id."""
+    cits = _citations(answers)
+    kinds: list[str] = []
+    data_ids: list[str | None] = []
+    starts: list[int | None] = []
+    ends: list[int | None] = []
+    for a in answers:
+        if not a.citations:
+            continue
+        web = a.provider == "maritaca"
+        first: dict[int, tuple[int, int]] = {}
+        for m in read(a.text).markers:
+            first.setdefault(m.number, (m.start, m.end))
+        for c in a.citations:
+            kinds.append("web source" if web else "citation")
+            data_ids.append(_data_id(c))
+            start, end = _span(c, first, len(a.text))
+            starts.append(start)
+            ends.append(end)
+    return cits.with_columns(
+        kind=pl.Series(kinds, dtype=pl.String),
+        data_id=pl.Series(data_ids, dtype=pl.String),
+        span_start=pl.Series(starts, dtype=pl.Int32),
+        span_end=pl.Series(ends, dtype=pl.Int32),
+    ).drop("model", "document_index", "cited_text_heading")
+
+
+def _data_id(citation: Citation) -> str | None:
+    value = citation.raw.get("data_id") if citation.raw else None
+    return value if isinstance(value, str) and value else None
+
+
+def _span(
+    citation: Citation, first: dict[int, tuple[int, int]], length: int
+) -> tuple[int | None, int | None]:
+    raw = citation.raw
+    start, end = raw.get("start_index"), raw.get("end_index") if raw else (None, None)
+    if (
+        isinstance(start, int)
+        and isinstance(end, int)
+        and not isinstance(start, bool)
+        and not isinstance(end, bool)
+        and 0 <= start < end <= length
+    ):
+        return start, end
+    return first.get(citation.document_index + 1, (None, None))
+
+
+def _chunks(answers: list[Answer], bare: list[References]) -> pl.DataFrame:
+    columns: dict[str, list[Any]] = {name: [] for name in REFERENCES_SCHEMA.names()}
+    questions: list[str | None] = []
+    for a in answers:
+        refs = a.references
+        if refs is None or not refs.items:
+            continue
+        _add_references(columns, refs, a.provider, a.conversation_id, a.id)
+        questions.extend([a.question] * len(refs.items))
+    for refs in bare:
+        _add_references(columns, refs, "gptbots", None, None)
+        questions.extend([None] * len(refs.items))
+    frame = pl.DataFrame(columns, schema=REFERENCES_SCHEMA)
+    return frame.with_columns(
+        question=pl.Series(questions, dtype=pl.String),
+        kind=pl.lit("knowledge chunk", pl.String),
+    ).drop("conversation_id", "question_id")
+
+
+def works_frame(
+    source: Source | pl.DataFrame,
+    *,
+    provider: str | None = None,
+    aliases: AliasSpec = None,
+    lang: str | None = None,
+) -> pl.DataFrame:
+    """One row per work cited in ``source`` (schema ``WORKS_SCHEMA``), most cited first.
+
+    Columns: ``work_id``, ``work`` (display title), ``author_id``, ``author``, ``year`` (the
+    year cited most often for it, the earliest of a tie), ``citations`` (sources of the work:
+    citations, web sources and knowledge chunks), ``answers`` (how many answers cite it),
+    ``providers``, ``titles`` (every title it was cited under), ``languages`` (of those
+    titles, where the alias table knows them: the languages its display names are in) and
+    ``urls`` (the distinct document addresses, ``work_url``).
+
+    Parameters
+    ----------
+    source
+        A ``sources_frame``, or anything it accepts.
+    provider, aliases, lang
+        As ``sources_frame`` takes them (ignored for a frame).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from citekit.testing import default_data_dir
+    >>> works = ck.works_frame(default_data_dir())
+    >>> ccc = works.filter(pl.col("work_id") == "catechism")
+    >>> ccc["answers"].item() > 1, sorted(ccc["languages"].item())[:3]
+    (True, ['de', 'en', 'es'])
+    """
+    from .aliases import Aliases
+    from .identity import work_url
+
+    src = (
+        source
+        if isinstance(source, pl.DataFrame)
+        else sources_frame(source, provider=provider, aliases=aliases, lang=lang)
+    )
+    table = Aliases.resolve(aliases)
+    src = src.filter(pl.col("work_id").is_not_null())
+    answer = pl.struct("provider", "answer_id", "question")
+    grouped = (
+        src.group_by("work_id", maintain_order=True)
+        .agg(
+            work=pl.col("work").first(),
+            author_id=pl.col("author_id").drop_nulls().mode().sort().first(),
+            year=pl.col("year").drop_nulls().mode().sort().first(),
+            citations=pl.len(),
+            answers=answer.n_unique(),
+            providers=pl.col("provider").unique(maintain_order=True),
+            titles=pl.col("document_title").drop_nulls().unique(maintain_order=True),
+            urls=pl.col("source_url").drop_nulls().unique(maintain_order=True),
+        )
+        .sort(["citations", "work"], descending=[True, False])
+    )
+    authors = src.select("author_id", "author").drop_nulls().unique("author_id")
+    grouped = grouped.join(authors, on="author_id", how="left", maintain_order="left")
+    languages = [
+        _languages(table, wid, titles, urls)
+        for wid, titles, urls in zip(
+            grouped["work_id"], grouped["titles"], grouped["urls"], strict=True
+        )
+    ]
+    urls = [list(dict.fromkeys(u for u in map(work_url, found) if u)) for found in grouped["urls"]]
+    years = [
+        (table.works[w].years or (y, y))[0] if w in table.works else y
+        for w, y in zip(grouped["work_id"], grouped["year"], strict=True)
+    ]
+    return grouped.with_columns(
+        year=pl.Series(years, dtype=pl.Int32),
+        languages=pl.Series(languages, dtype=pl.List(pl.String)),
+        urls=pl.Series(urls, dtype=pl.List(pl.String)),
+    ).select(WORKS_SCHEMA.names())
+
+
+def _languages(table: Any, work_id: str, titles: Any, urls: Any) -> list[str]:
+    """The languages a work was cited in: from its addresses (vatican.va says it), and from
+    titles that are its alias-table name in one language only."""
+    from .identity import title_key, url_language, work_title
+
+    found = {code for code in map(url_language, urls) if code}
+    work = table.works.get(work_id)
+    if work is not None:
+        for title in titles:
+            key = title_key(work_title(title))
+            codes = {code for code, name in work.names.items() if title_key(name) == key}
+            if len(codes) == 1:
+                found |= codes
+    return sorted(found)
