@@ -40,7 +40,7 @@ from .identity import author_key, title_key, title_parts, work_title, work_url
 __all__ = ["FUZZY_RATIO", "IDENTITY_COLUMNS", "YEAR_WINDOW", "identify"]
 
 #: Two citations of one title by one author are one work when their years are this close.
-YEAR_WINDOW: Final = 3
+YEAR_WINDOW: Final = 2
 #: The rapidfuzz ratio (0-100) two titles by one author need to be taken for one.
 FUZZY_RATIO: Final = 92.0
 #: The columns ``identify`` adds.
@@ -80,7 +80,7 @@ def identify(
 ) -> pl.DataFrame:
     """``frame`` (with ``document_title``, ``document_author``, ``year``, ``source_url`` and
     ``data_id``) with ``work_id``, ``work``, ``author_id`` and ``author`` added (see the module's
-    rules). Rows with neither a title nor an address get null identities."""
+    rules). Rows with no title, address or data id have no work."""
     table = Aliases.resolve(aliases)
     keyed = frame.with_columns(
         [pl.lit(None, pl.String).alias(c) for c in _KEYS if c not in frame.columns]
@@ -298,7 +298,7 @@ def _name(
     author_id: list[str | None] = list(aids)
     author_titles: dict[str, Counter[str]] = defaultdict(Counter)
     for group in members.values():
-        titled = [m for m in group if titles[m] or rows[m][3]]
+        titled = [m for m in group if titles[m] or rows[m][3] or rows[m][4]]
         if not titled:
             continue
         named: Counter[str] = Counter()
@@ -309,10 +309,13 @@ def _name(
         if named:
             wid = min(named, key=lambda a: (-named[a], a))
         else:
-            basis = min(f"{aids[m] or ''}|{titles[m].casefold() or rows[m][3]}" for m in titled)
+            basis = min(
+                f"{aids[m] or ''}|{titles[m].casefold() or rows[m][3] or rows[m][4]}|{rows[m][2]}"
+                for m in titled
+            )
             wid = "w-" + hashlib.blake2b(basis.encode(), digest_size=6).hexdigest()
         display = table.work_name(wid, lang) or _most_cited(
-            (titles[m] or rows[m][3], counts[m]) for m in titled
+            (titles[m] or rows[m][3] or rows[m][4], counts[m]) for m in titled
         )
         owner = _work_author(wid, group, aids, counts, table)
         for m in group:
