@@ -10,7 +10,8 @@
    credited to (or none is given) and the year fits the work's editions; a title whose head
    names it ("Laudato si', n. 139", "Gaudium et spes: Pastoral Constitution...") also does,
    when the author is the work's;
-4. GPTBots' ``data_id`` and the same document address (``work_url``) join rows;
+4. GPTBots' ``data_id`` and the same document address (``work_url``; not a site's home
+   page) join rows;
 5. the same title (``work_title``, then ``title_key``) by the same author, in years no more
    than ``YEAR_WINDOW`` apart, is one work; a row without author joins the one author who has
    that title; titles by one author that differ only slightly (rapidfuzz ratio
@@ -139,7 +140,7 @@ def _cluster(
             continue  # a hand assignment is not joined to anything else
         if isinstance(data_id, str) and data_id:
             by_data[data_id].append(i)
-        if plain:
+        if plain and "/" in plain:  # a site's home page is cited for many works
             by_url[plain].append(i)
         if tkey:
             by_title[(aid, tkey)].append(i)
