@@ -227,8 +227,8 @@ def work_title(title: str | None) -> str:
     return " ".join(words).strip(" ,;:.-\u2013\u2014")
 
 
-#: vatican.va's own language codes that are not ISO 639-1.
-_VATICAN_ISO: Final = {"po": "pt", "sp": "es", "ge": "de"}
+#: vatican.va's own language codes that are not ISO 639-1 ("lt" is its Latin: the Nova Vulgata).
+_VATICAN_ISO: Final = {"po": "pt", "sp": "es", "ge": "de", "lt": "la"}
 
 
 def url_language(url: str | None) -> str | None:
