@@ -249,6 +249,12 @@ def test_vatican_pages_in_every_language_find_their_work() -> None:
         "vat-ii_const_19651207_gaudium-et-spes_po.html": "gaudium-et-spes",
         va + "archive/ENG0015/_INDEX.HTM": ccc,
         va + "archive/catechism_it/p3s2c2a5_it.htm": ccc,
+        va + "archive/catechism_lt/p2s2c2a4_lt.htm": ccc,
+        va + "content/catechism/en/part_three/section_one/chapter_one/article_7.html": ccc,
+        va + "holy_father/paul_vi/encyclicals/documents/"
+        "hf_p-vi_enc_25071968_humanae-vitae_en.html": "humanae-vitae",
+        va + "content/john-paul-ii/pt/apost_letters/1984/documents/"
+        "hf_jp-ii_apl_11021984_salvifici-doloris.html": "salvifici-doloris",
         va + "archive/compendium_ccc/documents/archive_2005_compendium-ccc_en.html": (
             "compendium-of-the-catechism"
         ),
