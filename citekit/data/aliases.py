@@ -23,8 +23,10 @@ The file's shape (``version`` 1)::
                   "kind", "names": {lang: display name}, "aliases": [...],
                   "urls": [work_url keys without "https://", or prefixes ending in "/"]}]}
 
-Names are matched on a normalised key (``title_key``; for authors ``author_key``, which also
-ignores honorifics such as Pope, Papa, Saint), so case, accents and punctuation need no entry.
+Names are matched on a normalised key (``title_key``: case, accents and punctuation apart);
+an author not found as written is looked up again without honorifics (``author_key``: "Papa
+Francesco" as "Francesco"), so a name the table lists with its honorific ("San Francesco")
+matches that entry first.
 """
 
 from __future__ import annotations
@@ -101,7 +103,7 @@ class Aliases:
             for name in (*work.names.values(), *work.aliases):
                 key = title_key(name)
                 if key:
-                    self._work_keys.setdefault(key, work.id)
+                    self._work_keys[key] = work.id  # a later entry (a user's) wins
             for url in work.urls:
                 plain = url.removeprefix("https://").removeprefix("http://")
                 if plain.endswith("/"):
@@ -109,12 +111,12 @@ class Aliases:
                         self, "_url_prefixes", (*self._url_prefixes, (plain, work.id))
                     )
                 else:
-                    self._url_keys.setdefault(plain, work.id)
+                    self._url_keys[plain] = work.id
         for author in self.authors.values():
             for name in (*author.names.values(), *author.aliases):
-                key = author_key(name)
+                key = title_key(name)
                 if key:
-                    self._author_keys.setdefault(key, author.id)
+                    self._author_keys[key] = author.id
 
     # -- reading -----------------------------------------------------------------------------
     @staticmethod
@@ -233,10 +235,14 @@ class Aliases:
 
     def author_of(self, name: str | None) -> str | None:
         """The id of the table's author ``name`` names (a hand assignment first), or None."""
-        key = author_key(name)
-        if not key:
-            return None
-        return self.author_hand.get(key) or self._author_keys.get(key)
+        # The name as written first ("San Francesco" may be an entry of its own), then
+        # without honorifics ("Papa Francesco" -> "Francesco").
+        for key in dict.fromkeys((title_key(name), author_key(name))):
+            if key:
+                found = self.author_hand.get(key) or self._author_keys.get(key)
+                if found is not None:
+                    return found
+        return None
 
     def author_name(self, author_id: str, lang: str | None) -> str | None:
         author = self.authors.get(author_id)

@@ -73,7 +73,10 @@ _VATICAN_LANGS: Final = frozenset(
         "zh",
     ]
 )
-_VATICAN_SUFFIX: Final = re.compile(r"_([a-z]{2})(\.(?:html?|pdf))$", re.IGNORECASE)
+#: The suffix follows one underscore: the Catechism's archive pages ``__PT.HTM`` are pages.
+_VATICAN_SUFFIX: Final = re.compile(r"(?<![_/])_([a-z]{2})(\.(?:html?|pdf))$", re.IGNORECASE)
+#: Other hosts of vatican.va's own pages.
+_VATICAN_HOSTS: Final = frozenset({"vatican.va", "w2.vatican.va"})
 
 
 def canonical_url(url: str | None) -> str | None:
@@ -111,8 +114,9 @@ def work_url(url: str | None) -> str | None:
     if canonical is None:
         return None
     parts = urlsplit(canonical)
-    if parts.hostname != "vatican.va":
+    if parts.hostname not in _VATICAN_HOSTS:
         return canonical
+    parts = parts._replace(netloc="vatican.va")
     segments = parts.path.split("/")
     # /content/<who>/<lang>/...: the language is the third segment.
     if len(segments) > 4 and segments[1] == "content" and segments[3] in _VATICAN_LANGS:
@@ -238,7 +242,7 @@ def url_language(url: str | None) -> str | None:
     if canonical is None:
         return None
     parts = urlsplit(canonical)
-    if parts.hostname != "vatican.va":
+    if parts.hostname not in _VATICAN_HOSTS:
         return None
     segments = parts.path.split("/")
     code = None
