@@ -40,7 +40,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
-from .identity import author_key, title_key
+from .identity import author_key, content_key, title_key
 
 __all__ = ["AliasSpec", "Aliases", "AuthorAlias", "WorkAlias"]
 
@@ -96,6 +96,7 @@ class Aliases:
     _work_keys: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
     _author_keys: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
     _url_keys: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    _content_keys: dict[str, str | None] = field(default_factory=dict, repr=False, compare=False)
     _url_prefixes: tuple[tuple[str, str], ...] = field(default=(), repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -104,6 +105,10 @@ class Aliases:
                 key = title_key(name)
                 if key:
                     self._work_keys[key] = work.id  # a later entry (a user's) wins
+                loose = content_key(name)
+                if len(loose.split()) >= 2:  # one word is too little to go on
+                    known = self._content_keys.get(loose, work.id)
+                    self._content_keys[loose] = work.id if known == work.id else None
             for url in work.urls:
                 plain = url.removeprefix("https://").removeprefix("http://")
                 if plain.endswith("/"):
@@ -219,7 +224,14 @@ class Aliases:
         return self._work_keys.get(title_key(title))
 
     def work_by_key(self, key: str) -> str | None:
+        """The work whose ``title_key`` is ``key``, or None."""
         return self._work_keys.get(key)
+
+    def work_by_content(self, title: str | None) -> str | None:
+        """The one work whose name has the content words of ``title`` (``content_key``:
+        "Compendio_Doutrina_Social_Igreja.pdf"), or None (none, or several)."""
+        key = content_key(title)
+        return self._content_keys.get(key) if key else None
 
     def work_of_url(self, plain_url: str | None) -> str | None:
         """The work whose pages ``plain_url`` (a ``work_url`` without ``https://``) is one of."""

@@ -7,15 +7,21 @@
 2. an address of one of the alias table's works (the Catechism's archive in any language, an
    encyclical's page without its language) names that work;
 3. a title the alias table knows names its work, when the author is one the work may be
-   credited to (or none is given) and the year fits the work's editions; a title whose head
-   names it ("Laudato si', n. 139", "Gaudium et spes: Pastoral Constitution...") also does,
-   when the author is the work's;
+   credited to (or none is given, and the page is not on another site than the work's own:
+   an encyclopedia article titled "Laudato si'" is about it) and the year fits the work's
+   editions; so does a title read without its genre ("Carta Encíclica ..."), a knowledge
+   file's name ("Laudato_Si_PT.pdf"), a title whose head names the work when the author is
+   the work's ("Gaudium et spes: Pastoral Constitution..."), and one whose first words name
+   it when the rest only says where, in what language or by whom ("Suma Teológica - Tomás
+   de Aquino (PDF)");
 4. GPTBots' ``data_id`` and the same document address (``work_url``; not a site's home
    page) join rows;
 5. the same title (``work_title``, then ``title_key``) by the same author, in years no more
-   than ``YEAR_WINDOW`` apart, is one work; a row without author joins the one author who has
-   that title; titles by one author that differ only slightly (rapidfuzz ratio
-   ``FUZZY_RATIO`` or more, typos, transliterations) join within the same year window.
+   than ``YEAR_WINDOW`` apart, is one work, unless the title is one many documents share
+   (``GENERIC_TITLES``: "Homily", "General Audience", "Message"); a row without author joins
+   the one author who has that title; titles by one author that differ only slightly
+   (rapidfuzz ratio ``FUZZY_RATIO`` or more: typos, transliterations) join within the same
+   year window.
 
 Authors are one person when the alias table names them alike, else when ``author_key`` (case,
 accents, honorifics and "Surname, Name" order apart) is the same. Identity is computed once per
@@ -35,8 +41,18 @@ from typing import Any, Final
 
 import polars as pl
 
-from .aliases import Aliases, AliasSpec
-from .identity import author_key, title_key, title_parts, work_title, work_url
+from .aliases import Aliases, AliasSpec, WorkAlias
+from .identity import (
+    GENERIC_TITLES,
+    author_key,
+    file_title,
+    genre_free_key,
+    is_locator,
+    title_key,
+    title_parts,
+    work_title,
+    work_url,
+)
 
 __all__ = ["FUZZY_RATIO", "IDENTITY_COLUMNS", "YEAR_WINDOW", "identify"]
 
@@ -142,7 +158,9 @@ def _cluster(
             by_data[data_id].append(i)
         if plain and "/" in plain:  # a site's home page is cited for many works
             by_url[plain].append(i)
-        if tkey:
+        if found is not None:
+            continue  # the table judged it: a same-titled source it turned away stays apart
+        if tkey and tkey not in GENERIC_TITLES:  # "Homily": only an address joins those
             by_title[(aid, tkey)].append(i)
     for group in (*by_alias.values(), *by_data.values(), *by_url.values()):
         sets.join(group)
@@ -156,6 +174,12 @@ def _author_id(author: str | None, table: Aliases) -> str | None:
     found = table.author_of(author)
     if found is not None:
         return found
+    if author and "(" in author:  # "Joseph Ratzinger (Pope Benedict XVI)"
+        outside, _, inside = author.partition("(")
+        for part in (inside.rstrip(") "), outside):
+            found = table.author_of(part)
+            if found is not None:
+                return found
     key = author_key(author)
     return f"~{key}" if key else None
 
@@ -177,22 +201,101 @@ def _alias_work(
         return by_url
     if not tkey:
         return None
-    for key in dict.fromkeys((title_key(title), tkey)):
+    read = file_title(title)
+    keys = [
+        k
+        for k in dict.fromkeys(
+            (title_key(title), tkey, title_key(work_title(read)), genre_free_key(read))
+        )
+        if k
+    ]
+    # The whole title is the table's.
+    for key in keys:
         found = table.work_by_key(key)
-        if found is None:
-            continue
-        work = table.works[found]
-        credited = aid is None or work.by(aid)
-        if credited and work.in_years(year):
+        if found is not None and _may_be(table.works[found], aid, year, plain, table):
             return found
-    head, rest = title_parts(title)
+    # Its content words are, in any order, without articles ("Compendio_Doutrina_Social_
+    # Igreja.pdf").
+    found = table.work_by_content(title)
+    if found is not None and _may_be(table.works[found], aid, year, plain, table):
+        return found
+    # Its head before a separator is, and the author is the work's ("Laudato si': Über die
+    # Sorge für das gemeinsame Haus" by Franziskus).
+    head, rest = title_parts(read)
     if rest:
         found = table.work_by_key(title_key(head))
         if found is not None:
             work = table.works[found]
             if work.by(aid) and work.in_years(year):
                 return found
+    # Its first words are, and the rest only says where, in what language or by whom
+    # ("Suma Teológica - Tomás de Aquino (PDF)", "Confessions_Augustine_Chadwick.pdf").
+    for key in keys:
+        words = key.split()
+        for cut in range(len(words) - 1, 0, -1):
+            found = table.work_by_key(" ".join(words[:cut]))
+            if found is None:
+                continue
+            work = table.works[found]
+            fits, named = _only_says_where_or_who(words[cut:], work, table)
+            # The title naming the work's author vouches for a page on any site.
+            if fits and (
+                _may_be(work, aid, year, plain, table)
+                if not named
+                else (aid is None or work.by(aid)) and work.in_years(year)
+            ):
+                return found
+            break
     return None
+
+
+def _may_be(
+    work: WorkAlias, aid: str | None, year: int | None, plain: str | None, table: Aliases
+) -> bool:
+    """Whether a source by ``aid``, of ``year``, at ``plain`` can be ``work``: the author is
+    the work's or none is given, the year fits, and a page on another site than the work's
+    own is the work only when its author says so (a Wikipedia article titled "Laudato si'"
+    is about the encyclical, not the encyclical)."""
+    if not work.in_years(year):
+        return False
+    if work.by(aid):
+        return True
+    if aid is not None:
+        return False
+    if plain is None:
+        return True
+    host = plain.split("/", 1)[0]
+    return host in _own_hosts(work)
+
+
+def _own_hosts(work: WorkAlias) -> frozenset[str]:
+    return frozenset({"vatican.va", *(u.split("/", 1)[0] for u in work.urls)})
+
+
+_WHERE_OR_WHO: Final = frozenset({"pdf", "doc", "by", "trans", "tr", "ed", "text", "full"})
+
+
+def _only_says_where_or_who(rest: list[str], work: WorkAlias, table: Aliases) -> tuple[bool, bool]:
+    """Whether the words after a known title only give a place in it, a language, a file
+    kind or its author's name, with at most one other word (a translator's name)."""
+    names: set[str] = set()
+    for author_id in (work.author, *work.also_by):
+        author = table.authors.get(author_id or "")
+        if author is not None:
+            for name in (*author.names.values(), *author.aliases):
+                names.update(author_key(name).split())
+    other = named = 0
+    for word in rest:
+        if word in names:
+            named += 1
+        elif not (word in _WHERE_OR_WHO or word in _FILE_WORDS or is_locator(word)):
+            other += 1
+    # "catecismo resumo" is a summary, "KKK Kompendium" another work: an unknown word is
+    # allowed only beside the author's name.
+    return other == 0 or (other == 1 and named > 0), named > 0
+
+
+_FILE_WORDS: Final = frozenset({"pt", "br", "es", "it", "fr", "de", "en", "la", "lat", "eng"})
 
 
 def _year_chains(
@@ -310,10 +413,8 @@ def _name(
         if named:
             wid = min(named, key=lambda a: (-named[a], a))
         else:
-            basis = min(
-                f"{aids[m] or ''}|{titles[m].casefold() or rows[m][3] or rows[m][4]}|{rows[m][2]}"
-                for m in titled
-            )
+            # The least of its rows: unique to the group (each row is in one group).
+            basis = min(f"{aids[m] or ''}|{titles[m].casefold()}|{rows[m][2:5]}" for m in titled)
             wid = "w-" + hashlib.blake2b(basis.encode(), digest_size=6).hexdigest()
         display = table.work_name(wid, lang) or _most_cited(
             (titles[m] or rows[m][3] or rows[m][4], counts[m]) for m in titled

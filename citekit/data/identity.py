@@ -30,8 +30,12 @@ from typing import Final
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
 __all__ = [
+    "GENERIC_TITLES",
     "author_key",
     "canonical_url",
+    "content_key",
+    "file_title",
+    "genre_free_key",
     "is_locator",
     "title_key",
     "title_parts",
@@ -190,7 +194,7 @@ _LOCATOR_WORDS: Final = frozenset(
     | {"revised", "revisada", "revista", "riveduta", "revue", "rev", "expanded", "updated", "new"}
     | {"resp", "obj", "corpus", "i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x"}
 )
-_NUMBERISH: Final = re.compile(r"^(\d+[a-z]{0,2}|[ivxlc]+)$")
+_NUMBERISH: Final = re.compile(r"^([a-z]{0,5}\d+[a-z]{0,2}|[ivxlc]+)$")
 _SPLIT: Final = re.compile(r"\s*(?:[:;,(\[]|\s[-\u2013\u2014]\s|§)\s*")
 
 
@@ -253,3 +257,80 @@ def url_language(url: str | None) -> str | None:
         if suffix and suffix.group(1).lower() in _VATICAN_LANGS:
             code = suffix.group(1).lower()
     return None if code is None else _VATICAN_ISO.get(code, code)
+
+
+_FILE_NAME: Final = re.compile(
+    r"\.(pdf|docx?|odt|rtf|txt|md|html?|epub|mobi|pptx?|xlsx?|csv|json)$", re.IGNORECASE
+)
+#: Language codes a file name ends with ("Laudato_Si_PT.pdf").
+_FILE_LANGS: Final = frozenset({"pt", "br", "es", "it", "fr", "de", "en", "la", "lat", "eng"})
+
+
+def file_title(title: str | None) -> str:
+    """A knowledge file's name read as a title: "Laudato_Si_PT.pdf" -> "Laudato Si",
+    "Catecismo-da-Igreja-Catolica.pdf" -> "Catecismo da Igreja Catolica". Other titles are
+    returned as they are."""
+    if not title or not isinstance(title, str):
+        return ""
+    found = _FILE_NAME.search(title.strip())
+    if found is None:
+        return title
+    words = re.split(r"[\s_\-]+", title.strip()[: found.start()])
+    while len(words) > 1 and words[-1].lower() in _FILE_LANGS:
+        words.pop()
+    return " ".join(w for w in words if w)
+
+
+#: Words that name a document's genre before its title ("Carta Encíclica Laudato si'",
+#: "Constituição dogmática Dei Filius", "Apostolic Exhortation Evangelii gaudium").
+_GENRE: Final = frozenset(
+    {"encyclical", "enciclica", "enzyklika", "encyclique", "carta", "letter", "lettera"}
+    | {"lettre", "brief", "schreiben", "apostolic", "apostolica", "apostolique", "apostolisches"}
+    | {"apostolico", "exhortation", "exortacao", "exhortacion", "esortazione", "adhortatio"}
+    | {"constitution", "constituicao", "constitucion", "costituzione", "konstitution"}
+    | {"dogmatic", "dogmatica", "dogmatique", "dogmatische", "pastoral", "pastorale"}
+    | {"postsynodal", "post", "synodal", "pos", "sinodal", "postsinodale", "nachsynodales"}
+    | {"declaration", "declaracao", "declaracion", "dichiarazione", "erklarung", "decree"}
+    | {"decreto", "decret", "dekret", "bull", "bula", "bolla", "bulle", "motu", "proprio"}
+    | {"litterae", "encyclicae", "do", "del", "della", "de", "des", "der", "of", "the", "da"}
+)
+
+
+def genre_free_key(title: str | None) -> str:
+    """``title_key`` without a leading genre ("Carta Encíclica", "Dogmatic Constitution"),
+    "" when the title has none or is only genre words."""
+    words = title_key(title).split()
+    n = 0
+    while n < len(words) and words[n] in _GENRE:
+        n += 1
+    if n == 0 or n == len(words) or words[n - 1] in {"do", "del", "della", "de", "des", "der"}:
+        return ""
+    return " ".join(words[n:])
+
+
+#: Titles many documents share: a title alone never makes them one work.
+GENERIC_TITLES: Final = frozenset(
+    {"homily", "homilia", "omelia", "homelie", "predigt", "general audience", "audiencia"}
+    | {"audiencia general", "udienza generale", "audience generale", "generalaudienz"}
+    | {"angelus", "regina caeli", "message", "mensagem", "mensaje", "messaggio", "botschaft"}
+    | {"address", "discurso", "discorso", "discours", "ansprache", "speech", "letter", "carta"}
+    | {"lettera", "lettre", "brief", "catechesis", "catequese", "catequesis", "catechesi"}
+    | {"interview", "entrevista", "intervista", "introduction", "preface", "prefacio"}
+    | {"foreword", "conclusion", "index", "home", "inicio", "news", "noticias", "faq"}
+)
+
+
+#: Words a title can drop or reorder without naming another work (file names drop them).
+_FUNCTION_WORDS: Final = _ARTICLES | frozenset(
+    {"da", "de", "do", "das", "dos", "del", "della", "delle", "dei", "di", "du", "der", "den"}
+    | {"of", "and", "e", "y", "et", "und", "on", "in", "em", "en", "no", "na", "nel", "im"}
+    | {"to", "for", "para", "per", "pour", "fur", "sobre", "sur", "uber", "about"}
+)
+
+
+def content_key(title: str | None) -> str:
+    """The content words of ``title`` in order of the alphabet, without articles and
+    prepositions: "Compendio_Doutrina_Social_Igreja.pdf" and "Compêndio da Doutrina Social da
+    Igreja" both give "compendio doutrina igreja social"."""
+    words = {w for w in title_key(file_title(title)).split() if w not in _FUNCTION_WORDS}
+    return " ".join(sorted(words))
