@@ -72,17 +72,17 @@ def pairwise_scores(
         )
     gold_sizes: Counter[Hashable] = Counter()
     predicted_sizes: Counter[Hashable] = Counter()
-    cells: Counter[tuple[Hashable, Hashable]] = Counter()
-    for g, p in zip(gold, predicted, strict=True):
+    pairs_both = 0
+    # One counting pass over the records (Counter counts in C), then one over the contingency cells.
+    for (g, p), n in Counter(zip(gold, predicted, strict=True)).items():
         if g is None:
             continue
-        gold_sizes[g] += 1
+        gold_sizes[g] += n
         if p is not None:
-            predicted_sizes[p] += 1
-            cells[g, p] += 1
+            predicted_sizes[p] += n
+            pairs_both += n * (n - 1) // 2
     pairs_gold = _pairs(gold_sizes.values())
     pairs_predicted = _pairs(predicted_sizes.values())
-    pairs_both = _pairs(cells.values())
     precision = pairs_both / pairs_predicted if pairs_predicted else 1.0
     recall = pairs_both / pairs_gold if pairs_gold else 1.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
