@@ -171,3 +171,38 @@ def load_fixture(path: Path = FIXTURE) -> pl.DataFrame:
         for source in answer["sources"]
     ]
     return pl.DataFrame(rows, schema=FIXTURE_SCHEMA)
+
+
+def identified(fixture: pl.DataFrame) -> pl.DataFrame:
+    """The fixture's sources given to citekit's clustering as a provider reports them (title,
+    author, year, address, data id: no gold label), with the ``work_id`` and ``author_id`` it
+    predicts, one row per source in the fixture's order."""
+    from citekit.core.years import year_expr
+    from citekit.data.clusters import identify
+
+    reported = fixture.select(
+        document_title=pl.col("title"),
+        document_author=pl.col("author"),
+        year=year_expr("year"),
+        source_url=pl.col("url"),
+        data_id=pl.col("data_id"),
+    )
+    return identify(reported)
+
+
+def quality(fixture: pl.DataFrame) -> dict[str, tuple[Scores, Scores]]:
+    """Pairwise (works, authors) scores of the clustering on the whole fixture, on each
+    provider's sources, and without the Catechism (which holds almost half the gold work
+    pairs)."""
+    got = identified(fixture)
+    both = fixture.with_columns(got["work_id"], got["author_id"])
+    parts = {"all": both, "without the Catechism": both.filter(pl.col("work") != "catechism")}
+    for provider in sorted(set(both["provider"])):
+        parts[provider] = both.filter(pl.col("provider") == provider)
+    return {
+        name: (
+            pairwise_scores(part["work"].to_list(), part["work_id"].to_list()),
+            pairwise_scores(part["person"].to_list(), part["author_id"].to_list()),
+        )
+        for name, part in parts.items()
+    }

@@ -40,6 +40,8 @@ from citekit.data.identity import title_key, work_url
 
 LANGUAGES = {"en", "pt", "es", "it", "fr", "de", "la"}
 AUTHOR_FIELDS = {"id", "names", "aliases"}
+#: Fields an author may add: the sites whose pages are the author's when they name none.
+AUTHOR_OPTIONAL = {"sites"}
 WORK_FIELDS = {"id", "author", "years", "kind", "names", "aliases", "urls", "also_by"}
 SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 #: Words the matcher ignores before a person's name (compared after ``title_key``).
@@ -112,7 +114,9 @@ def test_the_file_has_the_documented_shape() -> None:
     assert set(table()) == {"version", "authors", "works"}
     assert table()["version"] == 1
     for author in authors():
-        assert set(author) == AUTHOR_FIELDS, author.get("id")
+        assert AUTHOR_FIELDS <= set(author) <= AUTHOR_FIELDS | AUTHOR_OPTIONAL, author.get("id")
+        sites = author.get("sites", [])
+        assert all(isinstance(s, str) and "/" not in s and "." in s for s in sites), author["id"]
     for work in works():
         assert set(work) == WORK_FIELDS, work.get("id")
         assert isinstance(work["kind"], str) and work["kind"] == work["kind"].strip().lower()

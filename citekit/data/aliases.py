@@ -18,7 +18,8 @@ with a file of the same shape, or by hand:
 The file's shape (``version`` 1)::
 
     {"version": 1,
-     "authors": [{"id", "names": {lang: display name}, "aliases": [other spellings]}],
+     "authors": [{"id", "names": {lang: display name}, "aliases": [other spellings],
+                  "sites": [hosts whose pages are the author's when they name none]}],
      "works":   [{"id", "author": author id, "also_by": [author ids], "years": [first, last],
                   "kind", "names": {lang: display name}, "aliases": [...],
                   "urls": [work_url keys without "https://", or prefixes ending in "/"]}]}
@@ -54,6 +55,8 @@ class AuthorAlias:
     id: str
     names: Mapping[str, str]
     aliases: tuple[str, ...] = ()
+    #: Sites whose pages are this author's when they name none ("cnbb.org.br").
+    sites: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -204,7 +207,10 @@ class Aliases:
                 author
                 if old is None
                 else AuthorAlias(
-                    author.id, {**old.names, **author.names}, (*old.aliases, *author.aliases)
+                    author.id,
+                    {**old.names, **author.names},
+                    (*old.aliases, *author.aliases),
+                    (*old.sites, *author.sites),
                 )
             )
         return Aliases(
@@ -256,6 +262,17 @@ class Aliases:
                     return found
         return None
 
+    def author_of_site(self, plain_url: str | None) -> str | None:
+        """The author whose site ``plain_url`` (a ``work_url`` without ``https://``) is on."""
+        if not plain_url:
+            return None
+        host = plain_url.split("/", 1)[0]
+        for author in self.authors.values():
+            for site in author.sites:
+                if host == site or host.endswith("." + site):
+                    return author.id
+        return None
+
     def author_name(self, author_id: str, lang: str | None) -> str | None:
         author = self.authors.get(author_id)
         return None if author is None or lang is None else _name(author.names, lang)
@@ -300,7 +317,12 @@ def _names(value: Any) -> dict[str, str]:
 
 
 def _author(item: Mapping[str, Any]) -> AuthorAlias:
-    return AuthorAlias(item["id"], _names(item.get("names")), _strings(item.get("aliases")))
+    return AuthorAlias(
+        item["id"],
+        _names(item.get("names")),
+        _strings(item.get("aliases")),
+        tuple(s.lower().removeprefix("www.") for s in _strings(item.get("sites"))),
+    )
 
 
 def _work(item: Mapping[str, Any]) -> WorkAlias:

@@ -35,6 +35,7 @@ cited most often.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any, Final
@@ -139,8 +140,8 @@ def _cluster(
     for i, (title, author, year, url, data_id, count) in enumerate(rows):
         wt = work_title(title)
         tkey = title_key(wt)
-        aid = _author_id(author, table)
         plain = _plain(work_url(url))
+        aid = _author_id(author, table) or table.author_of_site(plain)
         titles.append(wt)
         tkeys.append(tkey)
         aids.append(aid)
@@ -284,6 +285,8 @@ def _only_says_where_or_who(rest: list[str], work: WorkAlias, table: Aliases) ->
         if author is not None:
             for name in (*author.names.values(), *author.aliases):
                 names.update(author_key(name).split())
+    if rest and (rest[0] in _PART_WORDS or _PART_NUMBER.match(rest[0])):
+        return True, False  # "CCC Part 3: Life in Christ", "Terceira Parte: A vida em Cristo"
     other = named = 0
     for word in rest:
         if word in names:
@@ -295,6 +298,16 @@ def _only_says_where_or_who(rest: list[str], work: WorkAlias, table: Aliases) ->
     return other == 0 or (other == 1 and named > 0), named > 0
 
 
+#: Words that open the name of a part of a work: "Part", "Book", "Terceira Parte".
+_PART_WORDS: Final = frozenset(
+    {"part", "parte", "partie", "teil", "pars", "book", "liber", "livro", "libro", "livre"}
+    | {"buch", "chapter", "capitulo", "capitolo", "chapitre", "kapitel", "section", "secao"}
+    | {"seccion", "sezione", "volume", "vol", "first", "second", "third", "fourth", "primeira"}
+    | {"segunda", "terceira", "quarta", "prima", "seconda", "terza", "premiere", "deuxieme"}
+    | {"troisieme", "quatrieme", "erster", "zweiter", "dritter", "vierter", "primera", "tercera"}
+    | {"cuarta", "erste", "zweite", "dritte", "vierte"}
+)
+_PART_NUMBER: Final = re.compile(r"^(part|parte|book|vol|chap|cap|sec|q|art|n|no)\d+$")
 _FILE_WORDS: Final = frozenset({"pt", "br", "es", "it", "fr", "de", "en", "la", "lat", "eng"})
 
 
