@@ -26,8 +26,8 @@ shape: (3, 3)
 │ i32    ┆ str             ┆ i32  │
 ╞════════╪═════════════════╪══════╡
 │ 1      ┆ Pius XI         ┆ 1931 │
-│ 2      ┆ Catholic Church ┆ 1997 │
-│ 2      ┆ Catholic Church ┆ 1997 │
+│ 2      ┆ Catholic Church ┆ 1992 │
+│ 2      ┆ Catholic Church ┆ 1992 │
 └────────┴─────────────────┴──────┘
 
 In a notebook, ``ans`` on its own displays the answer with clickable footnotes.

@@ -25,7 +25,7 @@ Examples
 15
 >>> chart = ck.charts.authors(cits)
 >>> type(chart).__name__, chart.data.height  # one row per author, not per citation
-('Chart', 9)
+('Chart', 8)
 >>> chart = chart.properties(title="Who the answers cite")  # chain like any altair chart
 
 In a notebook, ``chart`` on its own draws it; ``chart.save("authors.png")`` writes a file.
@@ -109,9 +109,9 @@ def authors(cits: pl.DataFrame | Source, *, top: int = 15) -> alt.Chart:
     ... ]
     >>> chart = ck.charts.authors(ck.citations_frame(answers), top=3)
     >>> chart.data["author"].to_list()
-    ['Pontifical Council for Justice and Peace', 'Catholic Church', 'Benedict XVI']
+    ['Catholic Church', 'Pontifical Council for Justice and Peace', 'Benedict XVI']
     >>> chart.title.subtitle
-    'citations per author; top 3 of 10 authors'
+    'citations per author; top 3 of 9 authors'
     """
     import altair as alt
 

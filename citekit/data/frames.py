@@ -168,7 +168,7 @@ def citations_frame(source: Source, *, provider: str | None = None) -> pl.DataFr
     │ ---                             ┆ --- │
     │ str                             ┆ u32 │
     ╞═════════════════════════════════╪═════╡
-    │ Catholic Church                 ┆ 25  │
+    │ Catholic Church                 ┆ 27  │
     │ John Paul II                    ┆ 9   │
     │ Pontifical Council for Justice… ┆ 8   │
     └─────────────────────────────────┴─────┘
