@@ -875,6 +875,7 @@ def main() -> int:
     for tool in ("web_search", "data_ocean", "code_execution"):
         require(mar, f"a {tool} answer", lambda t, tool=tool: t.get(f"tool:{tool}", 0) >= 1)
     require(mar, "a generated PNG", lambda t: t.get("png", 0) >= 1)
+    require(mar, "url_citation annotations", lambda t: t.get("url_citation_answers", 0) >= 1)
     require(
         mar,
         "chat_completion object + system message",
