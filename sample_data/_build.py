@@ -445,6 +445,22 @@ def generated_file(spec: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def url_citations(stem: str, text: str, notes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """OpenAI-style ``url_citation`` annotations of a chat-completions message: each source note
+    names the passage it covers (``quote``, found in ``text``; its first occurrence, or the
+    ``occurrence``-th), and the annotation carries that passage's character span."""
+    out = []
+    for note in notes:
+        start = -1
+        for _ in range(note.get("occurrence", 1)):
+            start = text.find(note["quote"], start + 1)
+        assert start >= 0, (stem, note["quote"])
+        span = {"start_index": start, "end_index": start + len(note["quote"])}
+        inner = {"url": note["url"], "title": note["title"], **span}
+        out.append({"type": "url_citation", "url_citation": inner})
+    return out
+
+
 def build_maritaca(answer: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
     stem = answer["stem"]
     sample = f"maritaca/{stem}"
@@ -486,10 +502,13 @@ def build_maritaca(answer: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
         for i, choice in enumerate(answer["choices"]):
             text = text_of(choice["content"])
             texts.append(text)
+            message: dict[str, Any] = {"role": "assistant", "content": text}
+            if choice.get("annotations"):
+                message["annotations"] = url_citations(stem, text, choice["annotations"])
             choices.append(
                 {
                     "index": i,
-                    "message": {"role": "assistant", "content": text},
+                    "message": message,
                     "finish_reason": choice.get("finish_reason", "stop"),
                 }
             )
@@ -611,6 +630,19 @@ def voice_clips(stem: str, text: str) -> list[dict[str, str]]:
     ]
 
 
+def knowledge_data_id(stem: str, seconds: int, name: str) -> str:
+    """The ``data_id`` of a knowledge document: the id of the DOCUMENT, so one document has
+    one id in the reply's ``citations``, the Citation (20) and CorrelateAttachment (83) events
+    and the ``correlate_dataset`` references, and two documents never share one. Derived from
+    the document's name (its identity in a sample's knowledge base), never from a position."""
+    return object_id(seconds - 86400 * 40, "data", stem, name)
+
+
+def knowledge_file_id(stem: str, seconds: int, name: str) -> str:
+    """The id of the file behind a knowledge document (a citation's ``attachment.id``)."""
+    return object_id(seconds - 86400 * 41, "file", stem, name)
+
+
 def gptbots_citations(
     turn: dict[str, Any], seconds: int, millis: int
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
@@ -624,11 +656,11 @@ def gptbots_citations(
     attachments: list[dict[str, Any]] = []
     for n, source in enumerate(turn.get("citations", [])):
         index = str(n + 1)
-        data_id = object_id(seconds - 86400 * 40, "data", stem, str(n))
+        data_id = knowledge_data_id(stem, seconds, source["name"])
         segment_id = object_id(seconds - 86400 * 39, "segment", stem, str(n))
         segment_index = _rng("segment", stem, str(n)).randint(0, 40)
         kind = source["type"]
-        detail: dict[str, Any] = {"id": object_id(seconds - 86400 * 41, "file", stem, str(n))}
+        detail: dict[str, Any] = {"id": knowledge_file_id(stem, seconds, source["name"])}
         detail["name"] = source["name"]
         if kind == "attachment":
             detail.update({"url": source["url"], "type": source.get("file_type", "pdf")})
@@ -751,7 +783,7 @@ def build_gptbots(turn: dict[str, Any]) -> tuple[dict[str, Any], str, str]:
         last = score
         item: dict[str, Any] = {
             "content": text_of(ref["content"]),
-            "data_id": ref.get("data_id") or object_id(seconds - 86400 * 40, "data", stem, str(n)),
+            "data_id": ref.get("data_id") or knowledge_data_id(stem, seconds, ref["data_name"]),
             "data_name": ref["data_name"],
         }
         if "source_url" in ref:

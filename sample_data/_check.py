@@ -151,10 +151,17 @@ def check_maritaca_tools(where: str, doc: dict[str, Any], tally: Counter[str]) -
         and all(isinstance(v, int | float) and v >= 0 for v in details.values()),
         f"{where}: usage.tool_execution_details",
     )
-    text = resp["choices"][0]["message"]["content"] or ""
+    message = resp["choices"][0]["message"]
+    text = message["content"] or ""
     links = re.findall(r"\]\((https?://[^)\s]+)\)", text)
-    check(links, f"{where}: a tool answer gives its sources as Markdown links")
+    notes = message.get("annotations")
+    check(
+        links or notes,
+        f"{where}: a tool answer gives its sources as Markdown links or url_citation annotations",
+    )
     tally["links"] += len(links)
+    if notes is not None:
+        check_url_citations(where, text, notes, tally)
     for item in resp.get("generated_files", []):
         check(
             set(item) == {"filename", "mime_type", "size_bytes", "content_base64"},
@@ -362,6 +369,35 @@ def check_magisterium_citations(
 
 
 # --------------------------------------------------------------------------- Maritaca
+
+
+def check_url_citations(where: str, text: str, notes: Any, tally: Counter[str]) -> None:
+    """OpenAI's chat-completions ``annotations``: ``{"type": "url_citation", "url_citation":
+    {url, title, start_index, end_index}}``, an https URL and a span inside the text."""
+    if not check(isinstance(notes, list) and notes, f"{where}: annotations must be a list"):
+        return
+    tally["url_citation_answers"] += 1
+    for i, note in enumerate(notes):
+        inner = note.get("url_citation") if isinstance(note, dict) else None
+        shaped = (
+            note.get("type") == "url_citation"
+            and set(note) == {"type", "url_citation"}
+            and isinstance(inner, dict)
+            and set(inner) == {"url", "title", "start_index", "end_index"}
+        )
+        if not check(shaped, f"{where}: annotations[{i}] shape"):
+            continue
+        assert isinstance(inner, dict)
+        check(str(inner["url"]).startswith("https://"), f"{where}: annotations[{i}] url")
+        check(isinstance(inner["title"], str) and inner["title"], f"{where}: annotations[{i}] title")
+        start, end = inner["start_index"], inner["end_index"]
+        check(
+            isinstance(start, int)
+            and isinstance(end, int)
+            and 0 <= start < end <= len(text)
+            and text[start:end].strip() == text[start:end],
+            f"{where}: annotations[{i}] span must cover a passage of the text",
+        )
 
 
 def check_maritaca() -> dict[str, int]:
@@ -637,6 +673,7 @@ def check_gptbots() -> dict[str, int]:
         costs = [e["data"] for e in events if e["code"] == 4]
         check(costs == [usage], f"{where}: Cost event differs from usage")
         check_gptbots_citations(where, msg, outputs, events, tally)
+        check_gptbots_data_ids(where, msg, dataset, events)
         check_gptbots_extras(where, outputs, events, tally)
         if any(e["code"] not in GPTBOTS_CODES for e in events):
             tally["unknown_code"] += 1
@@ -678,6 +715,28 @@ def check_gptbots_extras(
 
 def _snake(name: str) -> str:
     return "".join("_" + c.lower() if c.isupper() else c for c in name)
+
+
+def check_gptbots_data_ids(
+    where: str, msg: dict[str, Any], dataset: list[dict[str, Any]], events: list[dict[str, Any]]
+) -> None:
+    """``data_id`` is the knowledge document's id: one document (one name) has one id in the
+    reply's citations, the Citation (20) and CorrelateAttachment (83) events and the
+    correlate references, and two documents never share one."""
+    pairs = [(c.get("name"), c.get("data_id")) for c in msg.get("citations") or []]
+    pairs += [(d.get("data_name"), d.get("data_id")) for d in dataset]
+    for e in events:
+        if e["code"] == 20:
+            pairs += [(i["citation"].get("name"), i["citation"].get("dataId")) for i in e["data"]]
+        elif e["code"] == 83:
+            pairs += [(i.get("dataName"), i.get("dataId")) for i in e["data"]]
+    ids: dict[Any, set[Any]] = {}
+    names: dict[Any, set[Any]] = {}
+    for name, data_id in pairs:
+        ids.setdefault(name, set()).add(data_id)
+        names.setdefault(data_id, set()).add(name)
+    check(all(len(v) == 1 for v in ids.values()), f"{where}: one document with two data_ids")
+    check(all(len(v) == 1 for v in names.values()), f"{where}: two documents with one data_id")
 
 
 def check_gptbots_citations(
@@ -816,6 +875,7 @@ def main() -> int:
     for tool in ("web_search", "data_ocean", "code_execution"):
         require(mar, f"a {tool} answer", lambda t, tool=tool: t.get(f"tool:{tool}", 0) >= 1)
     require(mar, "a generated PNG", lambda t: t.get("png", 0) >= 1)
+    require(mar, "url_citation annotations", lambda t: t.get("url_citation_answers", 0) >= 1)
     require(
         mar,
         "chat_completion object + system message",

@@ -161,3 +161,23 @@ def test_the_great_wall_question_comes_with_footnotes(server: ProviderServer, fr
     streamed = gb.ask("Why was the Great Wall built?", citations=True, stream=True)
     assert (streamed.text, streamed.citations) == (ans.text, ans.citations)
     assert gb.ask("Why was the Great Wall built?").citations == ()  # not asked: no marks
+
+
+@pytest.mark.parametrize(("stem", "rec"), CITED, ids=[s for s, _ in CITED])
+@pytest.mark.parametrize("stream", [False, True], ids=["blocking", "streamed"])
+def test_a_knowledge_document_has_one_data_id(
+    gb: ck.GPTBots, stem: str, rec: dict[str, Any], stream: bool
+) -> None:
+    """``data_id`` is the knowledge document's id: a citation, a CorrelateAttachment and the
+    references of one document carry the same one, and two documents never share one."""
+    ans = gb.ask(rec["question"], citations=True, stream=stream, display=False)
+    assert ans.sample == f"gptbots/{stem}" and ans.references is not None
+    pairs = {(c.document_title, c.raw["data_id"]) for c in ans.citations}
+    pairs |= {(r.data_name, r.data_id) for r in ans.references}
+    pairs |= {(a["dataName"], a["dataId"]) for a in ans.raw.get("correlate_attachments") or []}
+    names = {name for name, _ in pairs}
+    ids = {data_id for _, data_id in pairs}
+    assert len(names) == len(pairs) == len(ids), sorted(pairs)
+    cited = {c.document_title for c in ans.citations}
+    shared = cited & {r.data_name for r in ans.references}
+    assert shared, "a cited document is also among the references"

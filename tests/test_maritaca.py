@@ -17,6 +17,8 @@ from hypothesis import strategies as st
 import citekit as ck
 from citekit.testing import ProviderServer
 
+from .conftest import sample_records
+
 TOOLS = ("web_search", "data_ocean", "code_execution")
 MSG = [{"role": "user", "content": "Qual é a capital do Brasil?"}]
 
@@ -215,6 +217,33 @@ def test_annotations_of_one_url_share_a_marker() -> None:
     ans = ck.Answer.from_response(completion(ANNOTATED, annotations=notes), provider="maritaca")
     assert [c.marker for c in ans.citations] == [1, 2, 1]
     assert ans.citation_groups()[1][1].cited_text == ANNOTATED[10:14]
+
+
+def test_a_recorded_web_search_answer_with_url_citation_annotations(mt: ck.Maritaca) -> None:
+    """A web-search answer recorded with OpenAI-style annotations: one source per annotation,
+    citing the passage its span covers; annotations of one URL share a marker."""
+    recs = [
+        rec
+        for _, rec in sample_records("maritaca")
+        if rec["response"]["choices"][0]["message"].get("annotations")
+    ]
+    assert recs, "a sample with url_citation annotations is needed"
+    for rec in recs:
+        ans = mt.ask(rec["question"], web_search=True, display=False)
+        notes = [n["url_citation"] for n in rec["response"]["choices"][0]["message"]["annotations"]]
+        assert ans.sample is not None and ans.usage is not None and ans.usage.tools
+        assert [c.source_url for c in ans.citations] == [n["url"] for n in notes]
+        assert [c.cited_text for c in ans.citations] == [
+            ans.text[n["start_index"] : n["end_index"]] for n in notes
+        ]
+        first_seen = list(dict.fromkeys(n["url"] for n in notes))
+        assert [c.marker for c in ans.citations] == [first_seen.index(n["url"]) + 1 for n in notes]
+        frame = ck.sources_frame([ans])
+        assert frame["kind"].unique().to_list() == ["web source"]
+        assert frame["span_start"].to_list() == [n["start_index"] for n in notes]
+        assert frame["span_end"].to_list() == [n["end_index"] for n in notes]
+        again = ck.Answer.from_response(dict(ans.raw), provider="maritaca")
+        assert again.citations == ans.citations
 
 
 _json = st.recursive(
@@ -511,17 +540,14 @@ def test_any_model_entry_never_crashes(entry: dict[str, Any]) -> None:
 # -- 7. samples --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("tool", "stem"),
-    [
-        ("web_search", "08_pix_web_search"),
-        ("data_ocean", "09_ipca_data_ocean"),
-        ("code_execution", "10_grafico_regioes_code_execution"),
-    ],
-)
-def test_tool_requests_get_tool_samples(mt: ck.Maritaca, tool: str, stem: str) -> None:
+@pytest.mark.parametrize("tool", TOOLS)
+def test_tool_requests_get_tool_samples(mt: ck.Maritaca, tool: str) -> None:
+    recorded = {
+        f"maritaca/{stem}" for stem, rec in sample_records("maritaca") if rec["request"].get(tool)
+    }
+    assert recorded, f"a sample recorded with {tool} is needed"
     ans = mt.ask("Qual é a novidade?", **{tool: True})  # type: ignore[arg-type]
-    assert ans.sample == f"maritaca/{stem}"
+    assert ans.sample in recorded
     assert ans.usage is not None and ans.usage.tools
     assert ans.citations and all(c.source_url for c in ans.citations)
     assert not mt.ask("Qual é a novidade?").usage.tools  # type: ignore[union-attr]

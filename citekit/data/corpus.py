@@ -15,9 +15,9 @@ shape: (3, 2)
 │ ---             ┆ --- │
 │ str             ┆ u32 │
 ╞═════════════════╪═════╡
-│ citation        ┆ 139 │
-│ knowledge chunk ┆ 79  │
-│ web source      ┆ 7   │
+│ citation        ┆ 142 │
+│ knowledge chunk ┆ 85  │
+│ web source      ┆ 13  │
 └─────────────────┴─────┘
 """
 
