@@ -33,7 +33,7 @@ from ..core.errors import (
     ServerError,
     TransportError,
 )
-from ..core.models import Answer
+from ..core.models import SAMPLE_FIELD, Answer
 from ..core.names import display_name
 from ..render._safe import STYLE, esc, new_token
 from ..render.html import answer_html
@@ -49,7 +49,7 @@ _STATUS = STYLE.SMALL_MUTED + "; margin:0 0 0.6em 0"
 _GRID = "display:flex; flex-wrap:wrap; gap:0.8em; align-items:flex-start"
 _COLUMN = (
     "flex:1 1 15em; min-width:0; box-sizing:border-box; padding:0.6em 0.8em;"
-    " border:1px solid rgba(127,127,127,0.4); border-radius:6px"
+    " overflow-wrap:anywhere; border:1px solid rgba(127,127,127,0.4); border-radius:6px"
 )
 _HEADER = "margin:0 0 0.5em 0; padding:0 0 0.4em 0; border-bottom:1px solid rgba(127,127,127,0.35)"
 _TITLE = "font-weight:bold; font-size:1.05em"
@@ -89,11 +89,19 @@ def _style(token: str, columns: int) -> str:
     )
     scope = f".{token}"
     border = "var(--jp-border-color2, var(--vscode-panel-border, rgba(127,127,127,0.4)))"
+    link = "var(--jp-content-link-color, var(--vscode-textLink-foreground, {}))"
+    dark = "body.vscode-dark, html[theme=dark], body[data-jp-theme-light=false]"
     return (
         "<style>"
         f"{scope} .citekit-compare-grid{{display:grid; grid-template-columns:{template};"
         " align-items:start}"
         f"{scope} .citekit-compare-column{{border-color:{border}}}"
+        f"{scope} a{{color:{link.format('#0b57d0')}}}"
+        "@media (prefers-color-scheme: dark){"
+        f"{scope} a{{color:{link.format('#8ab4f8')}}}}}"
+        + ", ".join(f"{d} {scope} a" for d in dark.split(", "))
+        + f"{{color:{link.format('#8ab4f8')}}}"
+        + ""
         f"@media (max-width: 600px){{{scope} .citekit-compare-grid"
         "{grid-template-columns:minmax(0, 1fr)}}"
         "</style>"
@@ -152,7 +160,7 @@ def comparison_html(cmp: Comparison) -> str:
     status = [f"{len(cmp.labels)} asked", f"{len(cmp.labels) - failed} answered"]
     if failed:
         status.append(f"{failed} failed")
-    status.append(f"{shared.height} shared works")
+    status.append(f"{shared.height} shared work{'' if shared.height == 1 else 's'}")
     out = [
         f'<div class="citekit-compare {token}" id="{token}" style="{_ROOT}">\n',
         _style(token, len(cmp.labels)),
@@ -169,12 +177,22 @@ def comparison_html(cmp: Comparison) -> str:
         if isinstance(value, Answer):
             out.append(_header(label, keys[label], value, counts.get(label, 0), mine.height))
             out.append(_works(mine, keys))
-            out.append(answer_html(replace(value, question=None)))
+            out.append(answer_html(_inner(value)))
         else:
             out.append(_error_card(label, keys[label], value, cmp._providers.get(label)))
         out.append("</div>\n")
     out.append("</div>\n</div>\n")
     return "".join(out)
+
+
+def _inner(answer: Answer) -> Answer:
+    """The answer as its column shows it: the question and the recorded-sample label are in
+    the comparison's own heading and the column's header, so the answer does not repeat them."""
+    refs = answer.references
+    if refs is not None and SAMPLE_FIELD in refs.raw:
+        refs = replace(refs, raw={k: v for k, v in refs.raw.items() if k != SAMPLE_FIELD})
+    raw = {k: v for k, v in answer.raw.items() if k != SAMPLE_FIELD}
+    return replace(answer, question=None, raw=raw, references=refs)
 
 
 def _strip(shared: pl.DataFrame, keys: dict[str, str], token: str) -> str:
@@ -186,7 +204,8 @@ def _strip(shared: pl.DataFrame, keys: dict[str, str], token: str) -> str:
         items = []
         for row in shared.iter_rows(named=True):
             by = "".join(
-                f'<a href="#{token}-col-{order.index(label)}" title="{esc(label)}"'
+                f'<a class="citekit-compare-key" href="#{token}-col-{order.index(label)}"'
+                f' title="{esc(label)}"'
                 f' style="{_KEY}">{esc(keys[label])}</a>'
                 for label in row["labels"]
             )
@@ -204,9 +223,8 @@ def _strip(shared: pl.DataFrame, keys: dict[str, str], token: str) -> str:
 
 
 def _header(label: str, key: str, answer: Answer, sources: int, works: int) -> str:
-    facts = [display_name(answer.provider)]
-    if answer.model:
-        facts.append(answer.model)
+    # Provider and model where the label does not already say them.
+    facts = [x for x in (display_name(answer.provider), answer.model) if x and x not in label]
     facts.append(f"{sources} source{'' if sources == 1 else 's'}")
     facts.append(f"{works} work{'' if works == 1 else 's'}")
     sample = ""
@@ -214,7 +232,7 @@ def _header(label: str, key: str, answer: Answer, sources: int, works: int) -> s
         sample = (
             f'<div><span class="citekit-label" style="{STYLE.BADGE_SAMPLE}"'
             ' title="Built from a recorded-format file in sample_data/, not a live answer">'
-            "recorded sample</span></div>"
+            f"recorded sample · {esc(answer.sample)}</span></div>"
         )
     return (
         f'<div class="citekit-compare-header" style="{_HEADER}">'

@@ -342,13 +342,13 @@ def _works_by_label(frame: pl.DataFrame) -> dict[str, set[str]]:
 
 def _entries(clients: object) -> list[tuple[Any, dict[str, Any]]]:
     """``clients`` checked: each a client with ``aask``, or ``(client, {options})``."""
+    if callable(getattr(clients, "aask", None)):
+        raise TypeError(f"clients must be a list; wrap one client in [...]: {_EXAMPLE}")
     if isinstance(clients, str | bytes | Mapping) or not isinstance(clients, Iterable):
         raise TypeError(
             "clients must be a list of clients (each a ck.Magisterium, ck.Maritaca, ck.GPTBots, "
             f"or (client, {{options}})), not {type(clients).__name__}: {_EXAMPLE}"
         )
-    if callable(getattr(clients, "aask", None)):
-        raise TypeError(f"clients must be a list; wrap one client in [...]: {_EXAMPLE}")
     entries: list[tuple[Any, dict[str, Any]]] = []
     for i, item in enumerate(clients):
         client, options = item, {}
@@ -376,6 +376,7 @@ def default_labels(
     """Column names for ``clients``: provider, model and the built-in tools turned on
     (``"Maritaca · sabia-4 · web search"``), made distinct by a number where two are alike.
 
+    >>> from citekit.data.comparison import default_labels
     >>> default_labels([ck.Maritaca(), ck.Maritaca()], [{}, {"web_search": True}])
     ['Maritaca · sabia-4', 'Maritaca · sabia-4 · web search']
     """
