@@ -565,7 +565,14 @@ async def acompare(
     progress: bool | None = None,
     **ask_kwargs: Any,
 ) -> Comparison:
-    """Async twin of ``compare``: ``cmp = await ck.acompare(question, [mg, mt])``."""
+    """Async twin of ``compare``: ``cmp = await ck.acompare(question, [mg, mt])`` in a
+    notebook cell or a coroutine.
+
+    >>> import asyncio
+    >>> cmp = asyncio.run(ck.acompare("What is subsidiarity?", [ck.Magisterium()], progress=False))
+    >>> cmp.labels, cmp.errors
+    (('Magisterium · magisterium-1',), {})
+    """
     entries, names = _prepare(question, clients, labels, ask_kwargs)
     run = _Run(entries)
     bar = make_progress(len(entries), progress, description="compare")
