@@ -4,7 +4,9 @@ the loopback server; the hand-made cases build answers whose works are known).""
 from __future__ import annotations
 
 import html
+import re
 from collections import Counter
+from dataclasses import replace
 from html.parser import HTMLParser
 from typing import Any
 
@@ -16,6 +18,7 @@ from polars.testing import assert_frame_equal
 
 import citekit as ck
 from citekit.data.comparison import FRAME_SCHEMA, OVERLAP_SCHEMA, default_labels
+from citekit.render.html import answer_html
 from citekit.testing import ProviderServer
 
 KEY = "test-key-0123456789"
@@ -416,23 +419,47 @@ def _hrefs(fragment: str) -> list[str]:
     return out
 
 
-def test_answer_html_is_left_as_it_is_for_each_column(server: ProviderServer) -> None:
-    mg, _, _ = clients(server)
-    cmp = ck.compare(QUESTION, [mg], progress=False)
-    page = cmp._repr_html_()
-    answer = cmp.answers[cmp.labels[0]]
-    assert isinstance(answer, ck.Answer)
-    alone = answer.to_html() if hasattr(answer, "to_html") else ""
-    # the same footnote list, apart from the per-render id token
-    assert _without_ids(alone).count("citekit-footnote") == _without_ids(page).count(
-        "citekit-footnote"
-    )
+def test_each_column_is_answer_html_of_its_answer(server: ProviderServer) -> None:
+    mg, mt, _ = clients(server)
+    cmp = ck.compare(QUESTION, [mg, (mt, {"web_search": True})], progress=False)
+    page = _without_ids(cmp._repr_html_())
+    for answer in cmp.answered.values():
+        # as the answer renders alone, without the question and sample label the column's
+        # own heading already shows
+        shown = replace(answer, question=None, raw={})
+        assert _without_ids(answer_html(shown)) in page
 
 
 def _without_ids(fragment: str) -> str:
-    import re
-
     return re.sub(r"ck[0-9a-f]{10}", "TOKEN", fragment)
+
+
+def test_a_status_line_while_the_answers_come(
+    server: ProviderServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mg, mt, _ = clients(server)
+    ck.compare(QUESTION, [mg, mt], progress=True)
+    err = capsys.readouterr().err
+    assert err.rstrip().splitlines()[-1].split("\r")[-1].startswith("[")
+    assert "2/2" in err
+
+
+def test_aliases_and_lang_reach_the_identity() -> None:
+    a = cited("magisterium", "l1", ("Laudato si'", "Francis"), APPLES)
+    b = cited("magisterium", "l2", ("Laudato si'", "Franziskus"), PEARS)
+    cmp = ck.Comparison(QUESTION, {"a": a, "b": b}, lang="pt")
+    francis = cmp.frame().filter(pl.col("shared_with").list.len() > 0)
+    assert francis["author"].to_list() == ["Papa Francisco", "Papa Francisco"]
+    merged = ck.Comparison(
+        QUESTION, {"a": a, "b": b}, aliases={"works": {PEARS[0]: "w-apples-and-pears"}}
+    )
+    assert merged.overlap()["shared"].to_list() == [1]  # Laudato si' only: pears stay apart
+    joined = ck.Comparison(
+        QUESTION,
+        {"a": a, "b": b},
+        aliases={"works": {APPLES[0]: "w-fruit", PEARS[0]: "w-fruit"}},
+    )
+    assert joined.overlap()["shared"].to_list() == [2]
 
 
 _ALLOWED_TAGS = {
