@@ -23,6 +23,7 @@ import polars as pl
 
 from ..core.models import Answer
 from ..core.names import display_name
+from ..providers.maritaca import BUILT_IN_TOOLS
 from ..render.progress import make_progress
 from ..transport.loop import run_sync
 from .aliases import AliasSpec
@@ -61,9 +62,6 @@ OVERLAP_SCHEMA: Final = pl.Schema(
         "jaccard": pl.Float64(),
     }
 )
-
-#: Option names shown in a default label when a client turns them on (Maritaca's tools).
-_TOOLS: Final = ("web_search", "data_ocean", "code_execution")
 
 #: What tells the answers' rows apart in a sources frame.
 _KEY: Final = ("provider", "answer_id", "question")
@@ -389,7 +387,7 @@ def default_labels(
         model = given.get("model") or getattr(client, "model", None)
         if isinstance(model, str) and model:
             parts.append(model)
-        for tool in _TOOLS:
+        for tool in BUILT_IN_TOOLS:
             on = given.get(tool, getattr(client, tool, None))
             if on is True:
                 parts.append(tool.replace("_", " "))
