@@ -92,7 +92,8 @@ from .transport.stream import AsyncStream, Stream
 if TYPE_CHECKING:
     from .data import charts
     from .data.aliases import Aliases
-    from .data.comparison import Comparison, acompare, compare
+    from .data.compare_clients import acompare, compare
+    from .data.comparison import Comparison
     from .data.corpus import sources_frame, works_frame
     from .data.exports import export_answer, export_citations
     from .data.frames import answers_frame, citations_frame, references_frame
@@ -139,8 +140,8 @@ _LAZY = {
     "works_frame": ".data.corpus",
     "Aliases": ".data.aliases",
     "Comparison": ".data.comparison",
-    "acompare": ".data.comparison",
-    "compare": ".data.comparison",
+    "acompare": ".data.compare_clients",
+    "compare": ".data.compare_clients",
     "explore": ".notebook.explorer",
     "charts": ".data.charts",
 }
