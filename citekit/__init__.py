@@ -92,6 +92,8 @@ from .transport.stream import AsyncStream, Stream
 if TYPE_CHECKING:
     from .data import charts
     from .data.aliases import Aliases
+    from .data.compare_clients import acompare, compare
+    from .data.comparison import Comparison
     from .data.corpus import sources_frame, works_frame
     from .data.exports import export_answer, export_citations
     from .data.frames import answers_frame, citations_frame, references_frame
@@ -137,6 +139,9 @@ _LAZY = {
     "sources_frame": ".data.corpus",
     "works_frame": ".data.corpus",
     "Aliases": ".data.aliases",
+    "Comparison": ".data.comparison",
+    "acompare": ".data.compare_clients",
+    "compare": ".data.compare_clients",
     "explore": ".notebook.explorer",
     "charts": ".data.charts",
 }
@@ -210,6 +215,7 @@ __all__ = [
     "Citation",
     "CitekitError",
     "CitekitWarning",
+    "Comparison",
     "ConfigurationError",
     "ContentFilteredWarning",
     "Failed",
@@ -242,12 +248,14 @@ __all__ = [
     "Usage",
     "__version__",
     "aask_many",
+    "acompare",
     "allow_nested_asyncio",
     "answers_frame",
     "ask_many",
     "charts",
     "citations_frame",
     "client",
+    "compare",
     "explore",
     "export_answer",
     "export_citations",
