@@ -101,6 +101,8 @@ class Aliases:
     _url_keys: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
     _content_keys: dict[str, str | None] = field(default_factory=dict, repr=False, compare=False)
     _url_prefixes: tuple[tuple[str, str], ...] = field(default=(), repr=False, compare=False)
+    #: What the matcher works out once per table (the words of each work's authors' names).
+    memo: dict[object, object] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for work in self.works.values():

@@ -64,6 +64,7 @@ FUZZY_RATIO: Final = 92.0
 #: The columns ``identify`` adds.
 IDENTITY_COLUMNS: Final = ("work_id", "work", "author_id", "author")
 _KEYS: Final = ("document_title", "document_author", "year", "source_url", "data_id")
+_URL: Final = "_identity_url"
 
 
 class _Rows:
@@ -105,17 +106,24 @@ def identify(
     )
     if "year" in frame.columns:
         keyed = keyed.with_columns(pl.col("year").cast(pl.Int32))
-    distinct = keyed.group_by(list(_KEYS)).agg(_n=pl.len()).sort(list(_KEYS), nulls_last=True)
+    # A fragment never changes the document: paragraph anchors (#p12) are one address.
+    keyed = keyed.with_columns(
+        pl.col("source_url").cast(pl.String).str.replace(r"#.*$", "").alias(_URL)
+    )
+    keys = [*_KEYS[:3], _URL, _KEYS[4]]
+    distinct = keyed.group_by(keys).agg(_n=pl.len()).sort(keys, nulls_last=True)
     work_ids, works, author_ids, authors = _cluster(distinct.rows(), table, lang)
-    ids = distinct.select(list(_KEYS)).with_columns(
+    ids = distinct.select(keys).with_columns(
         pl.Series("work_id", work_ids, pl.String),
         pl.Series("work", works, pl.String),
         pl.Series("author_id", author_ids, pl.String),
         pl.Series("author", authors, pl.String),
     )
     dropped = [c for c in IDENTITY_COLUMNS if c in keyed.columns]
-    out = keyed.drop(dropped).join(
-        ids, on=list(_KEYS), how="left", nulls_equal=True, maintain_order="left"
+    out = (
+        keyed.drop(dropped)
+        .join(ids, on=keys, how="left", nulls_equal=True, maintain_order="left")
+        .drop(_URL)
     )
     added = [c for c in _KEYS if c not in frame.columns]
     return out.drop(added) if added else out
@@ -276,15 +284,24 @@ def _own_hosts(work: WorkAlias) -> frozenset[str]:
 _WHERE_OR_WHO: Final = frozenset({"pdf", "doc", "by", "trans", "tr", "ed", "text", "full"})
 
 
+def _author_words(work: WorkAlias, table: Aliases) -> frozenset[str]:
+    key = ("author words", work.id)
+    found = table.memo.get(key)
+    if not isinstance(found, frozenset):
+        names: set[str] = set()
+        for author_id in (work.author, *work.also_by):
+            author = table.authors.get(author_id or "")
+            if author is not None:
+                for name in (*author.names.values(), *author.aliases):
+                    names.update(author_key(name).split())
+        found = table.memo[key] = frozenset(names)
+    return found
+
+
 def _only_says_where_or_who(rest: list[str], work: WorkAlias, table: Aliases) -> tuple[bool, bool]:
     """Whether the words after a known title only give a place in it, a language, a file
     kind or its author's name, with at most one other word (a translator's name)."""
-    names: set[str] = set()
-    for author_id in (work.author, *work.also_by):
-        author = table.authors.get(author_id or "")
-        if author is not None:
-            for name in (*author.names.values(), *author.aliases):
-                names.update(author_key(name).split())
+    names = _author_words(work, table)
     if rest and (rest[0] in _PART_WORDS or _PART_NUMBER.match(rest[0])):
         return True, False  # "CCC Part 3: Life in Christ", "Terceira Parte: A vida em Cristo"
     other = named = 0
@@ -414,7 +431,8 @@ def _name(
     work: list[str | None] = [None] * len(rows)
     author_id: list[str | None] = list(aids)
     author_titles: dict[str, Counter[str]] = defaultdict(Counter)
-    for group in members.values():
+    taken: set[str] = set()
+    for group in sorted(members.values(), key=lambda g: g[0]):
         titled = [m for m in group if titles[m] or rows[m][3] or rows[m][4]]
         if not titled:
             continue
@@ -426,9 +444,7 @@ def _name(
         if named:
             wid = min(named, key=lambda a: (-named[a], a))
         else:
-            # The least of its rows: unique to the group (each row is in one group).
-            basis = min(f"{aids[m] or ''}|{titles[m].casefold()}|{rows[m][2:5]}" for m in titled)
-            wid = "w-" + hashlib.blake2b(basis.encode(), digest_size=6).hexdigest()
+            wid = _work_hash(group, titled, rows, titles, aids, taken)
         display = table.work_name(wid, lang) or _most_cited(
             (titles[m] or rows[m][3] or rows[m][4], counts[m]) for m in titled
         )
@@ -457,6 +473,30 @@ def _name(
     return work_id, work, author_id, author
 
 
+def _work_hash(
+    group: list[int],
+    titled: list[int],
+    rows: Sequence[tuple[Any, ...]],
+    titles: list[str],
+    aids: list[str | None],
+    taken: set[str],
+) -> str:
+    """An id for a work the table does not know: a hash of its least (author, title, year),
+    so that the same work keeps its id in frames of other answers; of its least row when
+    another work already took that (two "Homily" of one year)."""
+    basis = min(
+        f"{aids[m] or ''}|{title_key(titles[m]) or rows[m][3] or rows[m][4]}" for m in titled
+    )
+    years = sorted(rows[m][2] for m in titled if rows[m][2] is not None)
+    basis += f"|{years[0] if years else ''}"
+    wid = "w-" + hashlib.blake2b(basis.encode(), digest_size=6).hexdigest()
+    if wid in taken:
+        basis += "|" + min(repr(rows[m][:5]) for m in group)
+        wid = "w-" + hashlib.blake2b(basis.encode(), digest_size=6).hexdigest()
+    taken.add(wid)
+    return wid
+
+
 def _work_author(
     wid: str, group: list[int], aids: list[str | None], counts: list[int], table: Aliases
 ) -> str | None:
@@ -471,8 +511,12 @@ def _work_author(
 
 
 def _most_cited(items: Iterable[tuple[str, int]]) -> str | None:
+    """The text cited most often; a knowledge file's name ("compendium.pdf") only when
+    nothing else names it; the shorter, then the first in order, of a tie."""
     tally: Counter[str] = Counter()
     for text, n in items:
         if text:
             tally[text] += n
-    return min(tally, key=lambda t: (-tally[t], len(t), t)) if tally else None
+    if not tally:
+        return None
+    return min(tally, key=lambda t: (file_title(t) != t, -tally[t], len(t), t))

@@ -177,6 +177,10 @@ def _cited(answers: list[Answer]) -> pl.DataFrame:
             starts.append(start)
             ends.append(end)
     return cits.with_columns(
+        # A web source's annotated span is where the text cites it, as a marker is.
+        cited_inline=pl.col("cited_inline")
+        | (pl.Series(kinds, dtype=pl.String) == "web source")
+        & pl.Series(starts, dtype=pl.Int32).is_not_null(),
         kind=pl.Series(kinds, dtype=pl.String),
         data_id=pl.Series(data_ids, dtype=pl.String),
         span_start=pl.Series(starts, dtype=pl.Int32),

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 from typing import Final
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
@@ -140,6 +141,7 @@ _ARTICLES: Final = frozenset(
 _WORD: Final = re.compile(r"[^\W_]+")
 
 
+@lru_cache(maxsize=1 << 16)  # titles repeat across sources: each is read once
 def title_key(title: str | None) -> str:
     """``title`` reduced to what tells works apart: lower case, accents and punctuation
     out, one space between words, without a leading article ("The", "La", "Die", "l'"...).
@@ -162,6 +164,7 @@ _HONORIFICS: Final = frozenset(
 )
 
 
+@lru_cache(maxsize=1 << 16)  # titles repeat across sources: each is read once
 def author_key(name: str | None) -> str:
     """``name`` reduced as ``title_key`` does, also without honorifics before it ("Pope",
     "Papa", "Saint", "São", "S.S.") and the papal "PP." anywhere: "Pope Francis",
@@ -198,6 +201,7 @@ _NUMBERISH: Final = re.compile(r"^([a-z]{0,5}\d+[a-z]{0,2}|[ivxlc]+)$")
 _SPLIT: Final = re.compile(r"\s*(?:[:;,(\[]|\s[-\u2013\u2014]\s|§)\s*")
 
 
+@lru_cache(maxsize=1 << 16)  # titles repeat across sources: each is read once
 def is_locator(text: str) -> bool:
     """Whether ``text`` only says where in a work (numbers, roman numerals, "q.", "art.",
     "no.", "2nd ed."), so that the title before it is the work's."""
@@ -217,6 +221,7 @@ def title_parts(title: str | None) -> tuple[str, str]:
     return title[: found.start()].strip(), title[found.end() :].strip()
 
 
+@lru_cache(maxsize=1 << 16)  # titles repeat across sources: each is read once
 def work_title(title: str | None) -> str:
     """The title of the work ``title`` cites: without a trailing place in it ("Summa
     Theologiae, I-II, q. 94" -> "Summa Theologiae"; "Catechism of the Catholic Church 1934"
@@ -266,6 +271,7 @@ _FILE_NAME: Final = re.compile(
 _FILE_LANGS: Final = frozenset({"pt", "br", "es", "it", "fr", "de", "en", "la", "lat", "eng"})
 
 
+@lru_cache(maxsize=1 << 16)  # titles repeat across sources: each is read once
 def file_title(title: str | None) -> str:
     """A knowledge file's name read as a title: "Laudato_Si_PT.pdf" -> "Laudato Si",
     "Catecismo-da-Igreja-Catolica.pdf" -> "Catecismo da Igreja Catolica". Other titles are
@@ -296,6 +302,7 @@ _GENRE: Final = frozenset(
 )
 
 
+@lru_cache(maxsize=1 << 16)  # titles repeat across sources: each is read once
 def genre_free_key(title: str | None) -> str:
     """``title_key`` without a leading genre ("Carta Encíclica", "Dogmatic Constitution"),
     "" when the title has none or is only genre words."""
@@ -328,6 +335,7 @@ _FUNCTION_WORDS: Final = _ARTICLES | frozenset(
 )
 
 
+@lru_cache(maxsize=1 << 16)  # titles repeat across sources: each is read once
 def content_key(title: str | None) -> str:
     """The content words of ``title`` in order of the alphabet, without articles and
     prepositions: "Compendio_Doutrina_Social_Igreja.pdf" and "Compêndio da Doutrina Social da
