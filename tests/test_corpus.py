@@ -373,3 +373,36 @@ def test_repeating_the_rows_changes_no_identity(rows) -> None:  # type: ignore[n
     twice = identify(frame_of(rows + rows))
     assert twice.head(len(rows))["work_id"].to_list() == once["work_id"].to_list()
     assert twice.head(len(rows))["author_id"].to_list() == once["author_id"].to_list()
+
+
+def test_a_work_keeps_its_id_in_frames_of_other_answers() -> None:
+    every = ck.sources_frame(default_data_dir())
+    for provider in ("maritaca", "gptbots"):
+        alone = ck.sources_frame(default_data_dir() / provider)
+        pairs = alone.select("document_title", "source_url", "work_id").unique()
+        joined = pairs.join(
+            every.select("document_title", "source_url", pl.col("work_id").alias("in_all")),
+            on=["document_title", "source_url"],
+            nulls_equal=True,
+        )
+        # Works that stay alone keep their id; works joined by other answers take theirs.
+        assert (joined["work_id"] == joined["in_all"]).mean() > 0.9
+
+
+def test_a_file_name_names_a_work_only_when_nothing_else_does() -> None:
+    rows = [
+        {"document_title": "compendium_social_doctrine.pdf", "data_id": "d1"},
+        {"document_title": "compendium_social_doctrine.pdf", "data_id": "d1"},
+        {"document_title": "Compendium of Social Teaching", "data_id": "d1"},
+        {"document_title": "parish_guide.docx", "data_id": "d2"},
+    ]
+    got = identify(frame_of(rows))
+    assert got["work"].to_list()[:3] == ["Compendium of Social Teaching"] * 3
+    assert got["work"][3] == "parish_guide.docx"
+
+
+def test_a_web_source_cited_by_its_span_is_cited_inline() -> None:
+    src = ck.sources_frame(default_data_dir() / "maritaca")
+    web = src.filter(pl.col("kind") == "web source")
+    assert (web["cited_inline"] == web["span_start"].is_not_null()).all()
+    assert web["cited_inline"].any()
