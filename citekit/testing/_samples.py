@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -215,7 +216,12 @@ def last_user_text(messages: Any) -> str:
 
 
 def _words(text: str) -> frozenset[str]:
-    return frozenset(_WORD.findall(text.casefold()))
+    """The words of ``text`` as stems: accents folded, cut to six letters, so that one
+    question in two languages ("subsidiarity", "subsidiariedade"; "principle", "princípio")
+    finds the sample recorded in the other."""
+    folded = unicodedata.normalize("NFKD", text.casefold())
+    plain = "".join(c for c in folded if not unicodedata.combining(c))
+    return frozenset(w[:6] for w in _WORD.findall(plain))
 
 
 def choose_sample(samples: Sequence[Sample], text: str) -> Sample | None:
