@@ -173,14 +173,15 @@ def _cited(answers: list[Answer]) -> pl.DataFrame:
         for c in a.citations:
             kinds.append("web source" if web else "citation")
             data_ids.append(_data_id(c))
-            start, end = _span(c, first, len(a.text))
+            start, end = _span(c, {} if web else first, len(a.text))
             starts.append(start)
             ends.append(end)
     return cits.with_columns(
-        # A web source's annotated span is where the text cites it, as a marker is.
-        cited_inline=pl.col("cited_inline")
-        | (pl.Series(kinds, dtype=pl.String) == "web source")
-        & pl.Series(starts, dtype=pl.Int32).is_not_null(),
+        # A web source is cited where its annotated span or link is: a "[1]" in a Maritaca
+        # answer points to no source (the HTML leaves it as text).
+        cited_inline=pl.when(pl.Series(kinds, dtype=pl.String) == "web source")
+        .then(pl.Series(starts, dtype=pl.Int32).is_not_null())
+        .otherwise(pl.col("cited_inline")),
         kind=pl.Series(kinds, dtype=pl.String),
         data_id=pl.Series(data_ids, dtype=pl.String),
         span_start=pl.Series(starts, dtype=pl.Int32),
@@ -196,8 +197,8 @@ def _data_id(citation: Citation) -> str | None:
 def _span(
     citation: Citation, first: dict[int, tuple[int, int]], length: int
 ) -> tuple[int | None, int | None]:
-    raw = citation.raw
-    start, end = raw.get("start_index"), raw.get("end_index") if raw else (None, None)
+    raw = citation.raw or {}
+    start, end = raw.get("start_index"), raw.get("end_index")
     if (
         isinstance(start, int)
         and isinstance(end, int)
