@@ -329,11 +329,16 @@ def _cut(
         if code_spans and _in(code_spans, at):
             continue
         end = close(body, found.end(), b)
-        while True:  # markers after the mark cite this sentence
-            m = starts.get(space(body, end, b))
+        marked = False
+        while True:  # markers after the mark cite this sentence ("[1] [2]", "[1], [2]")
+            nxt = space(body, end, b)
+            if marked and body[nxt : nxt + 1] in (",", ";"):
+                nxt = space(body, nxt + 1, b)
+            m = starts.get(nxt)
             if m is None:
                 break
             end = close(body, m.end, b)
+            marked = True
         nxt = space(body, end, b)
         if not cjk:
             if nxt == end < b:
