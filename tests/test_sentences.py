@@ -86,6 +86,14 @@ def texts(text: str) -> list[str]:
             ['He said "work is for man."', "Then he left.)", "The end."],
         ),
         ("Version 3.5.1 of file.txt is out. Yes.", ["Version 3.5.1 of file.txt is out.", "Yes."]),
+        (  # books of the Bible before chapter and verse; a place before a number is no book
+            "Love is patient (1 Cor. 13:4; cf. Gen. 1:27). Born in Rome. 30 years later, he died.",
+            [
+                "Love is patient (1 Cor. 13:4; cf. Gen. 1:27).",
+                "Born in Rome.",
+                "30 years later, he died.",
+            ],
+        ),
     ],
 )
 def test_languages_and_abbreviations(text: str, expected: list[str]) -> None:

@@ -20,9 +20,10 @@ Sentence ends
     ``...尊严。$[1]$``): a marker after a sentence's final punctuation cites that sentence.
     There is no end at an ellipsis (``...``, ``…``), inside a number (``3.5``), after a single
     letter (initials, ``a.``, ``q.``), after the abbreviations that citations use
-    (:data:`ABBREVIATIONS`: "cf.", "St.", "Dr.", "e.g.", "i.e." ...), nor after those that
-    come before a number (:data:`NUMBERED`: "n. 34", "no. 5", "p. 12", "pp. 3-4", "art. 2",
-    "vol. II" ...).
+    (:data:`ABBREVIATIONS`: "cf.", "St.", "Dr.", "e.g.", "i.e." ...), after those that come
+    before a number (:data:`NUMBERED`: "n. 34", "no. 5", "p. 12", "pp. 3-4", "art. 2",
+    "vol. II" ...), nor after a short capitalised word before a chapter and verse (a book of
+    the Bible: "Gen. 1:27", "1 Cor. 13:4", "Rm. 5,12").
 
 What is a sentence
     A stretch with at least one character that is not white space nor Markdown markup
@@ -61,7 +62,7 @@ ABBREVIATIONS: Final = frozenset((
     "cf", "cfr", "vgl", "st", "sts", "ste", "sta", "sto", "ss", "dr", "dra", "drs", "mr", "mrs",
     "ms", "mme", "mlle", "prof", "fr", "sr", "sra", "srta", "jr", "mons", "msgr", "card", "rev",
     "e.g", "i.e", "z.b", "d.h", "u.a", "bzw", "usw", "vs", "al", "ibid", "ibidem", "op", "cit",
-    "ca", "approx", "hl", "hll", "sel",
+    "ca", "approx", "hl", "hll", "sel", "s.s", "ss.mm", "pe", "mgr", "p.ej", "p.e", "v.g",
 ))
 #: Words that a period follows without ending the sentence when a number (digits or a Roman
 #: numeral) comes next: "n. 34", "no. 5", "p. 12", "art. 2", "vol. II", "c. 1270".
@@ -93,6 +94,7 @@ _QUIET = frozenset(" \t\r\n\f\v#*_-=+>|:~`,;")
 _WORDY = re.compile(r"[^\s#*_\-=+>|:~`,;\[\]^$0-9]")
 _WORD_BEFORE = re.compile(r"(?:[^\W\d_]+\.)*[^\W_]+$")
 # A number after "n." / "vol.": digits, or a Roman numeral ("vol. II", "cap. iv", "q. I,").
+_VERSE = re.compile(r"[0-9]{1,3}[:,.][0-9]")
 _NUMBER_AFTER = re.compile(r"[0-9]|[IVXLCDMivxlcdm]{2,}\b|[IVXLCDMivxlcdm](?![\w\s])")
 
 
@@ -362,12 +364,16 @@ def _abbreviation(body: str, a: int, dot: int, nxt: int, b: int) -> bool:
         return False
     if word.start() > a and body[word.start() - 1].isalnum():
         return False  # the window cut a longer word
-    token = word.group().lower()
+    found = word.group()
+    token = found.lower()
     if len(token) == 1 and token.isalpha():
         return True
     if token in ABBREVIATIONS:
         return True
-    return token in NUMBERED and _NUMBER_AFTER.match(body, nxt, b) is not None
+    if token in NUMBERED:
+        return _NUMBER_AFTER.match(body, nxt, b) is not None
+    # A book of the Bible before chapter and verse: "Gen. 1:27", "1 Cor. 13:4", "Rm. 5,12".
+    return len(found) <= 4 and found[0].isupper() and _VERSE.match(body, nxt, b) is not None
 
 
 def _in(spans: tuple[tuple[int, int], ...], pos: int) -> bool:
