@@ -35,11 +35,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable
 from functools import lru_cache
 from typing import Final, NamedTuple
 
-from ._source_map import Shift, identity
+from ._source_map import Shift
 from .text import Marker, _split_definitions, read
 
 __all__ = ["ABBREVIATIONS", "NUMBERED", "Sentence", "sentences"]
@@ -120,16 +119,23 @@ def _sentences(text: str) -> tuple[Sentence, ...]:
     reading = read(text)
     body = reading.body
     inner = read(body)  # the same markers, in the body's positions
-    to_text: Callable[[int], int] = identity
-    if reading.definitions:  # lines were cut out of the body: positions shift back
-        to_text = Shift(_split_definitions(text)[2])
     spans = _split(body, inner.markers, inner.code_spans, inner.code_blocks)
-    out: list[Sentence] = []
     markers = inner.markers
+    count = len(markers)
+    out: list[Sentence] = []
     i = 0
+    if not reading.definitions:  # the body is the text: positions stand
+        for start, end in spans:
+            j = i
+            while j < count and markers[j].start < end:
+                j += 1
+            out.append(Sentence(start, end, text[start:end], markers[i:j]))
+            i = j
+        return tuple(out)
+    to_text = Shift(_split_definitions(text)[2])  # lines were cut out: positions shift back
     for start, end in spans:
         own: list[Marker] = []
-        while i < len(markers) and markers[i].start < end:
+        while i < count and markers[i].start < end:
             m = markers[i]
             own.append(Marker(to_text(m.start + 1) - 1, to_text(m.end), m.number, m.style))
             i += 1
@@ -359,15 +365,20 @@ def _abbreviation(body: str, a: int, dot: int, nxt: int, b: int) -> bool:
     """Whether the period at ``dot`` closes an abbreviation (see :data:`ABBREVIATIONS`)."""
     if dot == a or body[dot - 1].isdigit():
         return False  # a number ends the sentence ("in 1999.")
-    word = _WORD_BEFORE.search(body, max(a, dot - 16), dot)
-    if word is None:
-        return False
-    if word.start() > a and body[word.start() - 1].isalnum():
-        return False  # the window cut a longer word
-    found = word.group()
+    space = body.rfind(" ", max(a, dot - 8), dot)
+    found = body[space + 1 : dot] if space >= 0 else ""
+    if not found.isalpha():  # not a plain word after a space: "(cf", "e.g", "**word", ...
+        word = _WORD_BEFORE.search(body, max(a, dot - 16), dot)
+        if word is None:
+            return False
+        if word.start() > a and body[word.start() - 1].isalnum():
+            return False  # the window cut a longer word
+        found = word.group()
+    elif len(found) > 6:
+        return False  # longer than any abbreviation
     token = found.lower()
-    if len(token) == 1 and token.isalpha():
-        return True
+    if len(token) == 1:
+        return token.isalpha()
     if token in ABBREVIATIONS:
         return True
     if token in NUMBERED:
