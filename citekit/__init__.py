@@ -97,6 +97,7 @@ if TYPE_CHECKING:
     from .data.corpus import sources_frame, works_frame
     from .data.exports import export_answer, export_citations
     from .data.frames import answers_frame, citations_frame, references_frame
+    from .data.health import health_frame
     from .notebook.explorer import explore
     from .notebook.magic import load_ipython_extension
     from .providers.batch import (
@@ -138,6 +139,7 @@ _LAZY = {
     "references_frame": ".data.frames",
     "sources_frame": ".data.corpus",
     "works_frame": ".data.corpus",
+    "health_frame": ".data.health",
     "Aliases": ".data.aliases",
     "Comparison": ".data.comparison",
     "acompare": ".data.compare_clients",
@@ -259,6 +261,7 @@ __all__ = [
     "explore",
     "export_answer",
     "export_citations",
+    "health_frame",
     "load_ipython_extension",
     "log",
     "references_frame",
