@@ -406,3 +406,22 @@ def test_a_web_source_cited_by_its_span_is_cited_inline() -> None:
     web = src.filter(pl.col("kind") == "web source")
     assert (web["cited_inline"] == web["span_start"].is_not_null()).all()
     assert web["cited_inline"].any()
+
+
+def test_numbered_titles_by_one_author_stay_apart() -> None:
+    rows = [
+        {"document_title": "Homily 1", "document_author": "Francis", "year": 2013},
+        {"document_title": "Homily 2", "document_author": "Francis", "year": 2013},
+        {
+            "document_title": "Message for the 50th World Day of Peace",
+            "document_author": "Francis",
+            "year": 2017,
+        },
+        {
+            "document_title": "Message for the 51st World Day of Peace",
+            "document_author": "Francis",
+            "year": 2018,
+        },
+    ]
+    got = identify(frame_of(rows))["work_id"].to_list()
+    assert len(set(got)) == 4

@@ -65,6 +65,7 @@ FUZZY_RATIO: Final = 92.0
 IDENTITY_COLUMNS: Final = ("work_id", "work", "author_id", "author")
 _KEYS: Final = ("document_title", "document_author", "year", "source_url", "data_id")
 _URL: Final = "_identity_url"
+_NUMBERS: Final = re.compile(r"\d+")
 
 
 class _Rows:
@@ -148,6 +149,9 @@ def _cluster(
     for i, (title, author, year, url, data_id, count) in enumerate(rows):
         wt = work_title(title)
         tkey = title_key(wt)
+        if tkey in GENERIC_TITLES and title_key(title) != tkey:
+            # "Homily 2" is not "Homily": the number tells generic titles apart.
+            wt, tkey = (title or "").strip(), title_key(title)
         plain = _plain(work_url(url))
         aid = _author_id(author, table) or table.author_of_site(plain)
         titles.append(wt)
@@ -406,8 +410,8 @@ def _join_near_titles(
     for aid, keys in crowded.items():
         scores = process.cdist(keys, keys, scorer=fuzz.ratio, score_cutoff=FUZZY_RATIO)
         for i, j in zip(*scores.nonzero(), strict=True):
-            if i >= j:
-                continue
+            if i >= j or _NUMBERS.findall(keys[i]) != _NUMBERS.findall(keys[j]):
+                continue  # "50th Message" and "51st Message" are two
             for a in chains[(aid, keys[i])]:
                 for b in chains[(aid, keys[j])]:
                     if _fits(a, b):
