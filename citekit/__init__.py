@@ -92,6 +92,7 @@ from .transport.stream import AsyncStream, Stream
 if TYPE_CHECKING:
     from .data import charts
     from .data.aliases import Aliases
+    from .data.cocitation import cocitation_frame
     from .data.corpus import sources_frame, works_frame
     from .data.exports import export_answer, export_citations
     from .data.frames import answers_frame, citations_frame, references_frame
@@ -136,6 +137,7 @@ _LAZY = {
     "references_frame": ".data.frames",
     "sources_frame": ".data.corpus",
     "works_frame": ".data.corpus",
+    "cocitation_frame": ".data.cocitation",
     "Aliases": ".data.aliases",
     "explore": ".notebook.explorer",
     "charts": ".data.charts",
@@ -248,6 +250,7 @@ __all__ = [
     "charts",
     "citations_frame",
     "client",
+    "cocitation_frame",
     "explore",
     "export_answer",
     "export_citations",

@@ -11,7 +11,16 @@ import pytest
 import vl_convert
 from polars.testing import assert_frame_equal
 
-from citekit import Answer, answers_frame, charts, citations_frame, references_frame
+from citekit import (
+    Answer,
+    Citation,
+    answers_frame,
+    charts,
+    citations_frame,
+    references_frame,
+    sources_frame,
+)
+from citekit.data.corpus import SOURCES_SCHEMA
 from citekit.data.frames import ANSWERS_SCHEMA, CITATIONS_SCHEMA, REFERENCES_SCHEMA
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
@@ -63,30 +72,35 @@ def table(chart: alt.Chart) -> pl.DataFrame:
 # -- authors ------------------------------------------------------------------------------------
 
 
-def test_authors_aggregates_in_polars_with_unknown_author() -> None:
+def test_authors_counts_by_identity_with_unknown_author() -> None:
+    # The blank author of a2's Rerum Novarum is Leo XIII's (the one author of that title);
+    # the untitled source with an address is a work without an author.
     chart = charts.authors(CITATIONS)
     expected = pl.DataFrame(
         {
-            "author": ["Leo XIII", "unknown author", "Thomas Aquinas"],
-            "citations": [3, 2, 1],
-            "documents": [2, 2, 1],
-            "answers": [2, 2, 1],
+            "author": ["Leo XIII", "Thomas Aquinas", "unknown author"],
+            "citations": [4, 1, 1],
+            "works": [2, 1, 1],
+            "answers": [2, 1, 1],
+            "names": ["Leo XIII", "Thomas Aquinas", "none given"],
         },
         schema={
             "author": pl.String,
             "citations": pl.UInt32,
-            "documents": pl.UInt32,
+            "works": pl.UInt32,
             "answers": pl.UInt32,
+            "names": pl.String,
         },
     )
-    assert_frame_equal(table(chart), expected)
+    assert_frame_equal(table(chart).drop("author_id"), expected)
     spec = chart.to_dict()
     assert spec["title"]["text"] == "Most cited authors"
     assert spec["encoding"]["x"]["title"] == "Citations"
     assert [t["title"] for t in spec["encoding"]["tooltip"]] == [
         "Author",
+        "Names seen",
         "Citations",
-        "Documents",
+        "Works",
         "Answers",
     ]
     render_png(chart)
@@ -98,23 +112,136 @@ def test_authors_top_limits_rows_and_says_so() -> None:
     assert chart.to_dict()["title"]["subtitle"].endswith("top 1 of 3 authors")
 
 
-# -- documents ----------------------------------------------------------------------------------
+def cited(answer_id: str, *sources: tuple[str | None, str | None, str | None]) -> Answer:
+    """An answer citing ``(title, author, year)`` sources, one marker each."""
+    citations = tuple(
+        Citation(
+            cited_text=f"passage {i}",
+            document_index=i,
+            document_title=title,
+            document_author=author,
+            document_year=year,
+        )
+        for i, (title, author, year) in enumerate(sources)
+    )
+    text = " ".join(f"Claim [^{i + 1}]." for i in range(len(sources)))
+    return Answer(
+        provider="magisterium",
+        text=text,
+        id=answer_id,
+        question=f"question {answer_id}",
+        citations=citations,
+    )
 
 
-def test_documents_counts_titles_and_labels_untitled() -> None:
-    chart = charts.documents(CITATIONS)
-    data = table(chart)
-    assert data["document"].to_list() == [
-        "Rerum Novarum",
-        "Aeterni Patris",
-        "Summa Theologiae",
-        "untitled document",
+#: One work (the Catechism) in two languages, by one author under two names, in two answers.
+TWO_LANGUAGES = [
+    cited("a1", ("Catechism of the Catholic Church", "Catholic Church", "1992")),
+    cited("a2", ("Catecismo da Igreja Católica", "Igreja Católica", "1992")),
+]
+
+
+@pytest.mark.parametrize("load", [sources_frame, citations_frame, list], ids=repr)
+def test_one_work_in_two_languages_is_one_bar(load: Any) -> None:
+    """A sources frame, a citations frame and the answers themselves chart alike."""
+    source = load(TWO_LANGUAGES)
+    by_author = table(charts.authors(source))
+    assert by_author.select("author", "citations", "works", "answers").rows() == [
+        ("Catholic Church", 2, 1, 2)
     ]
-    assert data["citations"].to_list() == [3, 1, 1, 1]
-    assert data["answers"].to_list() == [2, 1, 1, 1]
-    assert data["author"].to_list() == ["Leo XIII", "Leo XIII", "Thomas Aquinas", "unknown author"]
-    assert data["year"].to_list() == ["1891", "1879", "c. 1270", "unknown"]
+    assert set(by_author["names"].item().split(", ")) == {"Catholic Church", "Igreja Católica"}
+    by_work = table(charts.works(source))
+    assert by_work.select("work_id", "citations", "answers").rows() == [("catechism", 2, 2)]
+    shown = by_work["work"].item()  # the display name: one of the two titles
+    assert by_work["label"].item() == f"{shown} — Catholic Church (1992)"
+    assert set(by_work["titles"].item().split(", ")) == {
+        "Catechism of the Catholic Church",
+        "Catecismo da Igreja Católica",
+    }
+    assert "pt" in by_work["languages"].item().split(", ")
+    assert by_work["providers"].item() == "magisterium"
+
+
+def test_pope_francis_under_four_names_is_one_author() -> None:
+    answers = [
+        cited(f"a{i}", (title, name, "2016"))
+        for i, (title, name) in enumerate(
+            [
+                ("Evangelii gaudium", "Francis"),
+                ("Amoris laetitia", "Francesco"),
+                ("Gaudete et exsultate", "Franziskus"),
+                ("Christus vivit", "Francisco"),
+            ]
+        )
+    ]
+    data = table(charts.authors(answers))
+    assert data["author_id"].to_list() == ["francis"]
+    assert data["citations"].to_list() == [4]
+    assert data["works"].to_list() == [4]
+    assert set(data["names"].item().split(", ")) == {
+        "Francis", "Francesco", "Franziskus", "Francisco"
+    }  # fmt: skip
+
+
+def test_labels_two_authors_share_stay_two_bars() -> None:
+    """Two ids with one display name (a hand split) would be drawn as one bar: keyed apart."""
+    frame = sources_frame(TWO_LANGUAGES).with_columns(
+        author_id=pl.Series(["catholic-church", "other-church"])
+    )
+    labels = table(charts.authors(frame))["author"].to_list()
+    assert sorted(labels) == [
+        "Catholic Church [catholic-church]",
+        "Catholic Church [other-church]",
+    ]
+
+
+# -- works --------------------------------------------------------------------------------------
+
+
+def test_works_counts_by_work_and_labels_untitled() -> None:
+    chart = charts.works(CITATIONS)
+    data = table(chart)
+    assert data.select("label", "citations", "answers").rows() == [
+        ("Rerum Novarum — Leo XIII (1891)", 3, 2),
+        ("Aeterni Patris — Leo XIII (1879)", 1, 1),
+        ("Summa Theologiae — Thomas Aquinas (1270)", 1, 1),
+        ("https://example.org/x", 1, 1),
+    ]
+    assert data["author"].to_list()[-1] == "unknown author"
+    assert data["year"].to_list() == ["1891", "1879", "1270", "unknown"]
+    untitled = cits([{"provider": "magisterium", "answer_id": "a9", "document_title": " "}])
+    with_untitled = table(charts.works(pl.concat([CITATIONS, untitled])))
+    assert with_untitled.filter(pl.col("label") == "untitled document")["citations"].item() == 1
+    spec = chart.to_dict()
+    assert spec["title"]["text"] == "Most cited works"
+    assert [t["title"] for t in spec["encoding"]["tooltip"]] == [
+        "Work", "Author", "Year", "Titles seen", "Languages", "Citations", "Answers", "Providers"
+    ]  # fmt: skip
     render_png(chart)
+
+
+def test_long_work_labels_are_cut_and_whole_in_the_tooltip() -> None:
+    title = "On the Very Long Title of a Commentary " * 4
+    data = table(charts.works([cited("a1", (title, "An Author With A Long Name Indeed", "2001"))]))
+    label = data["label"].item()
+    assert len(label) < 80 and "\u2026" in label
+    assert data["work"].item() == title.strip()
+
+
+def test_documents_is_the_works_chart() -> None:
+    assert charts.documents(CITATIONS, top=2).to_dict() == charts.works(CITATIONS, top=2).to_dict()
+
+
+def test_sources_frame_counts_every_kind_and_says_sources() -> None:
+    chunk = pl.DataFrame(
+        [{"provider": "gptbots", "answer_id": "g1", "kind": "knowledge chunk",
+          "document_title": "wall.pdf"}],
+        schema_overrides={n: t for n, t in SOURCES_SCHEMA.items()},
+    )  # fmt: skip
+    frame = pl.concat([sources_frame(TWO_LANGUAGES), chunk], how="diagonal_relaxed")
+    chart = charts.works(frame)
+    assert table(chart)["citations"].sum() == 3
+    assert chart.to_dict()["title"]["subtitle"].startswith("sources per work")
 
 
 # -- years --------------------------------------------------------------------------------------
@@ -233,6 +360,7 @@ def all_charts(c: pl.DataFrame, r: pl.DataFrame) -> dict[str, alt.TopLevelMixin]
     return {
         "authors": charts.authors(c),
         "documents": charts.documents(c),
+        "works": charts.works(c),
         "years": charts.years(c),
         "citations_per_answer": charts.citations_per_answer(c),
         "scores": charts.scores(r),
@@ -276,7 +404,8 @@ def test_charts_accept_answers_and_save_png(tmp_path: Path) -> None:
 
 
 def test_wrong_frame_says_what_is_missing() -> None:
-    with pytest.raises(ValueError, match=r"authors\(\) needs a citations_frame\(\) frame.*lacks"):
+    needs = r"authors\(\) needs a sources_frame\(\) or citations_frame\(\) frame.*lacks"
+    with pytest.raises(ValueError, match=needs):
         charts.authors(pl.DataFrame(schema=REFERENCES_SCHEMA))
     with pytest.raises(ValueError, match=r"scores\(\) needs a references_frame\(\)"):
         charts.scores(CITATIONS)
