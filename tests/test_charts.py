@@ -9,6 +9,8 @@ import altair as alt
 import polars as pl
 import pytest
 import vl_convert
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 from citekit import (
@@ -17,9 +19,12 @@ from citekit import (
     answers_frame,
     charts,
     citations_frame,
+    cocitation_frame,
     references_frame,
     sources_frame,
 )
+from citekit.data.charts import MAX_ROWS
+from citekit.data.clusters import identify
 from citekit.data.corpus import SOURCES_SCHEMA
 from citekit.data.frames import ANSWERS_SCHEMA, CITATIONS_SCHEMA, REFERENCES_SCHEMA
 
@@ -419,3 +424,106 @@ def test_sample_data_charts_render() -> None:
         render_png(chart)
     render_png(charts.citations_per_answer(answers_frame(SAMPLES)))
     assert table(charts.authors(c, top=5)).height == 5
+
+
+# -- any frame of sources ---------------------------------------------------------------------
+
+HOSTILE = [
+    "",
+    "  ",
+    "unknown author",
+    "untitled document",
+    "<script>alert(1)</script>",
+    "\u202eevil\u202c",
+    "a\x00b",
+    "datum.answers",
+    "{{title}}",
+    "[0]",
+    "quote \" and ' and \\",
+    "x" * 400,
+    "Francis",
+    "Franziskus",
+    "Catechism of the Catholic Church",
+    "Catecismo da Igreja Católica",
+]
+names = st.one_of(st.none(), st.sampled_from(HOSTILE), st.text(max_size=30))
+source_rows = st.lists(
+    st.fixed_dictionaries(
+        {
+            "provider": st.sampled_from(["magisterium", "maritaca", "gptbots", None]),
+            "answer_id": st.sampled_from(["a1", "a2", "a3", None]),
+            "question": st.sampled_from(["q1", "q2", None]),
+            "kind": st.sampled_from(["citation", "knowledge chunk", "web source"]),
+            "document_title": names,
+            "document_author": names,
+            "year": st.one_of(st.none(), st.integers(-500, 2100)),
+            "source_url": st.one_of(
+                st.none(), st.sampled_from(["https://a.example/x", "https://a.example/x/", "?"])
+            ),
+        }
+    ),
+    max_size=25,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=source_rows, identified_first=st.booleans())
+def test_any_frame_of_sources_charts_and_counts_every_row(
+    rows: list[dict[str, Any]], identified_first: bool
+) -> None:
+    frame = pl.DataFrame(rows, schema={n: SOURCES_SCHEMA[n] for n in source_rows_columns()})
+    if identified_first:  # a sources_frame; else identified by the chart
+        frame = identify(frame)
+    everything = MAX_ROWS
+    by_author = table(charts.authors(frame, top=everything))
+    by_work = table(charts.works(frame, top=everything))
+    assert by_author["citations"].sum() == frame.height
+    assert by_work["citations"].sum() == frame.height
+    assert by_author["author"].n_unique() == by_author.height  # one bar per author
+    assert by_work["label"].n_unique() == by_work.height
+    by_year = table(charts.years(frame))
+    assert by_year["citations"].sum() == frame.filter(pl.col("year").is_not_null()).height
+    co = cocitation_frame(frame)
+    assert co.filter(pl.col("work_a") >= pl.col("work_b")).height == 0
+    assert co.filter(pl.col("answers") > pl.min_horizontal("answers_a", "answers_b")).height == 0
+    for chart in (
+        charts.authors(frame),
+        charts.works(frame),
+        charts.years(frame),
+        charts.cocitation(co),
+    ):
+        assert chart.to_dict()
+
+
+def source_rows_columns() -> list[str]:
+    return [
+        "provider",
+        "answer_id",
+        "question",
+        "kind",
+        "document_title",
+        "document_author",
+        "year",
+        "source_url",
+    ]
+
+
+@pytest.mark.skipif(not (SAMPLES / "magisterium").is_dir(), reason="sample_data is not present")
+@pytest.mark.parametrize("load", [sources_frame, citations_frame], ids=repr)
+def test_samples_show_pope_francis_once(load: Any) -> None:
+    """The notebook's call (a citations frame) and a sources frame both merge his names."""
+    frame = load(SAMPLES)
+    src = identify(frame) if "author_id" not in frame.columns else frame
+    his = src.filter(pl.col("author_id") == "francis")
+    spellings = set(his["document_author"].drop_nulls())
+    assert len(spellings) >= 2  # the samples cite him under several names
+    data = table(charts.authors(frame, top=MAX_ROWS))
+    assert data["citations"].sum() == frame.height
+    francis = data.filter(pl.col("author_id") == "francis")
+    assert francis["citations"].to_list() == [his.height]
+    assert set(francis["names"].item().split(", ")) == spellings
+    assert not set(data["author"]) & (spellings - set(francis["author"]))  # no bar per name
+    works = table(charts.works(frame, top=MAX_ROWS))
+    catechism = works.filter(pl.col("work_id") == "catechism")
+    assert catechism["citations"].to_list() == [src.filter(pl.col("work_id") == "catechism").height]
+    assert works["citations"].sum() == frame.height

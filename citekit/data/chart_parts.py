@@ -1,10 +1,14 @@
-"""What the chart functions share: their input frame, labels, keys, titles and year periods.
+"""What the chart functions share: their input frame, labels, keys, text sizes, titles, periods.
 
-A chart takes a frame or any source the loaders accept; ``citations_of`` and ``references_of``
-load it when needed and say which columns a frame lacks. ``labelled`` names missing values
-instead of dropping them, ``document_key`` and ``answer_key`` tell documents and answers apart
-across a frame, and the rest words titles, subtitles and the periods of the years chart.
-altair is imported only when a title is made.
+A chart takes a frame or any source the loaders accept; ``identified`` gives it the work and
+author identity (a ``sources_frame`` has it, anything else goes through
+``citekit.data.clusters.identify``), ``citations_of`` and ``references_of`` load it when needed,
+and all say which columns a frame lacks. ``labelled`` names missing values instead of dropping
+them, ``shortened`` and ``distinct_labels`` keep axis labels short and one per bar,
+``names_seen`` lists the names an author or work was cited under, ``answer_key`` tells answers
+apart across a frame, ``axis``, ``legend`` and ``chart_title`` keep text at ``TEXT_SIZE`` pixels
+or more, and the rest words subtitles and the periods of the years chart. altair is imported
+only when an axis, legend or title is made.
 """
 
 from __future__ import annotations
@@ -141,11 +145,6 @@ def legend(**options: Any) -> alt.Legend:
     import altair as alt
 
     return alt.Legend(labelFontSize=TEXT_SIZE, titleFontSize=TEXT_SIZE, **options)
-
-
-def document_key() -> pl.Expr:
-    """What identifies a document across answers: its title, else its URL."""
-    return pl.coalesce(pl.col("document_title"), pl.col("source_url"))
 
 
 def plural(n: int, word: str) -> str:

@@ -113,37 +113,63 @@ def cocitation_frame(
         frame = identify(source, aliases=aliases, lang=lang)
     if "work" not in frame.columns:
         frame = frame.with_columns(work=pl.lit(None, pl.String))
-    frame = frame.filter(pl.col("work_id").is_not_null())
-    names = [c for c in _ANSWER if c in frame.columns]
-    answer = pl.struct(names).rank("dense") if names else pl.lit(0, pl.UInt32)
-    # Codes in the order of the ids: code_a < code_b is work_a < work_b.
-    cited = frame.select(
-        answer=answer, code=pl.col("work_id").cast(pl.String).rank("dense")
-    ).unique()
-    totals = cited.group_by("code").agg(total=pl.len())
-    works = frame.group_by(code=pl.col("work_id").rank("dense")).agg(
-        work_id=pl.col("work_id").first(),
-        name=pl.col("work").drop_nulls().mode().sort().first(),
+    frame = frame.filter(pl.col("work_id").is_not_null()).with_columns(
+        code=pl.col("work_id").cast(pl.String).cast(pl.Categorical).to_physical()
     )
+    present: list[str | pl.Expr] = [c for c in _ANSWER if c in frame.columns]
+    answer = present or [pl.lit(0).alias("_answer")]
+    # (answer, work) once each, on integer codes: the self-join is on small integers.
+    cited = (
+        frame.group_by(answer)
+        .agg(pl.col("code").unique())
+        .with_row_index("answer")
+        .select("answer", "code")
+        .explode("code")
+    )
+    pair = pl.col("code").cast(pl.UInt64) * (1 << 32) + pl.col("code_b")
     pairs = (
         cited.join(cited, on="answer", suffix="_b")
         .filter(pl.col("code") < pl.col("code_b"))
-        .group_by("code", "code_b")
+        .group_by(pair=pair)
         .agg(answers=pl.len())
-    )
-    side = works.join(totals, on="code")
-    out = (
-        pairs.join(side.rename(lambda c: f"{c}_a" if c != "code" else c), on="code")
-        .join(side.rename(lambda c: f"{c}_b"), on="code_b")
         .select(
-            work_a="work_id_a",
-            work_b="work_id_b",
-            name_a=pl.col("name_a").fill_null(pl.col("work_id_a")),
-            name_b=pl.col("name_b").fill_null(pl.col("work_id_b")),
+            code=(pl.col("pair") // (1 << 32)).cast(pl.UInt32),
+            code_b=(pl.col("pair") % (1 << 32)).cast(pl.UInt32),
             answers="answers",
-            answers_a="total_a",
-            answers_b="total_b",
-            jaccard=pl.col("answers") / (pl.col("total_a") + pl.col("total_b") - pl.col("answers")),
+        )
+    )
+    side = (
+        frame.group_by("code")
+        .agg(work_id=pl.col("work_id").first(), name=pl.col("work").drop_nulls().first())
+        .join(cited.group_by("code").agg(total=pl.len()), on="code")
+        .with_columns(pl.col("code").cast(pl.UInt32))
+    )
+    joined = pairs.join(side.rename(lambda c: f"{c}_a" if c != "code" else c), on="code").join(
+        side.rename(lambda c: f"{c}_b"), on="code_b"
+    )
+    # The codes follow first appearance: put the smaller id first.
+    swap = pl.col("work_id_a") > pl.col("work_id_b")
+
+    def first(a: str, b: str) -> pl.Expr:
+        return pl.when(swap).then(pl.col(b)).otherwise(pl.col(a))
+
+    out = (
+        joined.select(
+            work_a=first("work_id_a", "work_id_b"),
+            work_b=first("work_id_b", "work_id_a"),
+            name_a=first("name_a", "name_b"),
+            name_b=first("name_b", "name_a"),
+            fallback_a=first("work_id_a", "work_id_b"),
+            fallback_b=first("work_id_b", "work_id_a"),
+            answers="answers",
+            answers_a=first("total_a", "total_b"),
+            answers_b=first("total_b", "total_a"),
+        )
+        .with_columns(
+            name_a=pl.col("name_a").fill_null(pl.col("fallback_a")),
+            name_b=pl.col("name_b").fill_null(pl.col("fallback_b")),
+            jaccard=pl.col("answers")
+            / (pl.col("answers_a") + pl.col("answers_b") - pl.col("answers")),
         )
         .sort(
             ["answers", "jaccard", "work_a", "work_b"],
@@ -277,7 +303,7 @@ def _empty(title: str) -> alt.LayerChart:
         alt.Chart(
             pl.DataFrame({"message": ["No answer cites two works: nothing is cited together."]})
         )
-        .mark_text(fontSize=14, color="#555555")
+        .mark_text(fontSize=14, color="#8a8a8a")  # a grey that reads on light and dark
         .encode(text="message:N")
     )
     return alt.LayerChart(
