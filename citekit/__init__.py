@@ -92,6 +92,7 @@ from .transport.stream import AsyncStream, Stream
 if TYPE_CHECKING:
     from .data import charts
     from .data.aliases import Aliases
+    from .data.cocitation import cocitation_frame
     from .data.compare_clients import acompare, compare
     from .data.comparison import Comparison
     from .data.corpus import sources_frame, works_frame
@@ -140,6 +141,7 @@ _LAZY = {
     "sources_frame": ".data.corpus",
     "works_frame": ".data.corpus",
     "health_frame": ".data.health",
+    "cocitation_frame": ".data.cocitation",
     "Aliases": ".data.aliases",
     "Comparison": ".data.comparison",
     "acompare": ".data.compare_clients",
@@ -257,6 +259,7 @@ __all__ = [
     "charts",
     "citations_frame",
     "client",
+    "cocitation_frame",
     "compare",
     "explore",
     "export_answer",

@@ -1,23 +1,45 @@
-"""What the chart functions share: their input frame, labels, keys, titles and year periods.
+"""What the chart functions share: their input frame, labels, keys, text sizes, titles, periods.
 
-A chart takes a frame or any source the loaders accept; ``citations_of`` and ``references_of``
-load it when needed and say which columns a frame lacks. ``labelled`` names missing values
-instead of dropping them, ``document_key`` and ``answer_key`` tell documents and answers apart
-across a frame, and the rest words titles, subtitles and the periods of the years chart.
-altair is imported only when a title is made.
+A chart takes a frame or any source the loaders accept; ``identified`` gives it the work and
+author identity (a ``sources_frame`` has it, anything else goes through
+``citekit.data.clusters.identify``), ``citations_of`` and ``references_of`` load it when needed,
+and all say which columns a frame lacks. ``labelled`` names missing values instead of dropping
+them, ``shortened`` and ``distinct_labels`` keep axis labels short and one per bar,
+``names_seen`` lists the names an author or work was cited under, ``answer_key`` tells answers
+apart across a frame, ``axis``, ``legend`` and ``chart_title`` keep text at ``TEXT_SIZE`` pixels
+or more, and the rest words subtitles and the periods of the years chart. altair is imported
+only when an axis, legend or title is made.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import polars as pl
 
+from .clusters import identify
 from .frames import Source, citations_frame, references_frame
 
 if TYPE_CHECKING:
     import altair as alt
+
+#: Chart text is never smaller than this (pixels): axis labels and titles, subtitles, cell text.
+TEXT_SIZE: Final = 12
+#: Tooltip lists (names, titles seen) are cut to this many characters.
+TOOLTIP_LIMIT: Final = 240
+#: Columns a frame gets as nulls when it lacks them, so that identified frames all aggregate alike.
+_IDENTIFIED_COLUMNS: Final = {
+    "provider": pl.String(),
+    "answer_id": pl.String(),
+    "question": pl.String(),
+    "document_title": pl.String(),
+    "document_author": pl.String(),
+    "year": pl.Int32(),
+    "source_url": pl.String(),
+    "work": pl.String(),
+    "author": pl.String(),
+}
 
 #: Year spreads up to this many years are charted per year, up to ``_DECADES_UP_TO`` per decade.
 _YEARS_UP_TO: Final = 40
@@ -36,6 +58,24 @@ def references_of(source: pl.DataFrame | Source, caller: str, needs: Iterable[st
     return _check(frame, caller, needs, "a references_frame()")
 
 
+def identified(source: pl.DataFrame | Source, caller: str, needs: Iterable[str]) -> pl.DataFrame:
+    """The sources with their work and author identity (``work_id``, ``work``, ``author_id``,
+    ``author``): a frame that has them (a ``sources_frame``) as it is; any other frame (a
+    ``citations_frame``) or source (answers, paths; read with ``citations_frame``) identified
+    by ``citekit.data.clusters.identify``. Columns the charts read and the frame lacks are added
+    as nulls."""
+    if not isinstance(source, pl.DataFrame):
+        frame = identify(citations_frame(source))
+    elif "work_id" in source.columns and "author_id" in source.columns:
+        frame = source
+    else:
+        frame = identify(_check(source, caller, needs, "a sources_frame() or citations_frame()"))
+    missing = [
+        pl.lit(None, t).alias(c) for c, t in _IDENTIFIED_COLUMNS.items() if c not in frame.columns
+    ]
+    return frame.with_columns(missing) if missing else frame
+
+
 def _check(frame: pl.DataFrame, caller: str, needs: Iterable[str], kind: str) -> pl.DataFrame:
     missing = [name for name in needs if name not in frame.columns]
     if missing:
@@ -52,9 +92,59 @@ def labelled(column: str, unknown: str) -> pl.Expr:
     return pl.when(text.is_null() | (text == "")).then(pl.lit(unknown)).otherwise(text)
 
 
-def document_key() -> pl.Expr:
-    """What identifies a document across answers: its title, else its URL."""
-    return pl.coalesce(pl.col("document_title"), pl.col("source_url"))
+def shortened(text: pl.Expr, limit: int) -> pl.Expr:
+    """``text`` cut to ``limit`` characters, the cut marked with an ellipsis."""
+    return (
+        pl.when(text.str.len_chars() > limit)
+        .then(text.str.slice(0, limit - 1).str.strip_chars_end() + pl.lit("\u2026"))
+        .otherwise(text)
+    )
+
+
+def distinct_labels(label: str, key: str) -> pl.Expr:
+    """The ``label`` column, with the ``key`` added to labels that two rows share (a chart axis
+    would draw them as one bar)."""
+    shared = pl.len().over(label) > 1
+    suffix = pl.lit(" [") + pl.col(key).cast(pl.String).fill_null("none") + pl.lit("]")
+    return pl.when(shared).then(pl.col(label) + suffix).otherwise(pl.col(label))
+
+
+def names_seen(frame: pl.DataFrame, key: str, column: str, alias: str) -> pl.DataFrame:
+    """Per ``key``, the distinct non-blank values of ``column`` most frequent first, as one
+    comma-separated text (for a tooltip): "Francis, Francesco, Franziskus"."""
+    text = pl.col(column).cast(pl.String).str.strip_chars()
+    return (
+        frame.select(key, name=text)
+        .filter(pl.col("name").is_not_null() & (pl.col("name") != ""))
+        .group_by(key, "name")
+        .len()
+        .sort(["len", "name"], descending=[True, False])
+        .group_by(key, maintain_order=True)
+        .agg(shortened(pl.col("name").str.join(", "), TOOLTIP_LIMIT).alias(alias))
+    )
+
+
+def axis(**options: Any) -> alt.Axis:
+    """An axis whose labels and title are ``TEXT_SIZE`` pixels."""
+    import altair as alt
+
+    return alt.Axis(labelFontSize=TEXT_SIZE, titleFontSize=TEXT_SIZE, **options)
+
+
+def counted(frame: pl.DataFrame) -> str:
+    """What a bar counts: "citations", or "sources" when the frame (a ``sources_frame``) also
+    holds knowledge chunks or web sources."""
+    if "kind" not in frame.columns:
+        return "citations"
+    kinds = frame["kind"].drop_nulls().unique()
+    return "citations" if kinds.len() == 0 or kinds.to_list() == ["citation"] else "sources"
+
+
+def legend(**options: Any) -> alt.Legend:
+    """A legend whose labels and title are ``TEXT_SIZE`` pixels."""
+    import altair as alt
+
+    return alt.Legend(labelFontSize=TEXT_SIZE, titleFontSize=TEXT_SIZE, **options)
 
 
 def plural(n: int, word: str) -> str:
@@ -70,7 +160,9 @@ def top_subtitle(shown: int, total: int, what: str) -> str:
 def chart_title(text: str, subtitle: str) -> alt.Title:
     import altair as alt
 
-    return alt.Title(text, subtitle=subtitle, anchor="start")
+    return alt.Title(
+        text, subtitle=subtitle, anchor="start", fontSize=15, subtitleFontSize=TEXT_SIZE
+    )
 
 
 def answer_key(frame: pl.DataFrame) -> pl.Expr:

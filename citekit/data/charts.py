@@ -1,15 +1,20 @@
-"""Charts of citation and reference frames, as altair charts you can chain and display.
+"""Charts of sources, works and references, as altair charts you can chain and display.
 
-Every function takes a frame first (``citations_frame`` or ``references_frame`` output; any
-other source those accept is loaded for you), aggregates it in polars, and returns an altair
-chart of the small aggregated table, so a million citations chart as fast as ten and never hit
-altair's 5000-row limit. Nothing is displayed: the caller shows, chains (``.properties(...)``)
-or saves (``.save("chart.png")`` with vl-convert) the chart.
+Every function takes a frame first (a ``sources_frame``, ``citations_frame`` or
+``references_frame``; any other source those accept is loaded for you), aggregates it in
+polars, and returns an altair chart of the small aggregated table, so a million citations chart
+as fast as ten and never hit altair's 5000-row limit. Nothing is displayed: the caller shows,
+chains (``.properties(...)``) or saves (``.save("chart.png")`` with vl-convert) the chart.
 
-Missing values are labelled, not dropped: a citation without an author counts for
-``"unknown author"``, one without a title for ``"untitled document"``, a chunk without a
-knowledge source for ``"unknown source"``. Citations without a year are left out of ``years``
-and counted in its subtitle.
+Authors and works are counted by identity (``citekit.data.clusters``): Francis, Francesco and
+Franziskus are one author, the Catechism cited in six languages one work. A ``sources_frame``
+carries its identity (``work_id``, ``author_id``); any other frame or source is identified on
+the way, with the shipped alias table.
+
+Missing values are labelled, not dropped: a source without an author counts for
+``"unknown author"``, one with neither a title nor an address for ``"untitled document"``, a
+chunk without a knowledge source for ``"unknown source"``. Sources without a year are left out
+of ``years`` and counted in its subtitle.
 
 altair is imported when a chart is made, so ``import citekit`` stays light.
 
@@ -20,10 +25,10 @@ Examples
 ...     mg.ask("What is the principle of subsidiarity?"),
 ...     mg.ask("How does the Church define the common good?"),
 ... ]
->>> cits = ck.citations_frame(answers)
->>> cits.height
+>>> src = ck.sources_frame(answers)
+>>> src.height
 15
->>> chart = ck.charts.authors(cits)
+>>> chart = ck.charts.authors(src)
 >>> type(chart).__name__, chart.data.height  # one row per author, not per citation
 ('Chart', 8)
 >>> chart = chart.properties(title="Who the answers cite")  # chain like any altair chart
@@ -38,15 +43,22 @@ from typing import TYPE_CHECKING, Any, Final
 import polars as pl
 
 from .chart_parts import (
+    TOOLTIP_LIMIT,
     Period,
     answer_key,
+    axis,
     chart_title,
     citations_of,
-    document_key,
+    counted,
+    distinct_labels,
+    identified,
     labelled,
+    legend,
+    names_seen,
     period_of,
     plural,
     references_of,
+    shortened,
     top_subtitle,
 )
 from .chart_parts import period_label as _period_label  # also reached as charts._period_label
@@ -64,8 +76,10 @@ __all__ = [
     "UNTITLED",
     "authors",
     "citations_per_answer",
+    "cocitation",
     "documents",
     "scores",
+    "works",
     "years",
 ]
 
@@ -77,21 +91,29 @@ WIDTH: Final = 520
 #: Height of one bar in the charts that list authors, documents or sources.
 STEP: Final = 20
 _LABEL_LIMIT: Final = 320
+#: Works are labelled "work — author (year)": a wider axis, each part cut to its length.
+_WORK_LABEL_LIMIT: Final = 480
+_NAME_LIMIT: Final = 40
+_AUTHOR_IN_LABEL: Final = 22
+_LISTED: Final = ("titles", "languages", "providers")
 
 
 # -- citations ---------------------------------------------------------------------------------
 
 
 def authors(cits: pl.DataFrame | Source, *, top: int = 15) -> alt.Chart:
-    """The most cited authors: a bar per author, longest first.
+    """The most cited authors, counted by identity: a bar per author, longest first.
 
-    The tooltip gives each author's citations, distinct documents (by title, else URL) and
-    answers. Citations without an author count for ``"unknown author"``.
+    An author cited under several names (Francis, Francesco, Franziskus) is one bar, labelled
+    by its display name (the ``author`` column of ``sources_frame``). The tooltip gives the
+    names seen, the citations, the distinct works and the answers. Sources without an author
+    (and whose work has none) count for ``"unknown author"``.
 
     Parameters
     ----------
     cits
-        A ``citations_frame`` (or anything it accepts).
+        A ``sources_frame`` (counted by its ``author_id``), a ``citations_frame`` or anything
+        ``citations_frame`` accepts (identified on the way, with the shipped alias table).
     top
         How many authors to show.
 
@@ -107,37 +129,51 @@ def authors(cits: pl.DataFrame | Source, *, top: int = 15) -> alt.Chart:
     ...     mg.ask("How does the Church define the common good?"),
     ...     mg.ask("What is a just wage according to Catholic teaching?"),
     ... ]
-    >>> chart = ck.charts.authors(ck.citations_frame(answers), top=3)
-    >>> chart.data["author"].to_list()
-    ['Catholic Church', 'Pontifical Council for Justice and Peace', 'Benedict XVI']
+    >>> chart = ck.charts.authors(ck.sources_frame(answers), top=3)
+    >>> chart.data.select("author", "citations", "works").rows()
+    [('Catholic Church', 5, 1), ('Pontifical Council for Justice and Peace', 5, 1),
+     ('Benedict XVI', 2, 1)]
     >>> chart.title.subtitle
     'citations per author; top 3 of 9 authors'
     """
     import altair as alt
 
-    frame = citations_of(cits, "authors", ("document_author", "document_title", "source_url"))
+    frame = identified(cits, "authors", ("document_author", "document_title", "source_url"))
     answer = answer_key(frame)
     table = (
-        frame.group_by(author=labelled("document_author", UNKNOWN_AUTHOR))
+        frame.group_by("author_id")
         .agg(
+            author=pl.col("author").drop_nulls().mode().sort().first(),
             citations=pl.len(),
-            documents=document_key().n_unique(),
+            works=pl.col("work_id").drop_nulls().n_unique(),
             answers=answer.n_unique(),
         )
+        .join(names_seen(frame, "author_id", "document_author", "names"), on="author_id",
+              how="left", nulls_equal=True)
+        .with_columns(
+            author=pl.when(pl.col("author_id").is_null())
+            .then(pl.lit(UNKNOWN_AUTHOR))
+            .otherwise(shortened(pl.coalesce("author", "author_id"), _NAME_LIMIT)),
+            names=pl.col("names").fill_null("none given"),
+        )
+        .with_columns(author=distinct_labels("author", "author_id"))
         .sort(["citations", "author"], descending=[True, False])
-    )
+        .select("author", "citations", "works", "answers", "names", "author_id")
+    )  # fmt: skip
     shown = table.head(min(max(top, 0), MAX_ROWS))
-    subtitle = f"citations per author; {top_subtitle(shown.height, table.height, 'author')}"
+    what = counted(frame)
+    subtitle = f"{what} per author; {top_subtitle(shown.height, table.height, 'author')}"
     chart: alt.Chart = (
         alt.Chart(shown, title=chart_title("Most cited authors", subtitle))
         .mark_bar()
         .encode(
-            x=alt.X("citations:Q", title="Citations", axis=alt.Axis(tickMinStep=1)),
-            y=alt.Y("author:N", sort="-x", title=None, axis=alt.Axis(labelLimit=_LABEL_LIMIT)),
+            x=alt.X("citations:Q", title=what.capitalize(), axis=axis(tickMinStep=1)),
+            y=alt.Y("author:N", sort="-x", title=None, axis=axis(labelLimit=_LABEL_LIMIT)),
             tooltip=[
                 alt.Tooltip("author:N", title="Author"),
-                alt.Tooltip("citations:Q", title="Citations"),
-                alt.Tooltip("documents:Q", title="Documents"),
+                alt.Tooltip("names:N", title="Names seen"),
+                alt.Tooltip("citations:Q", title=what.capitalize()),
+                alt.Tooltip("works:Q", title="Works"),
                 alt.Tooltip("answers:Q", title="Answers"),
             ],
         )
@@ -146,18 +182,22 @@ def authors(cits: pl.DataFrame | Source, *, top: int = 15) -> alt.Chart:
     return chart
 
 
-def documents(cits: pl.DataFrame | Source, *, top: int = 15) -> alt.Chart:
-    """The most cited documents: a bar per title, most citations first.
+def works(cits: pl.DataFrame | Source, *, top: int = 15) -> alt.Chart:
+    """The most cited works, counted by identity: a bar per work, most citations first.
 
-    The tooltip adds the author, the year as the provider wrote it, and how many answers cite
-    the document. Citations without a title count for ``"untitled document"``.
+    A work cited under several titles, languages or editions is one bar, labelled
+    "work — author (year)" from ``works_frame`` (the year of the alias table's first edition
+    where it knows the work, else the year cited most). The tooltip adds the titles seen, the
+    languages, the answers and the providers. Sources with neither a title nor an address
+    count for ``"untitled document"``.
 
     Parameters
     ----------
     cits
-        A ``citations_frame`` (or anything it accepts).
+        A ``sources_frame`` (counted by its ``work_id``), a ``citations_frame`` or anything
+        ``citations_frame`` accepts (identified on the way, with the shipped alias table).
     top
-        How many documents to show.
+        How many works to show.
 
     Returns
     -------
@@ -171,48 +211,116 @@ def documents(cits: pl.DataFrame | Source, *, top: int = 15) -> alt.Chart:
     ...     mg.ask("How does the Church define the common good?"),
     ...     mg.ask("What is a just wage according to Catholic teaching?"),
     ... ]
-    >>> chart = ck.charts.documents(ck.citations_frame(answers), top=2)
-    >>> chart.data.select("document", "citations", "answers").rows()
-    [('Catechism of the Catholic Church', 5, 3),
-     ('Compendium of the Social Doctrine of the Church', 5, 3)]
+    >>> chart = ck.charts.works(ck.sources_frame(answers), top=2)
+    >>> for label, n in chart.data.select("label", "citations").iter_rows():
+    ...     print(n, label)
+    5 Catechism of the Catholic Church — Catholic Church (1992)
+    5 Compendium of the Social Doctrine of th… — Pontifical Council fo… (2004)
     """
     import altair as alt
 
-    frame = citations_of(cits, "documents", ("document_title", "document_author", "document_year"))
+    from .corpus import works_frame
+
+    frame = identified(cits, "works", ("document_title", "document_author", "source_url"))
     answer = answer_key(frame)
-    table = (
-        frame.group_by(document=labelled("document_title", UNTITLED))
-        .agg(
-            citations=pl.len(),
-            answers=answer.n_unique(),
-            author=labelled("document_author", UNKNOWN_AUTHOR).mode().sort().first(),
-            year=pl.col("document_year")
-            .cast(pl.String)
-            .filter(pl.col("document_year").cast(pl.String).str.strip_chars() != "")
-            .first(),
-        )
-        .with_columns(pl.col("year").fill_null("unknown"))
-        .sort(["citations", "document"], descending=[True, False])
+    untitled = frame.filter(pl.col("work_id").is_null())
+    found = works_frame(frame)
+    table = found.select(
+        "work_id",
+        label=_work_label(),
+        work="work",
+        author=pl.col("author").fill_null(UNKNOWN_AUTHOR),
+        year=pl.col("year").cast(pl.String).fill_null("unknown"),
+        citations="citations",
+        answers="answers",
+        **{c: shortened(pl.col(c).list.join(", "), TOOLTIP_LIMIT) for c in _LISTED},
     )
+    if untitled.height:
+        table = pl.concat(
+            [
+                table,
+                untitled.select(
+                    work_id=pl.lit(None, pl.String),
+                    label=pl.lit(UNTITLED),
+                    work=pl.lit(UNTITLED),
+                    author=pl.lit(UNKNOWN_AUTHOR),
+                    year=pl.lit("unknown"),
+                    citations=pl.len(),
+                    answers=answer.n_unique(),
+                    titles=pl.lit(""),
+                    languages=pl.lit(""),
+                    providers=shortened(
+                        pl.col("provider").drop_nulls().unique().sort().str.join(", "),
+                        TOOLTIP_LIMIT,
+                    ),
+                ),
+            ],
+            how="vertical_relaxed",
+        )
+    table = (
+        table.with_columns(
+            label=distinct_labels("label", "work_id"),
+            titles=pl.when(pl.col("titles") == "").then(pl.lit("none given")).otherwise("titles"),
+            languages=pl.when(pl.col("languages") == "")
+            .then(pl.lit("not known"))
+            .otherwise("languages"),
+        )
+        .sort(["citations", "label"], descending=[True, False])
+        .select("label", "citations", "answers", "work", "author", "year", "titles",
+                "languages", "providers", "work_id")
+    )  # fmt: skip
     shown = table.head(min(max(top, 0), MAX_ROWS))
-    subtitle = f"citations per document; {top_subtitle(shown.height, table.height, 'document')}"
+    what = counted(frame)
+    subtitle = f"{what} per work; {top_subtitle(shown.height, table.height, 'work')}"
     chart: alt.Chart = (
-        alt.Chart(shown, title=chart_title("Most cited documents", subtitle))
+        alt.Chart(shown, title=chart_title("Most cited works", subtitle))
         .mark_bar()
         .encode(
-            x=alt.X("citations:Q", title="Citations", axis=alt.Axis(tickMinStep=1)),
-            y=alt.Y("document:N", sort="-x", title=None, axis=alt.Axis(labelLimit=_LABEL_LIMIT)),
+            x=alt.X("citations:Q", title=what.capitalize(), axis=axis(tickMinStep=1)),
+            y=alt.Y("label:N", sort="-x", title=None, axis=axis(labelLimit=_WORK_LABEL_LIMIT)),
             tooltip=[
-                alt.Tooltip("document:N", title="Document"),
+                alt.Tooltip("work:N", title="Work"),
                 alt.Tooltip("author:N", title="Author"),
                 alt.Tooltip("year:N", title="Year"),
-                alt.Tooltip("citations:Q", title="Citations"),
+                alt.Tooltip("titles:N", title="Titles seen"),
+                alt.Tooltip("languages:N", title="Languages"),
+                alt.Tooltip("citations:Q", title=what.capitalize()),
                 alt.Tooltip("answers:Q", title="Answers"),
+                alt.Tooltip("providers:N", title="Providers"),
             ],
         )
         .properties(width=WIDTH, height=alt.Step(STEP))
     )
     return chart
+
+
+def _work_label() -> pl.Expr:
+    """ "Laudato si' — Francis (2015)": the work, its author and year where known, each part
+    cut short enough for an axis."""
+    work = shortened(pl.col("work").fill_null(pl.col("work_id")), _NAME_LIMIT)
+    by = pl.when(pl.col("author").is_not_null()).then(
+        pl.lit(" \u2014 ") + shortened(pl.col("author"), _AUTHOR_IN_LABEL)
+    )
+    year = pl.when(pl.col("year").is_not_null()).then(
+        pl.lit(" (") + pl.col("year").cast(pl.String) + pl.lit(")")
+    )
+    return pl.concat_str([work, by.fill_null(""), year.fill_null("")])
+
+
+def documents(cits: pl.DataFrame | Source, *, top: int = 15) -> alt.Chart:
+    """The most cited documents: the ``works`` chart, under the name it had before works.
+
+    Documents are counted by work since works have an identity (a title cited in five
+    languages was five documents, it is one work now): this is ``works(cits, top=top)``,
+    kept so that notebooks calling ``documents`` keep working.
+
+    Examples
+    --------
+    >>> ans = ck.Magisterium().ask("What is the principle of subsidiarity?")
+    >>> ck.charts.documents([ans]).to_dict() == ck.charts.works([ans]).to_dict()
+    True
+    """
+    return works(cits, top=top)
 
 
 def years(cits: pl.DataFrame | Source, *, by: Period = "auto") -> alt.Chart:
@@ -249,7 +357,7 @@ def years(cits: pl.DataFrame | Source, *, by: Period = "auto") -> alt.Chart:
     """
     import altair as alt
 
-    frame = citations_of(cits, "years", ("year", "document_title", "source_url"))
+    frame = identified(cits, "years", ("year", "document_title", "source_url"))
     dated = frame.filter(pl.col("year").is_not_null())
     undated = frame.height - dated.height
     span = int(dated.select(pl.col("year").max() - pl.col("year").min()).item() or 0)
@@ -257,7 +365,7 @@ def years(cits: pl.DataFrame | Source, *, by: Period = "auto") -> alt.Chart:
     width = {"year": 1, "decade": 10, "century": 100}[period]
     table = (
         dated.group_by(start=(pl.col("year").cast(pl.Int64) // width) * width)
-        .agg(citations=pl.len(), documents=document_key().n_unique())
+        .agg(citations=pl.len(), works=pl.col("work_id").drop_nulls().n_unique())
         .sort("start")
         .with_columns(end=pl.col("start") + width)
     )
@@ -274,16 +382,16 @@ def years(cits: pl.DataFrame | Source, *, by: Period = "auto") -> alt.Chart:
             x=alt.X(
                 "start:Q",
                 title="Year of the cited document",
-                axis=alt.Axis(format="d"),
+                axis=axis(format="d"),
                 scale=alt.Scale(zero=False),
             ),
             x2="end:Q",
-            y=alt.Y("citations:Q", title="Citations", axis=alt.Axis(tickMinStep=1)),
+            y=alt.Y("citations:Q", title="Citations", axis=axis(tickMinStep=1)),
             y2=alt.datum(0),
             tooltip=[
                 alt.Tooltip("period:N", title=period.capitalize()),
                 alt.Tooltip("citations:Q", title="Citations"),
-                alt.Tooltip("documents:Q", title="Documents"),
+                alt.Tooltip("works:Q", title="Works"),
             ],
         )
         .properties(width=WIDTH, height=220)
@@ -347,8 +455,8 @@ def citations_per_answer(cits: pl.DataFrame | Source) -> alt.Chart:
         subtitle += f"; median {float(median):g} citations"
     several = table["provider"].n_unique() > 1
     encoding: dict[str, Any] = {
-        "x": alt.X("citations:O", title="Citations in the answer", axis=alt.Axis(labelAngle=0)),
-        "y": alt.Y("answers:Q", title="Answers", axis=alt.Axis(tickMinStep=1)),
+        "x": alt.X("citations:O", title="Citations in the answer", axis=axis(labelAngle=0)),
+        "y": alt.Y("answers:Q", title="Answers", axis=axis(tickMinStep=1)),
         "tooltip": [
             alt.Tooltip("provider:N", title="Provider"),
             alt.Tooltip("citations:O", title="Citations"),
@@ -356,7 +464,7 @@ def citations_per_answer(cits: pl.DataFrame | Source) -> alt.Chart:
         ],
     }
     if several:
-        encoding["color"] = alt.Color("provider:N", title="Provider")
+        encoding["color"] = alt.Color("provider:N", title="Provider", legend=legend())
     chart: alt.Chart = (
         alt.Chart(table, title=chart_title("Citations per answer", subtitle))
         .mark_bar()
@@ -456,15 +564,17 @@ def scores(
         alt.Chart(table)
         .mark_rect(stroke="white", strokeWidth=0.5)
         .encode(
-            x=alt.X("start:Q", title="Relevance score", scale=x_scale),
+            x=alt.X("start:Q", title="Relevance score", scale=x_scale, axis=axis()),
             x2="end:Q",
             y=alt.Y(
                 "source:N",
                 title=None,
                 sort=order,
-                axis=alt.Axis(labelLimit=_LABEL_LIMIT),
+                axis=axis(labelLimit=_LABEL_LIMIT),
             ),
-            color=alt.Color("chunks:Q", title="Chunks", scale=alt.Scale(scheme="blues")),
+            color=alt.Color(
+                "chunks:Q", title="Chunks", scale=alt.Scale(scheme="blues"), legend=legend()
+            ),
             tooltip=[
                 alt.Tooltip("source:N", title="Source"),
                 alt.Tooltip("start:Q", title="Score from", format=".2f"),
@@ -487,3 +597,42 @@ def scores(
         width=WIDTH,
         height=alt.Step(STEP),
     )
+
+
+# -- co-citation ------------------------------------------------------------------------------
+
+
+def cocitation(co: pl.DataFrame | Source, *, top: int = 15) -> alt.LayerChart:
+    """Which works are cited together: a heatmap of the most cited works against each other.
+
+    A cell holds how many answers cite both works (its count written in it while cells are
+    big enough to read), the same above and below the diagonal; the grey diagonal holds how
+    many answers cite the work at all. The works are those of ``co`` cited by the most answers,
+    in that order; long names are cut on the axes and given whole in the tooltip. With no pair
+    of works cited together, the chart says so instead.
+
+    Parameters
+    ----------
+    co
+        A ``cocitation_frame``, or anything it accepts (answers, a ``sources_frame``).
+    top
+        How many works to show (at most 70).
+
+    Returns
+    -------
+    The heatmap, an ``alt.LayerChart`` (cells, the diagonal and their counts).
+
+    Examples
+    --------
+    >>> mg = ck.Magisterium()
+    >>> answers = [
+    ...     mg.ask("What is the principle of subsidiarity?"),
+    ...     mg.ask("How does the Church define the common good?"),
+    ... ]
+    >>> chart = ck.charts.cocitation(ck.cocitation_frame(answers), top=4)
+    >>> chart.title.subtitle
+    'answers citing both works; grey diagonal: answers citing the work; top 4 of 8 works'
+    """
+    from .cocitation import heatmap
+
+    return heatmap(co, top=top)
