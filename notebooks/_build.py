@@ -477,10 +477,12 @@ def where_answers_come_from() -> list[Cell]:
 
 A teaching demo. An AI answer that cites its sources lets us ask a historian's questions:
 *whose* words is it built on, and *from when*? We ask Magisterium AI a set of questions about
-Catholic teaching, then look at the authors and the centuries of every document it cites.
+Catholic teaching and read every source as one corpus: the same encyclical cited in English and
+in Portuguese is one work, and Pope Francis is one author whether a citation calls him Francis,
+Francesco or Franziskus. Then we put one question to three providers side by side.
 """
         ),
-        offline_note("`MAGISTERIUM_API_KEY`"),
+        offline_note("`MAGISTERIUM_API_KEY`, `MARITACA_API_KEY`, `GPTBOTS_API_KEY`"),
         code(IMPORTS),
         code(MAGISTERIUM_CLIENT),
         code(MAGISTERIUM_QUESTIONS),
@@ -491,37 +493,74 @@ year and the quoted passage.
 """
         ),
         code("answers[3]"),
+        md(
+            """
+## Every source, with its work and author
+
+`sources_frame` gives one row per source. Next to what the provider wrote (`document_title`,
+`document_author`) stand the work and the author it belongs to (`work`, `author`): citekit
+recognises translations, paragraphs and other spellings of one work (its alias table knows the
+Catechism, the Council documents, the encyclicals and the popes in seven languages).
+"""
+        ),
         code(
             """
-cits = citations_frame(answers)
-cits.select("document_author", "document_title", "document_year", "year").head()
+src = ck.sources_frame(answers)
+src.select("document_author", "author", "document_title", "work", "year").head(8)
+"""
+        ),
+        code(
+            """
+# The names each author was cited under
+(
+    src.drop_nulls("author")
+    .group_by("author")
+    .agg(citations=pl.len(), cited_as=pl.col("document_author").drop_nulls().unique().sort())
+    .sort("citations", descending=True)
+    .head(8)
+)
 """
         ),
         md(
             """
 ## Whose words?
 
-Count citations per author. Councils and the Catechism appear as authors too: they speak for
-the Church as a whole. Missing authors are counted as "unknown author".
+Count citations per author, each person or body once. Councils and the Catechism appear as
+authors too: they speak for the Church as a whole.
 """
         ),
-        code("charts.authors(cits, top=12)"),
+        code("charts.authors(src, top=12)"),
+        md(
+            """
+## Which works?
+
+One row per work: how often it is cited, by how many answers, under which titles and in which
+languages.
+"""
+        ),
+        code(
+            """
+works = ck.works_frame(src)
+works.select("work", "author", "year", "citations", "answers", "languages").head(10)
+"""
+        ),
+        code("charts.works(src, top=12)"),
         md(
             """
 ## From which centuries?
 
-`year` is read from the provider's `document_year` ("c. 1270" gives 1270, "1545-1563" gives
-1545). Many answers lean on the last hundred years, yet quote voices many centuries old.
+`year` is read from the provider's `document_year` ("1265-1268" gives 1265, "c. 1685" gives
+1685). Many answers lean on the last hundred years, yet quote voices many centuries old.
 """
         ),
-        code('charts.years(cits, by="century")'),
+        code('charts.years(src, by="century")'),
         code(
             """
 century = (pl.col("year") // 100 + 1).alias("century")  # as in the chart: 1900s = 20th
 (
-    cits.drop_nulls("year")
+    src.drop_nulls("year")
     .group_by(century)
-    .agg(citations=pl.len(), authors=pl.col("document_author").drop_nulls().unique().sort())
+    .agg(citations=pl.len(), authors=pl.col("author").drop_nulls().unique().sort())
     .sort("century")
 )
 """
@@ -530,32 +569,74 @@ century = (pl.col("year") // 100 + 1).alias("century")  # as in the chart: 1900s
             """
 ## The oldest voice in each answer
 
-For each question, the earliest document it cites.
+For each question, the earliest work it cites.
 """
         ),
         code(
             """
 (
-    cits.drop_nulls("year")
+    src.drop_nulls("year")
     .sort("year")
     .group_by("question", maintain_order=True)
     .first()
-    .select("question", "document_author", "document_title", "year")
+    .select("question", "author", "work", "year")
     .sort("year")
 )
 """
         ),
         md(
             """
-## Is every source used in the text?
+## Which works are read together?
 
-`cited_inline` says whether the footnote marker appears in the answer's text. A source listed
-but never referred to is worth a second look.
+Two works cited in the same answer are *co-cited*. The pairs that come back answer after answer
+show which texts the answers treat as belonging together.
 """
         ),
         code(
             """
-cits.group_by("cited_inline").agg(citations=pl.len())
+co = ck.cocitation_frame(src)
+co.select("name_a", "name_b", "answers", "jaccard").head(8)
+"""
+        ),
+        code("charts.cocitation(co, top=12)"),
+        md(
+            """
+## One question, three providers
+
+The same question to Magisterium AI, to Maritaca AI with its web search and to a GPTBots agent
+with a knowledge base: each answers from its own sources, and the works they share are marked.
+A provider that fails shows its error in its column; the others still answer.
+"""
+        ),
+        code(MARITACA_CLIENT),
+        code(GPTBOTS_CLIENT.replace("ck.GPTBots()", "ck.GPTBots(citations=True)").replace(
+            'base_url=server.base_url("gptbots"))', 'base_url=server.base_url("gptbots"),\n'
+            "                          citations=True)")),
+        code(
+            """
+cmp = ck.compare(
+    "What is the principle of subsidiarity?",
+    [magisterium, (maritaca, {"web_search": True}), gptbots],
+)
+cmp
+"""
+        ),
+        code("cmp.overlap()  # works each pair of providers shares, and their Jaccard overlap"),
+        md(
+            """
+## Is every source used in the text?
+
+`health_frame` reads each answer sentence by sentence: how many sentences carry a footnote
+(`coverage`), which sources are listed but never marked (`unmarked`), which markers point to no
+source (`unlisted`), and which works are cited under two numbers (`same_work`).
+"""
+        ),
+        code(
+            """
+health = ck.health_frame(answers)
+health.select(
+    "question", "sentences", "cited_sentences", "coverage", "unmarked", "unlisted", "same_work"
+).sort("coverage")
 """
         ),
         md(
@@ -573,10 +654,11 @@ the table follow, and a row number shows that passage inside its answer.
 
 1. Which authors are quoted across many different questions, and which only once?
 2. Which centuries are missing entirely? Why might that be?
-3. Pick an answer: would you reach the same conclusion reading only its oldest source?
+3. Which works are always read together? What do the three providers agree on?
+4. Pick an answer: would you reach the same conclusion reading only its oldest source?
 """
         ),
-        code("magisterium.close()\nserver.stop()"),
+        code("magisterium.close()\nmaritaca.close()\ngptbots.close()\nserver.stop()"),
     ]
 
 

@@ -449,8 +449,11 @@ def _name(
             wid = min(named, key=lambda a: (-named[a], a))
         else:
             wid = _work_hash(group, titled, rows, titles, aids, taken)
+        # A work of the table goes by the title cited most among its own names ("Quadragesimo
+        # anno", not a page's "Quadragesimo anno - Pius XI (1931)"), else among all.
+        own = [m for m in titled if named and table.work_by_key(title_key(titles[m])) == wid]
         display = table.work_name(wid, lang) or _most_cited(
-            (titles[m] or rows[m][3] or rows[m][4], counts[m]) for m in titled
+            (titles[m] or rows[m][3] or rows[m][4], counts[m]) for m in (own or titled)
         )
         owner = _work_author(wid, group, aids, counts, table)
         for m in group:
