@@ -35,6 +35,10 @@ _DEMO_NOTE = (
 )
 
 
+#: The question the demo puts to every provider at once.
+_COMPARED = "What is the principle of subsidiarity?"
+
+
 def _esc(value: Any) -> str:
     import html
 
@@ -68,17 +72,16 @@ def _answers_section(provider: str, answers: list[Answer]) -> str:
 def _frames_section(answers: list[Answer]) -> tuple[str, dict[str, pl.DataFrame]]:
     import polars as pl
 
-    from ..data.frames import answers_frame, citations_frame, references_frame
+    from ..data.corpus import sources_frame, works_frame
+    from ..data.frames import answers_frame, references_frame
 
-    cites = citations_frame(answers)
+    sources = sources_frame(answers)
     refs = references_frame(answers)
     overview = answers_frame(answers).select(
         "provider", "question", "n_citations", "n_references", "total_tokens"
     )
-    documents = (
-        cites.group_by("document_title", "document_author", "document_year")
-        .agg(pl.len().alias("passages"), pl.col("answer_id").n_unique().alias("answers"))
-        .sort(["passages", "document_title"], descending=[True, False])
+    works = works_frame(sources).select(
+        "work", "author", "year", "citations", "answers", "providers", "languages"
     )
     chunks = (
         refs.group_by("document_title")
@@ -87,12 +90,57 @@ def _frames_section(answers: list[Answer]) -> tuple[str, dict[str, pl.DataFrame]
     )
     html = (
         "<h2>Frames</h2>"
-        f"<p>citations_frame: {cites.height} rows; references_frame: {refs.height} rows.</p>"
+        f"<p>sources_frame: {sources.height} sources of {len(answers)} answers, "
+        f"{works.height} works; references_frame: {refs.height} knowledge chunks.</p>"
         f"<h3>Answers</h3>{_table_html(overview)}"
-        f"<h3>Most cited documents</h3>{_table_html(documents)}"
+        "<h3>Most cited works</h3><p>One row per work, whatever the language, edition or "
+        "page it was cited under, and whichever provider cited it.</p>"
+        f"{_table_html(works)}"
         f"<h3>Knowledge files (GPTBots)</h3>{_table_html(chunks)}"
     )
-    return html, {"citations": cites, "references": refs}
+    cited = sources.filter(pl.col("kind") == "citation")
+    return html, {"citations": cited, "sources": sources, "references": refs}
+
+
+def _corpus_section(answers: list[Answer], comparison: Any) -> str:
+    """Co-citation, the providers side by side on one question, citation health."""
+    import vl_convert
+
+    from ..data import charts
+    from ..data.cocitation import cocitation_frame
+    from ..data.health import health_frame
+
+    parts = ["<h2>Sources as one corpus</h2>"]
+    try:
+        co = cocitation_frame(answers)
+        parts.append(
+            "<h3>Works read together</h3><p>How many answers cite both works of a pair.</p>"
+            f"<div>{vl_convert.vegalite_to_svg(charts.cocitation(co, top=12).to_dict())}</div>"
+        )
+    except Exception as exc:  # a chart that fails is skipped with a note, not fatal
+        parts.append(f"<p><em>Co-citation skipped: {_esc(exc)}</em></p>")
+    if comparison is not None:
+        parts.append(
+            "<h3>One question, three providers</h3><p>The same question to each provider; "
+            "works cited by two or more are marked.</p>"
+        )
+        parts.append(comparison._repr_html_())
+    health = health_frame(answers).select(
+        "provider",
+        "question",
+        "sentences",
+        "cited_sentences",
+        "coverage",
+        "n_unmarked",
+        "n_unlisted",
+        "n_same_work",
+    )
+    parts.append(
+        "<h3>Citation health</h3><p>Per answer: sentences that carry a footnote, sources listed "
+        "but never marked, markers without a source, works cited under two numbers.</p>"
+        f"{_table_html(health)}"
+    )
+    return "\n".join(parts)
 
 
 def _charts_section(frames: dict[str, pl.DataFrame]) -> str:
@@ -103,8 +151,8 @@ def _charts_section(frames: dict[str, pl.DataFrame]) -> str:
     parts = ["<h2>Charts</h2>"]
     for name, source in (
         ("authors", "citations"),
+        ("works", "sources"),
         ("years", "citations"),
-        ("documents", "citations"),
         ("scores", "references"),
     ):
         try:
@@ -128,6 +176,8 @@ def run_demo(path: Path, *, open_browser: bool = False, out: TextIO | None = Non
     out.write(_TERMINAL_NOTE + "\n")
     sections = [f"<p>{_DEMO_NOTE}</p>"]
     every: list[Answer] = []
+    clients: list[Any] = []
+    comparison = None
     with ProviderServer() as server, log.options(log=False), warnings.catch_warnings():
         # Withheld sample answers carry a note on the page; no warning on the terminal.
         warnings.simplefilter("ignore", ContentFilteredWarning)
@@ -141,6 +191,7 @@ def run_demo(path: Path, *, open_browser: bool = False, out: TextIO | None = Non
             client = make_client(
                 provider, base_url=server.base_url(provider), api_key="citekit-demo", **extra
             )
+            clients.append((client, {"web_search": True}) if provider == "maritaca" else client)
             answers = ask_many(client, questions, concurrency=4, progress=False)
             every += answers
             sections.append(_answers_section(provider, answers))
@@ -153,8 +204,12 @@ def run_demo(path: Path, *, open_browser: bool = False, out: TextIO | None = Non
                     out.write(f"  {line}\n")
                 for note in answer.notes:
                     out.write(f"  Note: {note}\n")
+        if len(clients) > 1:
+            from ..data.compare_clients import compare
+
+            comparison = compare(_COMPARED, clients, progress=False)
     frames_html, frames = _frames_section(every)
-    sections += [frames_html, _charts_section(frames)]
+    sections += [frames_html, _charts_section(frames), _corpus_section(every, comparison)]
     page = html_document("citekit demo: recorded sample answers", "\n".join(sections))
     path.write_text(page, encoding="utf-8")
     out.write(f"\n{len(every)} recorded sample answers (not live). Wrote {path.resolve()}\n")
