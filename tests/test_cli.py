@@ -117,7 +117,10 @@ def test_demo_offline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
                 assert f"[recorded sample {sample.label}]" in printed
     assert "every answer below is a RECORDED SAMPLE" in printed
     assert "<h2>Frames</h2>" in page and "<h2>Charts</h2>" in page
-    assert page.count("<svg") == 4 and "skipped" not in page  # authors, years, documents, scores
+    # authors, works, years, scores and the co-citation heatmap
+    assert page.count("<svg") == 5 and "skipped" not in page
+    assert "One question, three providers" in page and "Shared works" in page
+    assert "Citation health" in page
     assert str(out.resolve()) in printed
     assert log.count() == 0  # demo answers stay out of the user's log
     # GPTBots' corner citations are footnotes on the page and [n] in the terminal.
