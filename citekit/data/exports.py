@@ -2,9 +2,10 @@
 
 ``export_answer(answer, "answer.md")`` writes one answer (``.md``, ``.html``, ``.json``);
 ``export_citations(answers, "refs.bib")`` writes the sources of many answers (``.csv`` and
-``.parquet``: one row per cited passage or knowledge chunk, with the column names of every
-table of sources, ``citekit.core.columns``; ``.bib`` and ``.json`` (CSL-JSON): one entry per
-document, however many passages of it were cited, with those formats' own field names).
+``.parquet``: one row per source, ``citekit.sources_frame``'s rows with the column names of
+every table of sources, ``citekit.core.columns``; ``.bib`` and ``.json`` (CSL-JSON): one entry
+per work (``citekit.data.clusters``: the same encyclical cited in two languages, the Catechism
+under five titles, is one entry), with those formats' own field names).
 """
 
 from __future__ import annotations
@@ -16,18 +17,22 @@ import os
 import re
 import tempfile
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core.columns import CITATION_COLUMNS, COLUMNS, REFERENCE_COLUMNS
+from ..core.columns import COLUMNS
 from ..core.models import Answer, valid_text
 from ..core.secrets import environment_keys, scrub, scrub_value
 from ..core.years import parse_year, parse_year_span
+from .identity import author_key, canonical_url, work_title, work_url
 
 if TYPE_CHECKING:
     import polars as pl
+
+    from .aliases import AliasSpec
 
 __all__ = [
     "SOURCE_COLUMNS",
@@ -49,27 +54,37 @@ __all__ = [
 ANSWER_SUFFIXES = (".md", ".markdown", ".html", ".htm", ".json")
 CITATION_SUFFIXES = (".csv", ".parquet", ".bib", ".json")
 
-#: Columns of ``sources_frame`` (and the CSV / Parquet exports): (name, kind), named and typed
-#: as every table of sources is (``citekit.core.columns``).
+#: Columns of the CSV and Parquet exports (``sources_frame``): (name, kind), named and typed as
+#: every table of sources is (``citekit.core.columns``). They are ``citekit.sources_frame``'s
+#: (``citekit.data.corpus.SOURCES_SCHEMA``, in its order) with ``document_index`` after
+#: ``marker`` and ``cited_text_heading`` before ``cited_text``.
 SOURCE_COLUMNS: tuple[tuple[str, str], ...] = tuple(
     (name, COLUMNS[name].kind)
     for name in (
         "provider",
         "answer_id",
         "question",
-        "kind",  # "citation" (a cited passage) or "reference" (a knowledge chunk)
+        "kind",  # "citation", "knowledge chunk" or "web source"
         "marker",
         "document_index",
         "rank",
         "document_title",
         "document_author",
         "document_year",
+        "year",
         "document_reference",
+        "source_url",
+        "data_id",
         "cited_text_heading",
         "cited_text",
-        "source_url",
         "score",
-        "data_id",
+        "span_start",
+        "span_end",
+        "cited_inline",
+        "work_id",
+        "work",
+        "author_id",
+        "author",
     )
 )
 _STOPWORDS = frozenset(
@@ -137,21 +152,39 @@ def html_document(title: str, body: str, *, lang: str = "en") -> str:
 
 
 # -- many answers' sources ---------------------------------------------------------------------
-def source_rows(answers: Iterable[Answer]) -> list[dict[str, Any]]:
-    """One dict per cited passage and per knowledge chunk, with the ``SOURCE_COLUMNS`` keys."""
-    empty = dict.fromkeys(name for name, _ in SOURCE_COLUMNS)
-    rows: list[dict[str, Any]] = []
-    for answer in _answers(answers):
-        base = {"provider": answer.provider, "answer_id": answer.id, "question": answer.question}
-        for c in answer.citations:
-            row = {**empty, **base, "kind": "citation"}
-            row.update((name, getattr(c, name)) for name in CITATION_COLUMNS)
-            rows.append(row)
-        for r in answer.references or ():
-            row = {**empty, **base, "kind": "reference"}
-            row.update((name, getattr(r, field)) for name, field in REFERENCE_COLUMNS.items())
-            rows.append(row)
-    return rows
+def sources_frame(
+    answers: Iterable[Answer] | Answer, *, aliases: AliasSpec = None, lang: str | None = None
+) -> pl.DataFrame:
+    """The rows of the CSV and Parquet exports: ``citekit.data.corpus.sources_frame`` (one row
+    per source, with its work and author) with the two columns only a file of sources keeps,
+    ``document_index`` and ``cited_text_heading``, in the ``SOURCE_COLUMNS`` order.
+
+    ``Failed`` or ``None`` items (from ``ask_many``) are skipped.
+    """
+    import polars as pl
+
+    from .corpus import sources_frame as corpus_sources
+
+    items = _answers(answers)
+    frame = corpus_sources(items, aliases=aliases, lang=lang)
+    # corpus.sources_frame lays out every answer's citations first, in citations_frame's
+    # order (answer by answer, the provider's order within each), then the knowledge chunks.
+    headings = [c.cited_text_heading for a in items for c in a.citations]
+    cited = frame.height - frame["kind"].eq("knowledge chunk").sum()
+    if cited != len(headings):  # pragma: no cover - a change in corpus.sources_frame's order
+        raise AssertionError("sources_frame no longer lists the citations first")
+    headings.extend([None] * (frame.height - len(headings)))
+    return frame.with_columns(
+        document_index=(pl.col("marker") - 1).cast(pl.Int32),
+        cited_text_heading=pl.Series(headings, dtype=pl.String),
+    ).select(name for name, _ in SOURCE_COLUMNS)
+
+
+def source_rows(
+    answers: Iterable[Answer] | Answer, *, aliases: AliasSpec = None, lang: str | None = None
+) -> list[dict[str, Any]]:
+    """One dict per source (``sources_frame``'s rows), with the ``SOURCE_COLUMNS`` keys."""
+    return sources_frame(answers, aliases=aliases, lang=lang).to_dicts()
 
 
 def _answers(answers: Iterable[Answer] | Answer) -> list[Answer]:
@@ -160,19 +193,16 @@ def _answers(answers: Iterable[Answer] | Answer) -> list[Answer]:
     return [a for a in answers if isinstance(a, Answer)]  # Failed / None slots are skipped
 
 
-def sources_frame(answers: Iterable[Answer]) -> pl.DataFrame:
-    """``source_rows`` as a polars frame (typed even when empty)."""
-    import polars as pl
-
-    from .frames import source_schema
-
-    schema = source_schema(name for name, _ in SOURCE_COLUMNS)
-    return pl.DataFrame(source_rows(answers), schema=schema)
-
-
 @dataclass
 class Document:
-    """One cited document (or knowledge file) and the places it was cited from."""
+    """One cited work (or knowledge document) and the places it was cited from.
+
+    ``title``, ``author`` and ``year`` are the work's (``citekit.data.corpus``): its display
+    name, its author's display name, and its year as ``works_frame`` reads it, written as
+    the sources wrote it where one of them did ("1931-1932", "c. 1270"). ``url`` is one
+    address of it, the one cited most. ``places`` are the passages' references ("no. 45"),
+    ``chunks`` the ids of the knowledge documents its chunks came from.
+    """
 
     key: str
     title: str | None
@@ -182,36 +212,131 @@ class Document:
     kind: str
     places: list[str] = field(default_factory=list)
     providers: list[str] = field(default_factory=list)
+    chunks: list[str] = field(default_factory=list)
+    work_id: str | None = None
+    author_id: str | None = None
 
     @property
     def note(self) -> str | None:
-        if not self.places:
-            return None
-        label = "Cited at" if self.kind == "citation" else "Knowledge chunks"
-        return f"{label}: {', '.join(self.places)}"
+        parts = []
+        if self.places:
+            parts.append(f"Cited at: {', '.join(self.places)}")
+        if self.chunks:
+            parts.append(f"Knowledge chunks: {', '.join(self.chunks)}")
+        return "; ".join(parts) or None
 
 
-def documents(answers: Iterable[Answer]) -> list[Document]:
-    """The distinct documents behind ``answers``, in order of first appearance."""
-    found: dict[tuple[Any, ...], Document] = {}
+@dataclass
+class _Work:
+    """What the rows of one work say, gathered in order of appearance."""
+
+    first: dict[str, Any]
+    titles: list[str] = field(default_factory=list)
+    years: Counter[str] = field(default_factory=Counter)
+    urls: Counter[tuple[str, str]] = field(default_factory=Counter)
+    places: list[str] = field(default_factory=list)
+    chunks: list[str] = field(default_factory=list)
+    providers: list[str] = field(default_factory=list)
+
+
+def documents(
+    answers: Iterable[Answer] | Answer, *, aliases: AliasSpec = None, lang: str | None = None
+) -> list[Document]:
+    """The distinct works behind ``answers``, in order of first appearance: one per
+    ``work_id`` of ``sources_frame`` (the same encyclical cited in English and Portuguese, or
+    a Catechism cited under five titles, is one document), with the work's fields (see
+    ``Document``). ``aliases`` and ``lang`` are ``citekit.sources_frame``'s. Sources with
+    neither a title nor an address (no work) are grouped by author and year as written."""
+    from .aliases import Aliases
+    from .corpus import works_frame
+
+    src = sources_frame(answers, aliases=aliases, lang=lang)
+    works = {
+        row["work_id"]: row
+        for row in works_frame(src, aliases=aliases).select("work_id", "year").to_dicts()
+    }
+    table = Aliases.resolve(aliases)
+    found: dict[tuple[Any, ...], _Work] = {}
+    for row in src.to_dicts():
+        wid = row["work_id"]
+        ident = (
+            ("work", wid)
+            if wid is not None
+            else ("none", row["kind"], _norm(row["document_author"]), _norm(row["document_year"]))
+        )
+        work = found.get(ident)
+        if work is None:
+            work = found[ident] = _Work(row)
+        if row["document_title"]:
+            work.titles.append(row["document_title"])
+        if row["document_year"] and row["document_year"].strip():
+            work.years[row["document_year"].strip()] += 1
+        address = canonical_url(row["source_url"])
+        if address is not None:
+            work.urls[(work_url(address) or address, address)] += 1
+        # Where in the work: a passage's reference, or the id of a knowledge chunk's document.
+        chunk = row["kind"] == "knowledge chunk"
+        place, places = (
+            (row["data_id"], work.chunks) if chunk else (row["document_reference"], work.places)
+        )
+        if place and place not in places:
+            places.append(place)
+        if row["provider"] not in work.providers:
+            work.providers.append(row["provider"])
+
     keys: set[str] = set()
-    for row in source_rows(answers):
-        title, author, year = row["document_title"], row["document_author"], row["document_year"]
-        # A titled document is one entry whatever page of it a passage links to (Magisterium
-        # gives each cited paragraph its own URL); an untitled one is known by its URL.
-        url = "" if _norm(title) else (row["source_url"] or "").strip()
-        ident = (row["kind"], _norm(title), _norm(author), _norm(year), url)
-        doc = found.get(ident)
-        if doc is None:
-            key = _unique(_bib_key(author, year, title), keys)
-            doc = found[ident] = Document(key, title, author, year, row["source_url"], row["kind"])
-        # Where in the document: a passage's reference, or the id of a knowledge chunk's file.
-        place = row["document_reference"] if row["kind"] == "citation" else row["data_id"]
-        if place and place not in doc.places:
-            doc.places.append(place)
-        if row["provider"] not in doc.providers:
-            doc.providers.append(row["provider"])
-    return list(found.values())
+    out = []
+    for (how, *_), work in found.items():
+        first = work.first
+        if how == "work":
+            wid = first["work_id"]
+            titled = wid in table.works or any(map(work_title, work.titles))
+            title = first["work"] if titled else None
+            author, year = first["author"], _year_text(works[wid]["year"], work.years)
+        else:
+            wid, title, author = None, first["document_title"], first["document_author"]
+            year = first["document_year"]
+        doc = Document(
+            key=_unique(_bib_key(author, year, title), keys),
+            title=title,
+            author=author,
+            year=year,
+            url=_most_cited_url(work.urls),
+            kind=first["kind"],
+            places=work.places,
+            providers=work.providers,
+            chunks=work.chunks,
+            work_id=wid,
+            author_id=first["author_id"],
+        )
+        out.append(doc)
+    return out
+
+
+def _year_text(year: int | None, written: Counter[str]) -> str | None:
+    """The work's ``year`` as its sources wrote it (the spelling cited most that reads as
+    that year: "1931-1932", "c. 1270"), else the number; the text cited most when no source
+    gives a year ("19th century")."""
+    if year is None:
+        return _most(written)
+    return _most(Counter({t: n for t, n in written.items() if parse_year(t) == year})) or str(year)
+
+
+def _most_cited_url(urls: Counter[tuple[str, str]]) -> str | None:
+    """The address cited most: of the document cited most (``work_url``, translations
+    together), its spelling cited most (``canonical_url``); the first seen of a tie."""
+    if not urls:
+        return None
+    by_document: Counter[str] = Counter()
+    for (document, _), n in urls.items():
+        by_document[document] += n
+    best = _most(by_document)
+    return _most(Counter({a: n for (d, a), n in urls.items() if d == best}))
+
+
+def _most(tally: Counter[str]) -> str | None:
+    # Counter.most_common keeps insertion order among equal counts: the first seen wins.
+    return tally.most_common(1)[0][0] if tally else None
 
 
 def _norm(value: str | None) -> str:
@@ -224,7 +349,8 @@ def _ascii_words(text: str | None) -> list[str]:
 
 
 def _bib_key(author: str | None, year: str | None, title: str | None) -> str:
-    names = _ascii_words(author)
+    # The name, not an honorific before it: "Pope Francis" keys as "francis2015...".
+    names = _ascii_words(author_key(author) or author)
     number = parse_year(year)
     when = "nd" if number is None else f"{-number}bc" if number < 0 else str(number)
     words = [w for w in _ascii_words(title) if w not in _STOPWORDS][:2]
@@ -291,10 +417,36 @@ def _bib_url(url: str) -> str:
     )
 
 
-def bibtex(answers: Iterable[Answer]) -> str:
-    """A BibTeX file: one ``@misc`` entry per document, authors kept as written."""
+def bibtex(
+    answers: Iterable[Answer] | Answer, *, aliases: AliasSpec = None, lang: str | None = None
+) -> str:
+    """A BibTeX file: one ``@misc`` entry per work (``documents``), with the work's title,
+    author and year; the author is one name, never split into first and last.
+
+    The Catechism cited in English and in Portuguese is one entry:
+
+    >>> from citekit import Answer, Citation
+    >>> from citekit.data.exports import bibtex
+    >>> def cited(title, author, url, *places):
+    ...     return Answer(provider="magisterium", text="See [^1].", citations=tuple(Citation(
+    ...         "...", 0, document_title=title, document_author=author, document_year="1992",
+    ...         document_reference=place, source_url=url) for place in places))
+    >>> en = cited("Catechism of the Catholic Church", "Catholic Church",
+    ...            "https://www.vatican.va/archive/ENG0015/__P8B.HTM", "2427", "2428")
+    >>> pt = cited("Catecismo da Igreja Católica", "Igreja Católica", "https://www.vatican.va/"
+    ...            "archive/cathechism_po/p3s1cap2_1877-1948_po.html", "1913")
+    >>> print(bibtex([en, pt]))
+    @misc{catholic1992catechismcatholic,
+      title = {Catechism of the Catholic Church},
+      author = {{Catholic Church}},
+      year = {1992},
+      url = {https://vatican.va/archive/ENG0015/__P8B.HTM},
+      note = {Cited at: 2427, 2428, 1913}
+    }
+    <BLANKLINE>
+    """
     entries = []
-    for doc in documents(answers):
+    for doc in documents(answers, aliases=aliases, lang=lang):
         fields: list[tuple[str, str]] = [("title", latex_escape(doc.title or "Untitled"))]
         if doc.author:
             # Double braces: an author such as "Catholic Church" is a name, not First Last.
@@ -329,10 +481,13 @@ def _issued(year: str | None) -> dict[str, Any] | None:
     return issued
 
 
-def csl_json(answers: Iterable[Answer]) -> list[dict[str, Any]]:
-    """CSL-JSON items (type ``document``), one per document."""
+def csl_json(
+    answers: Iterable[Answer] | Answer, *, aliases: AliasSpec = None, lang: str | None = None
+) -> list[dict[str, Any]]:
+    """CSL-JSON items (type ``document``), one per work (``documents``), with the work's
+    title, author (a literal name) and year (``issued``)."""
     items = []
-    for doc in documents(answers):
+    for doc in documents(answers, aliases=aliases, lang=lang):
         item: dict[str, Any] = {"id": doc.key, "type": "document", "title": doc.title or ""}
         if doc.author:
             item["author"] = [{"literal": doc.author}]
@@ -347,24 +502,36 @@ def csl_json(answers: Iterable[Answer]) -> list[dict[str, Any]]:
     return items
 
 
-def export_citations(answers: Iterable[Answer] | Answer, path: str | os.PathLike[str]) -> Path:
+def export_citations(
+    answers: Iterable[Answer] | Answer,
+    path: str | os.PathLike[str],
+    *,
+    aliases: AliasSpec = None,
+    lang: str | None = None,
+) -> Path:
     """Write the sources of ``answers`` to ``path`` by suffix: ``.csv`` / ``.parquet`` (one row
-    per passage or chunk), ``.bib`` / ``.json`` (CSL-JSON; one entry per document).
+    per source, ``citekit.sources_frame``'s columns and ``document_index`` and
+    ``cited_text_heading``), ``.bib`` / ``.json`` (CSL-JSON; one entry per work, however many
+    passages, pages, languages or titles it was cited under).
 
-    ``Failed`` or ``None`` items (from ``ask_many``) are skipped. Returns the path.
+    ``aliases`` and ``lang`` are ``citekit.sources_frame``'s: they decide which sources are
+    one work, and its title and author's name (``lang="pt"``: the Portuguese ones where the
+    alias table has them). ``Failed`` or ``None`` items (from ``ask_many``) are skipped.
+    Returns the path.
     """
     target = Path(path)
     suffix = target.suffix.lower()
     items = _answers(answers)
+    options: dict[str, Any] = {"aliases": aliases, "lang": lang}
     if suffix == ".csv":
-        write_csv(sources_frame(items), target)
+        write_csv(sources_frame(items, **options), target)
     elif suffix == ".parquet":
         with _replacing(target) as temporary:
-            sources_frame(items).write_parquet(temporary)
+            sources_frame(items, **options).write_parquet(temporary)
     elif suffix == ".bib":
-        _write_text(target, bibtex(items))
+        _write_text(target, bibtex(items, **options))
     elif suffix == ".json":
-        text = json.dumps(csl_json(items), ensure_ascii=False, indent=2)
+        text = json.dumps(csl_json(items, **options), ensure_ascii=False, indent=2)
         _write_text(target, text + "\n")
     else:
         raise ValueError(
