@@ -479,3 +479,27 @@ def test_the_csv_is_the_sources_frame_with_two_more_columns(
         citations.select("document_index", "cited_text_heading"),
     )
     assert frame.filter(pl.col("kind") == "knowledge chunk")["document_index"].null_count() == 2
+
+
+def test_the_entry_names_the_works_author_not_its_first_sources() -> None:
+    (title, _, year, url, _) = CATECHISM[0]
+    first = cited("q0", (title, "John Paul II", year, url, "11"))  # he promulgated it
+    rest = [cited(f"q{i}", CATECHISM[0]) for i in range(1, 4)]
+    (doc,) = documents([first, *rest])
+    work = the_work([first, *rest], "catechism")
+    assert (doc.author, doc.author_id) == (work["author"], work["author_id"])
+    assert doc.author_id == "catholic-church" and doc.places == ["11", "2427"]
+
+
+def test_the_export_columns_are_the_corpus_columns_and_two_more() -> None:
+    from citekit.data.corpus import SOURCES_SCHEMA
+
+    names = [name for name, _ in SOURCE_COLUMNS]
+    assert [n for n in names if n in SOURCES_SCHEMA] == SOURCES_SCHEMA.names()
+    assert sorted(set(names) - set(SOURCES_SCHEMA.names())) == [
+        "cited_text_heading",
+        "document_index",
+    ]
+    assert {n: t for n, t in sources_frame([]).schema.items() if n in SOURCES_SCHEMA} == dict(
+        SOURCES_SCHEMA
+    )

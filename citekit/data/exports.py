@@ -251,10 +251,9 @@ def documents(
     from .corpus import works_frame
 
     src = sources_frame(answers, aliases=aliases, lang=lang)
-    works = {
-        row["work_id"]: row
-        for row in works_frame(src, aliases=aliases).select("work_id", "year").to_dicts()
-    }
+    # The work's author and year are works_frame's (the author and year cited most for it,
+    # an alias-table work's first year), whatever the first source of it says.
+    works = {row["work_id"]: row for row in works_frame(src, aliases=aliases).to_dicts()}
     table = Aliases.resolve(aliases)
     found: dict[tuple[Any, ...], _Work] = {}
     for row in src.to_dicts():
@@ -292,10 +291,11 @@ def documents(
             wid = first["work_id"]
             titled = wid in table.works or any(map(work_title, work.titles))
             title = first["work"] if titled else None
-            author, year = first["author"], _year_text(works[wid]["year"], work.years)
+            author, author_id = works[wid]["author"], works[wid]["author_id"]
+            year = _year_text(works[wid]["year"], work.years)
         else:
             wid, title, author = None, first["document_title"], first["document_author"]
-            year = first["document_year"]
+            author_id, year = first["author_id"], first["document_year"]
         doc = Document(
             key=_unique(_bib_key(author, year, title), keys),
             title=title,
@@ -307,7 +307,7 @@ def documents(
             providers=work.providers,
             chunks=work.chunks,
             work_id=wid,
-            author_id=first["author_id"],
+            author_id=author_id,
         )
         out.append(doc)
     return out
