@@ -256,7 +256,8 @@ def documents(
     works = {row["work_id"]: row for row in works_frame(src, aliases=aliases).to_dicts()}
     table = Aliases.resolve(aliases)
     found: dict[tuple[Any, ...], _Work] = {}
-    for row in src.to_dicts():
+    addresses: dict[str | None, Any] = {}
+    for row in src.select(_DOCUMENT_COLUMNS).iter_rows(named=True):
         wid = row["work_id"]
         ident = (
             ("work", wid)
@@ -270,9 +271,11 @@ def documents(
             work.titles.append(row["document_title"])
         if row["document_year"] and row["document_year"].strip():
             work.years[row["document_year"].strip()] += 1
-        address = canonical_url(row["source_url"])
+        address = addresses.get(row["source_url"], _UNSEEN)
+        if address is _UNSEEN:  # each distinct URL read once: a million rows have a few
+            address = addresses[row["source_url"]] = _address(row["source_url"])
         if address is not None:
-            work.urls[(work_url(address) or address, address)] += 1
+            work.urls[address] += 1
         # Where in the work: a passage's reference, or the id of a knowledge chunk's document.
         chunk = row["kind"] == "knowledge chunk"
         place, places = (
@@ -320,6 +323,21 @@ def _year_text(year: int | None, written: Counter[str]) -> str | None:
     if year is None:
         return _most(written)
     return _most(Counter({t: n for t, n in written.items() if parse_year(t) == year})) or str(year)
+
+
+_UNSEEN: Any = object()
+#: What ``documents`` reads of each source.
+_DOCUMENT_COLUMNS = (
+    *("work_id", "work", "author_id", "kind", "provider", "document_title", "document_author"),
+    *("document_year", "document_reference", "source_url", "data_id"),
+)
+
+
+def _address(url: str | None) -> tuple[str, str] | None:
+    """The document ``url`` is an address of (``work_url``: translations together) and the
+    address itself (``canonical_url``); None for what is not an http(s) address."""
+    address = canonical_url(url)
+    return None if address is None else (work_url(address) or address, address)
 
 
 def _most_cited_url(urls: Counter[tuple[str, str]]) -> str | None:
