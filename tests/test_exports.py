@@ -1,4 +1,5 @@
-"""Every export written, read back, and checked."""
+"""Every export written, read back, and checked (``citekit.data.exports`` and
+``citekit.data.bibliography``)."""
 
 from __future__ import annotations
 
@@ -15,14 +16,8 @@ from polars.testing import assert_frame_equal
 
 import citekit as ck
 from citekit import Answer, Failed, Magisterium, References, export_answer, export_citations
-from citekit.data.exports import (
-    SOURCE_COLUMNS,
-    bibtex,
-    csl_json,
-    documents,
-    latex_escape,
-    sources_frame,
-)
+from citekit.data.bibliography import bibtex, csl_json, documents, latex_escape
+from citekit.data.exports import SOURCE_COLUMNS, sources_frame
 from citekit.testing import ProviderServer
 
 # Some recorded samples are withheld by Magisterium's content filter, which warns.
