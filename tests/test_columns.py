@@ -116,7 +116,7 @@ def test_one_name_holds_one_value_everywhere(server: ProviderServer, tmp_path: P
     references = tuple(REFERENCE_COLUMNS)
     for kind, frame, table, fields in (
         ("citation", ck.citations_frame(answers), "citations", CITATION_COLUMNS),
-        ("reference", ck.references_frame(answers), "knowledge_references", references),
+        ("knowledge chunk", ck.references_frame(answers), "knowledge_references", references),
     ):
         rows = exported.filter(pl.col("kind") == kind)
         logged = log_table(table)

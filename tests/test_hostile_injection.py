@@ -29,11 +29,20 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from citekit import Answer, Citation, GeneratedFile, Reference, References, export_citations
+from citekit import (
+    Answer,
+    Citation,
+    GeneratedFile,
+    Reference,
+    References,
+    export_citations,
+    sources_frame,
+)
 from citekit.cli.main import main
 from citekit.core.search import SearchResult, SearchResults
+from citekit.data.bibliography import balanced_braces, bibtex, latex_escape
 from citekit.data.exports import answer_markdown as export_markdown
-from citekit.data.exports import balanced_braces, bibtex, csv_safe, csv_safe_text, latex_escape
+from citekit.data.exports import csv_safe, csv_safe_text
 from citekit.render import answer_markdown, mimebundle, references_markdown
 from citekit.render.live import TerminalLiveAnswer
 from citekit.render.search import search_markdown
@@ -634,7 +643,10 @@ def test_bibtex_parses_with_pybtex_to_the_title_sent(title: str, author: str) ->
     )
     data = parse_string(bibtex([answer]), "bibtex")  # raises on unbalanced braces
     (entry,) = data.entries.values()
-    sent = title if title else "Untitled"
+    # The entry is titled by its work's name (the title without a trailing place in the work,
+    # "Rerum, n. 5" -> "Rerum"), the title as sent when there is no work (nothing to name).
+    work = sources_frame([answer])["work"].item()
+    sent = work if work is not None else title if title else "Untitled"
     got = " ".join(_unlatex(entry.fields["title"]).split())
     # Nothing but braces is lost, and a title whose braces pair comes back whole.
     assert _braceless(got) == _braceless(sent)

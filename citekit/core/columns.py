@@ -2,7 +2,7 @@
 
 A *source* is what an answer rests on: a passage it cites (a ``Citation``) or a knowledge chunk
 retrieved for it (a GPTBots ``Reference``). Wherever citekit lays sources out as columns
-(``citations_frame`` and ``references_frame``, the CSV and Parquet rows of
+(``citations_frame``, ``references_frame`` and ``sources_frame``, the CSV and Parquet rows of
 ``export_citations``, the ``citations`` and ``knowledge_references`` tables of the answer log)
 a column of one of these meanings has the name given here, and a column with one of these
 names has that meaning.
@@ -53,7 +53,10 @@ _VOCABULARY: Final = (
     Column("question_id", "str", "GPTBots' id of the question message."),
     # The source.
     Column(
-        "kind", "str", '"citation" (a passage the answer cites) or "reference" (a knowledge chunk).'
+        "kind",
+        "str",
+        '"citation" (a passage the answer cites), "knowledge chunk" (a chunk retrieved for it) '
+        'or "web source" (a page a web tool linked).',
     ),
     Column("marker", "int", "The one-based footnote number in the text (document_index + 1)."),
     Column("document_index", "int", "Zero-based; several cited passages may share a document."),
@@ -69,6 +72,13 @@ _VOCABULARY: Final = (
     Column("score", "float", "The relevance the provider reported for a knowledge chunk."),
     Column("data_id", "str", "GPTBots' id of the knowledge document."),
     Column("cited_inline", "bool", "Whether the marker appears in the answer's text."),
+    Column("span_start", "int", "Where in the answer's text the source is cited (its start)."),
+    Column("span_end", "int", "Where in the answer's text its citation ends."),
+    # The work and author a source belongs to (citekit.data.clusters).
+    Column("work_id", "str", "The work: one id for every language, edition or page of it."),
+    Column("work", "str", "The work's display name."),
+    Column("author_id", "str", "The author: one id for every spelling of the name."),
+    Column("author", "str", "The author's display name."),
     # What Maritaca's built-in tools did for an answer (usage.tool_execution_details).
     Column("web_search_calls", "float", "Web searches Maritaca's web_search tool ran."),
     Column("page_reads", "float", "Pages Maritaca's web_search tool read."),

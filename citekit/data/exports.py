@@ -2,9 +2,11 @@
 
 ``export_answer(answer, "answer.md")`` writes one answer (``.md``, ``.html``, ``.json``);
 ``export_citations(answers, "refs.bib")`` writes the sources of many answers (``.csv`` and
-``.parquet``: one row per cited passage or knowledge chunk, with the column names of every
-table of sources, ``citekit.core.columns``; ``.bib`` and ``.json`` (CSL-JSON): one entry per
-document, however many passages of it were cited, with those formats' own field names).
+``.parquet``: one row per source, ``citekit.sources_frame``'s rows with the column names of
+every table of sources, ``citekit.core.columns``; ``.bib`` and ``.json`` (CSL-JSON,
+``citekit.data.bibliography``): one entry per work (the same encyclical cited in two
+languages, the Catechism under five titles, is one entry), with those formats' own field
+names).
 """
 
 from __future__ import annotations
@@ -15,29 +17,23 @@ import json
 import os
 import re
 import tempfile
-import unicodedata
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core.columns import CITATION_COLUMNS, COLUMNS, REFERENCE_COLUMNS
+from ..core.columns import COLUMNS
 from ..core.models import Answer, valid_text
 from ..core.secrets import environment_keys, scrub, scrub_value
-from ..core.years import parse_year, parse_year_span
 
 if TYPE_CHECKING:
     import polars as pl
 
+    from .aliases import AliasSpec
+
 __all__ = [
     "SOURCE_COLUMNS",
-    "Document",
-    "balanced_braces",
-    "bibtex",
-    "csl_json",
     "csv_safe",
     "csv_safe_text",
-    "documents",
     "export_answer",
     "export_citations",
     "html_document",
@@ -49,32 +45,38 @@ __all__ = [
 ANSWER_SUFFIXES = (".md", ".markdown", ".html", ".htm", ".json")
 CITATION_SUFFIXES = (".csv", ".parquet", ".bib", ".json")
 
-#: Columns of ``sources_frame`` (and the CSV / Parquet exports): (name, kind), named and typed
-#: as every table of sources is (``citekit.core.columns``).
+#: Columns of the CSV and Parquet exports (``sources_frame``): (name, kind), named and typed as
+#: every table of sources is (``citekit.core.columns``). They are ``citekit.sources_frame``'s
+#: (``citekit.data.corpus.SOURCES_SCHEMA``, in its order) with ``document_index`` after
+#: ``marker`` and ``cited_text_heading`` before ``cited_text``.
 SOURCE_COLUMNS: tuple[tuple[str, str], ...] = tuple(
     (name, COLUMNS[name].kind)
     for name in (
         "provider",
         "answer_id",
         "question",
-        "kind",  # "citation" (a cited passage) or "reference" (a knowledge chunk)
+        "kind",  # "citation", "knowledge chunk" or "web source"
         "marker",
         "document_index",
         "rank",
         "document_title",
         "document_author",
         "document_year",
+        "year",
         "document_reference",
+        "source_url",
+        "data_id",
         "cited_text_heading",
         "cited_text",
-        "source_url",
         "score",
-        "data_id",
+        "span_start",
+        "span_end",
+        "cited_inline",
+        "work_id",
+        "work",
+        "author_id",
+        "author",
     )
-)
-_STOPWORDS = frozenset(
-    {"a", "an", "the", "of", "on", "in", "and", "or", "to", "for", "de", "da", "do", "das"}
-    | {"dos", "la", "le", "les", "el", "los", "del", "et"}
 )
 
 
@@ -137,21 +139,39 @@ def html_document(title: str, body: str, *, lang: str = "en") -> str:
 
 
 # -- many answers' sources ---------------------------------------------------------------------
-def source_rows(answers: Iterable[Answer]) -> list[dict[str, Any]]:
-    """One dict per cited passage and per knowledge chunk, with the ``SOURCE_COLUMNS`` keys."""
-    empty = dict.fromkeys(name for name, _ in SOURCE_COLUMNS)
-    rows: list[dict[str, Any]] = []
-    for answer in _answers(answers):
-        base = {"provider": answer.provider, "answer_id": answer.id, "question": answer.question}
-        for c in answer.citations:
-            row = {**empty, **base, "kind": "citation"}
-            row.update((name, getattr(c, name)) for name in CITATION_COLUMNS)
-            rows.append(row)
-        for r in answer.references or ():
-            row = {**empty, **base, "kind": "reference"}
-            row.update((name, getattr(r, field)) for name, field in REFERENCE_COLUMNS.items())
-            rows.append(row)
-    return rows
+def sources_frame(
+    answers: Iterable[Answer] | Answer, *, aliases: AliasSpec = None, lang: str | None = None
+) -> pl.DataFrame:
+    """The rows of the CSV and Parquet exports: ``citekit.data.corpus.sources_frame`` (one row
+    per source, with its work and author) with the two columns only a file of sources keeps,
+    ``document_index`` and ``cited_text_heading``, in the ``SOURCE_COLUMNS`` order.
+
+    ``Failed`` or ``None`` items (from ``ask_many``) are skipped.
+    """
+    import polars as pl
+
+    from .corpus import sources_frame as corpus_sources
+
+    items = _answers(answers)
+    frame = corpus_sources(items, aliases=aliases, lang=lang)
+    # corpus.sources_frame lays out every answer's citations first, in citations_frame's
+    # order (answer by answer, the provider's order within each), then the knowledge chunks.
+    headings = [c.cited_text_heading for a in items for c in a.citations]
+    cited = frame.height - frame["kind"].eq("knowledge chunk").sum()
+    if cited != len(headings):  # pragma: no cover - a change in corpus.sources_frame's order
+        raise AssertionError("sources_frame no longer lists the citations first")
+    headings.extend([None] * (frame.height - len(headings)))
+    return frame.with_columns(
+        document_index=(pl.col("marker") - 1).cast(pl.Int32),
+        cited_text_heading=pl.Series(headings, dtype=pl.String),
+    ).select(name for name, _ in SOURCE_COLUMNS)
+
+
+def source_rows(
+    answers: Iterable[Answer] | Answer, *, aliases: AliasSpec = None, lang: str | None = None
+) -> list[dict[str, Any]]:
+    """One dict per source (``sources_frame``'s rows), with the ``SOURCE_COLUMNS`` keys."""
+    return sources_frame(answers, aliases=aliases, lang=lang).to_dicts()
 
 
 def _answers(answers: Iterable[Answer] | Answer) -> list[Answer]:
@@ -160,211 +180,38 @@ def _answers(answers: Iterable[Answer] | Answer) -> list[Answer]:
     return [a for a in answers if isinstance(a, Answer)]  # Failed / None slots are skipped
 
 
-def sources_frame(answers: Iterable[Answer]) -> pl.DataFrame:
-    """``source_rows`` as a polars frame (typed even when empty)."""
-    import polars as pl
-
-    from .frames import source_schema
-
-    schema = source_schema(name for name, _ in SOURCE_COLUMNS)
-    return pl.DataFrame(source_rows(answers), schema=schema)
-
-
-@dataclass
-class Document:
-    """One cited document (or knowledge file) and the places it was cited from."""
-
-    key: str
-    title: str | None
-    author: str | None
-    year: str | None
-    url: str | None
-    kind: str
-    places: list[str] = field(default_factory=list)
-    providers: list[str] = field(default_factory=list)
-
-    @property
-    def note(self) -> str | None:
-        if not self.places:
-            return None
-        label = "Cited at" if self.kind == "citation" else "Knowledge chunks"
-        return f"{label}: {', '.join(self.places)}"
-
-
-def documents(answers: Iterable[Answer]) -> list[Document]:
-    """The distinct documents behind ``answers``, in order of first appearance."""
-    found: dict[tuple[Any, ...], Document] = {}
-    keys: set[str] = set()
-    for row in source_rows(answers):
-        title, author, year = row["document_title"], row["document_author"], row["document_year"]
-        # A titled document is one entry whatever page of it a passage links to (Magisterium
-        # gives each cited paragraph its own URL); an untitled one is known by its URL.
-        url = "" if _norm(title) else (row["source_url"] or "").strip()
-        ident = (row["kind"], _norm(title), _norm(author), _norm(year), url)
-        doc = found.get(ident)
-        if doc is None:
-            key = _unique(_bib_key(author, year, title), keys)
-            doc = found[ident] = Document(key, title, author, year, row["source_url"], row["kind"])
-        # Where in the document: a passage's reference, or the id of a knowledge chunk's file.
-        place = row["document_reference"] if row["kind"] == "citation" else row["data_id"]
-        if place and place not in doc.places:
-            doc.places.append(place)
-        if row["provider"] not in doc.providers:
-            doc.providers.append(row["provider"])
-    return list(found.values())
-
-
-def _norm(value: str | None) -> str:
-    return " ".join((value or "").split()).casefold()
-
-
-def _ascii_words(text: str | None) -> list[str]:
-    plain = unicodedata.normalize("NFKD", text or "").encode("ascii", "ignore").decode()
-    return re.findall(r"[a-z0-9]+", plain.lower())
-
-
-def _bib_key(author: str | None, year: str | None, title: str | None) -> str:
-    names = _ascii_words(author)
-    number = parse_year(year)
-    when = "nd" if number is None else f"{-number}bc" if number < 0 else str(number)
-    words = [w for w in _ascii_words(title) if w not in _STOPWORDS][:2]
-    return (names[0] if names else "anon") + when + "".join(words)
-
-
-def _unique(key: str, taken: set[str]) -> str:
-    candidate, n = key, 0
-    while candidate in taken:
-        candidate = key + chr(ord("a") + n % 26) + ("" if n < 26 else str(n // 26))
-        n += 1
-    taken.add(candidate)
-    return candidate
-
-
-_LATEX = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-}
-_LATEX_RE = re.compile("|".join(re.escape(c) for c in _LATEX))
-
-
-def balanced_braces(text: str) -> str:
-    """``text`` without the braces that have no partner: BibTeX and pybtex count braces
-    whatever stands before them (``\\}`` included), so one unpaired brace would end a field
-    early or swallow the rest of the file. Paired braces are kept.
-
-    >>> from citekit.data.exports import balanced_braces
-    >>> balanced_braces("Rerum {Novarum}} and {more")
-    'Rerum {Novarum} and more'
-    """
-    if "{" not in text and "}" not in text:
-        return text
-    dropped: set[int] = set()
-    opened: list[int] = []
-    for i, ch in enumerate(text):
-        if ch == "{":
-            opened.append(i)
-        elif ch == "}":
-            if opened:
-                opened.pop()
-            else:
-                dropped.add(i)
-    dropped.update(opened)
-    return "".join(ch for i, ch in enumerate(text) if i not in dropped)
-
-
-def latex_escape(text: str) -> str:
-    """``text`` safe inside a BibTeX ``{...}`` value: braces balanced
-    (:func:`balanced_braces`), LaTeX specials escaped, on one line."""
-    return _LATEX_RE.sub(lambda m: _LATEX[m.group(0)], balanced_braces(" ".join(text.split())))
-
-
-def _bib_url(url: str) -> str:
-    # url fields are read verbatim; only what would unbalance the braces is percent-encoded.
-    return (
-        url.strip().replace("\\", "%5C").replace("{", "%7B").replace("}", "%7D").replace(" ", "%20")
-    )
-
-
-def bibtex(answers: Iterable[Answer]) -> str:
-    """A BibTeX file: one ``@misc`` entry per document, authors kept as written."""
-    entries = []
-    for doc in documents(answers):
-        fields: list[tuple[str, str]] = [("title", latex_escape(doc.title or "Untitled"))]
-        if doc.author:
-            # Double braces: an author such as "Catholic Church" is a name, not First Last.
-            fields.append(("author", "{" + latex_escape(doc.author) + "}"))
-        if doc.year:
-            fields.append(("year", latex_escape(doc.year)))
-        if doc.url:
-            fields.append(("url", _bib_url(doc.url)))
-        if doc.note:
-            fields.append(("note", latex_escape(doc.note)))
-        body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
-        entries.append(f"@misc{{{doc.key},\n{body}\n}}\n")
-    return "\n".join(entries)
-
-
-_NUMBERS_ONLY = re.compile(r"\s*[0-9]{1,4}\s*(?:[-\u2013/]\s*[0-9]{1,4}\s*)?")
-
-
-def _issued(year: str | None) -> dict[str, Any] | None:
-    """CSL ``issued``: the year (or both ends of a range; negative before Christ, as CSL-JSON
-    writes it) read by ``parse_year_span``, with the provider's text as ``raw`` when it says
-    more than the numbers; text without a year is kept as ``literal``."""
-    if not year or not year.strip():
-        return None
-    span = parse_year_span(year)
-    if span is None:
-        return {"literal": year.strip()}
-    first, last = span
-    issued: dict[str, Any] = {"date-parts": [[first]] if first == last else [[first], [last]]}
-    if not _NUMBERS_ONLY.fullmatch(year):  # "c. 1270", "500 BC": keep what the source wrote
-        issued["raw"] = year.strip()
-    return issued
-
-
-def csl_json(answers: Iterable[Answer]) -> list[dict[str, Any]]:
-    """CSL-JSON items (type ``document``), one per document."""
-    items = []
-    for doc in documents(answers):
-        item: dict[str, Any] = {"id": doc.key, "type": "document", "title": doc.title or ""}
-        if doc.author:
-            item["author"] = [{"literal": doc.author}]
-        issued = _issued(doc.year)
-        if issued is not None:
-            item["issued"] = issued
-        if doc.url:
-            item["URL"] = doc.url
-        if doc.note:
-            item["note"] = doc.note
-        items.append(item)
-    return items
-
-
-def export_citations(answers: Iterable[Answer] | Answer, path: str | os.PathLike[str]) -> Path:
+def export_citations(
+    answers: Iterable[Answer] | Answer,
+    path: str | os.PathLike[str],
+    *,
+    aliases: AliasSpec = None,
+    lang: str | None = None,
+) -> Path:
     """Write the sources of ``answers`` to ``path`` by suffix: ``.csv`` / ``.parquet`` (one row
-    per passage or chunk), ``.bib`` / ``.json`` (CSL-JSON; one entry per document).
+    per source, ``citekit.sources_frame``'s columns and ``document_index`` and
+    ``cited_text_heading``), ``.bib`` / ``.json`` (CSL-JSON; one entry per work, however many
+    passages, pages, languages or titles it was cited under).
 
-    ``Failed`` or ``None`` items (from ``ask_many``) are skipped. Returns the path.
+    ``aliases`` and ``lang`` are ``citekit.sources_frame``'s: they decide which sources are
+    one work, and its title and author's name (``lang="pt"``: the Portuguese ones where the
+    alias table has them). ``Failed`` or ``None`` items (from ``ask_many``) are skipped.
+    Returns the path.
     """
+    from .bibliography import bibtex, csl_json
+
     target = Path(path)
     suffix = target.suffix.lower()
     items = _answers(answers)
+    options: dict[str, Any] = {"aliases": aliases, "lang": lang}
     if suffix == ".csv":
-        write_csv(sources_frame(items), target)
+        write_csv(sources_frame(items, **options), target)
     elif suffix == ".parquet":
         with _replacing(target) as temporary:
-            sources_frame(items).write_parquet(temporary)
+            sources_frame(items, **options).write_parquet(temporary)
     elif suffix == ".bib":
-        _write_text(target, bibtex(items))
+        _write_text(target, bibtex(items, **options))
     elif suffix == ".json":
-        text = json.dumps(csl_json(items), ensure_ascii=False, indent=2)
+        text = json.dumps(csl_json(items, **options), ensure_ascii=False, indent=2)
         _write_text(target, text + "\n")
     else:
         raise ValueError(
