@@ -157,36 +157,53 @@ def sources_frame(
 
 
 def _cited(answers: list[Answer]) -> pl.DataFrame:
-    """Citations and web sources, in citations_frame's row order, with kind, span and data id."""
-    cits = _citations(answers)
-    kinds: list[str] = []
+    """Citations and web sources, in citations_frame's row order, with kind, span and data id.
+
+    Each answer's text is read once (``citations_frame``'s ``cited_inline`` and the spans come
+    from the same reading); a Magisterium citation's raw JSON is not looked into."""
+    readings = [read(a.text) if a.citations else None for a in answers]
+    cits = _citations(answers, readings)
     data_ids: list[str | None] = []
     starts: list[int | None] = []
     ends: list[int | None] = []
-    for a in answers:
-        if not a.citations:
+    for a, reading in zip(answers, readings, strict=True):
+        cs = a.citations
+        if not cs or reading is None:
             continue
-        web = a.provider == "maritaca"
+        if a.provider == "maritaca":  # a web source is cited where its annotated span is
+            length = len(a.text)
+            for c in cs:
+                start, end = _annotated(c, length)
+                starts.append(start)
+                ends.append(end)
+            data_ids.extend([None] * len(cs))
+            continue
         first: dict[int, tuple[int, int]] = {}
-        for m in read(a.text).markers:
+        for m in reading.markers:
             first.setdefault(m.number, (m.start, m.end))
-        for c in a.citations:
-            kinds.append("web source" if web else "citation")
-            data_ids.append(_data_id(c))
-            start, end = _span(c, {} if web else first, len(a.text))
+        for c in cs:
+            start, end = first.get(c.document_index + 1, _NO_SPAN)
             starts.append(start)
             ends.append(end)
+        if a.provider == "gptbots":
+            data_ids.extend(map(_data_id, cs))
+        else:
+            data_ids.extend([None] * len(cs))
+    web = pl.col("provider") == "maritaca"
     return cits.with_columns(
         # A web source is cited where its annotated span or link is: a "[1]" in a Maritaca
         # answer points to no source (the HTML leaves it as text).
-        cited_inline=pl.when(pl.Series(kinds, dtype=pl.String) == "web source")
+        cited_inline=pl.when(web)
         .then(pl.Series(starts, dtype=pl.Int32).is_not_null())
         .otherwise(pl.col("cited_inline")),
-        kind=pl.Series(kinds, dtype=pl.String),
+        kind=pl.when(web).then(pl.lit("web source")).otherwise(pl.lit("citation")),
         data_id=pl.Series(data_ids, dtype=pl.String),
         span_start=pl.Series(starts, dtype=pl.Int32),
         span_end=pl.Series(ends, dtype=pl.Int32),
     ).drop("model", "document_index", "cited_text_heading")
+
+
+_NO_SPAN: Final = (None, None)
 
 
 def _data_id(citation: Citation) -> str | None:
@@ -194,9 +211,8 @@ def _data_id(citation: Citation) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _span(
-    citation: Citation, first: dict[int, tuple[int, int]], length: int
-) -> tuple[int | None, int | None]:
+def _annotated(citation: Citation, length: int) -> tuple[int | None, int | None]:
+    """The span of the text a web source's annotation covers, when it fits the text."""
     raw = citation.raw or {}
     start, end = raw.get("start_index"), raw.get("end_index")
     if (
@@ -207,7 +223,7 @@ def _span(
         and 0 <= start < end <= length
     ):
         return start, end
-    return first.get(citation.document_index + 1, (None, None))
+    return _NO_SPAN
 
 
 def _chunks(answers: list[Answer], bare: list[References]) -> pl.DataFrame:

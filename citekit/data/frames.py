@@ -40,7 +40,7 @@ import polars as pl
 
 from ..core.columns import CITATION_COLUMNS, COLUMNS, REFERENCE_COLUMNS, TOOL_USAGE_COLUMNS, Kind
 from ..core.models import Answer, Citation, References
-from ..core.text import read
+from ..core.text import Reading, read
 from ..core.years import year_expr
 from .sources import Source, iter_items, load_answers
 
@@ -181,21 +181,22 @@ def citations_frame(source: Source, *, provider: str | None = None) -> pl.DataFr
     return _citations(answers)
 
 
-def _citations(answers: list[Answer]) -> pl.DataFrame:
+def _citations(answers: list[Answer], readings: list[Reading | None] | None = None) -> pl.DataFrame:
     # Per-answer values are gathered once per answer and repeated in polars; citation fields
     # are read attribute by attribute into column lists, the fastest way out of Python objects.
     owner: list[int] = []
     inline: list[bool] = []
     cits: list[Citation] = []
     kept: list[Answer] = []
-    for a in answers:
+    for i, a in enumerate(answers):
         cs = a.citations
         if not cs:
             continue
         position = len(kept)
         kept.append(a)
         owner.extend([position] * len(cs))
-        cited = read(a.text).numbers
+        reading = readings[i] if readings is not None else None
+        cited = (reading or read(a.text)).numbers
         inline.extend([c.document_index + 1 in cited for c in cs])
         cits.extend(cs)
     per_answer = pl.DataFrame(
