@@ -112,25 +112,33 @@ def canonical_url(url: str | None) -> str | None:
     return urlunsplit(("https", host, path, urlencode(kept), ""))
 
 
-def work_url(url: str | None) -> str | None:
-    """``canonical_url`` without the language of a translation, where the site's addresses
-    say it (vatican.va): the key that an encyclical's English and Portuguese pages share."""
+def _vatican(url: str | None) -> tuple[str, str | None] | None:
+    """A vatican.va address without its language, and the language code it had (vatican.va's
+    own: "po", "sp"...), or None for another site or no URL."""
     canonical = canonical_url(url)
     if canonical is None:
         return None
     parts = urlsplit(canonical)
     if parts.hostname not in _VATICAN_HOSTS:
-        return canonical
-    parts = parts._replace(netloc="vatican.va")
+        return None
+    code = None
     segments = parts.path.split("/")
     # /content/<who>/<lang>/...: the language is the third segment.
     if len(segments) > 4 and segments[1] == "content" and segments[3] in _VATICAN_LANGS:
-        del segments[3]
+        code = segments.pop(3)
     path = "/".join(segments)
     suffix = _VATICAN_SUFFIX.search(path)
     if suffix and suffix.group(1).lower() in _VATICAN_LANGS:
+        code = code or suffix.group(1).lower()
         path = path[: suffix.start()] + suffix.group(2)
-    return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
+    return urlunsplit(("https", "vatican.va", path, parts.query, "")), code
+
+
+def work_url(url: str | None) -> str | None:
+    """``canonical_url`` without the language of a translation, where the site's addresses
+    say it (vatican.va): the key that an encyclical's English and Portuguese pages share."""
+    found = _vatican(url)
+    return canonical_url(url) if found is None else found[0]
 
 
 #: Articles a title may open with (Italian "i" is not one here: English "I" would go too).
@@ -149,7 +157,9 @@ def title_key(title: str | None) -> str:
     if not title or not isinstance(title, str):
         return ""
     folded = unicodedata.normalize("NFKD", title.casefold())
-    plain = "".join(c for c in folded if not unicodedata.combining(c))
+    # Case folded again after NFKD: a compatibility character may decompose to a capital
+    # ("ϒ" to "Υ"), and a key must read as itself.
+    plain = "".join(c for c in folded if not unicodedata.combining(c)).casefold()
     words = _WORD.findall(plain.replace("\u2019", "'").replace("l'", "l "))
     if len(words) > 1 and words[0] in _ARTICLES:
         words = words[1:]
@@ -247,20 +257,8 @@ _VATICAN_ISO: Final = {"po": "pt", "sp": "es", "ge": "de", "lt": "la"}
 def url_language(url: str | None) -> str | None:
     """The language a vatican.va address serves its page in (its language segment or
     suffix, as an ISO 639-1 code), else None."""
-    canonical = canonical_url(url)
-    if canonical is None:
-        return None
-    parts = urlsplit(canonical)
-    if parts.hostname not in _VATICAN_HOSTS:
-        return None
-    segments = parts.path.split("/")
-    code = None
-    if len(segments) > 4 and segments[1] == "content" and segments[3] in _VATICAN_LANGS:
-        code = segments[3]
-    else:
-        suffix = _VATICAN_SUFFIX.search(parts.path)
-        if suffix and suffix.group(1).lower() in _VATICAN_LANGS:
-            code = suffix.group(1).lower()
+    found = _vatican(url)
+    code = None if found is None else found[1]
     return None if code is None else _VATICAN_ISO.get(code, code)
 
 
