@@ -336,3 +336,13 @@ def test_ctrl_c_while_citekit_ask_prints_keeps_the_partial_answer(
     assert out.getvalue() == "first part " and "interrupted" in err.getvalue()
     assert row["partial"] and row["error_type"] == "KeyboardInterrupt"
     assert row["text"].startswith("first part second part")
+
+
+def test_a_location_httpx_cannot_join_is_named_a_redirect() -> None:
+    """httpx raises InvalidURL (not an HTTPError) building the redirect it will not follow."""
+    headers = {"Location": "A:0", "Content-Length": "0"}
+    with raw_server(lambda method, path, body: (301, headers, [b""])) as srv:
+        client = ck.Magisterium(api_key=SECRET, base_url=srv.url, max_retries=2)
+        with pytest.raises(ck.ResponseFormatError, match="redirect whose Location"):
+            client.ask("q", display=False, log=False)
+        assert len(srv.seen) == 1

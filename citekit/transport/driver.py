@@ -174,7 +174,9 @@ class Run(Generic[T]):
                 capped.__cause__ = exc
                 self.error = capped
                 return True
-        if isinstance(exc, httpx.HTTPError):
+        # InvalidURL is not an HTTPError: httpx raises it while reading a redirect's Location
+        # it cannot join to the request's URL ("A:0"), even when not following it.
+        if isinstance(exc, httpx.HTTPError | httpx.InvalidURL):
             error = self._config.transport_error(exc)
             error.__cause__ = exc
             self.error = error

@@ -100,7 +100,9 @@ class HttpConfig:
             timeout=timeout,
         )
 
-    def transport_error(self, exc: httpx.HTTPError) -> TransportError | ResponseFormatError:
+    def transport_error(
+        self, exc: httpx.HTTPError | httpx.InvalidURL
+    ) -> TransportError | ResponseFormatError:
         """The citekit error for ``exc``, the key scrubbed out; ``connect`` when nothing left."""
         text = scrub(f"{type(exc).__name__}: {exc}".rstrip(": "), (self.api_key,))
         where = f"{self.provider} at {self.base_url}"
@@ -123,7 +125,9 @@ class HttpConfig:
                 f"No answer from {where} within the timeout ({text}). "
                 "Answers can take 25-40 s: raise timeout= if this repeats."
             )
-        if isinstance(exc, httpx.RemoteProtocolError) and "location header" in str(exc):
+        if isinstance(exc, httpx.InvalidURL) or (
+            isinstance(exc, httpx.RemoteProtocolError) and "location header" in str(exc)
+        ):
             # httpx reads a redirect's Location even when not following it: one it cannot
             # parse is the server's reply (reached, answered), not a failure to reach it.
             return ResponseFormatError(
