@@ -75,6 +75,7 @@ def test_missing_key_is_a_usage_error(
     assert main(["ask", "q", "--provider", "magisterium"]) == 2
     err = capsys.readouterr().err
     assert "MAGISTERIUM_API_KEY" in err and "Traceback" not in err
+    assert "citekit demo" in err  # where to go without a key
 
 
 @pytest.mark.parametrize(
@@ -87,6 +88,7 @@ def test_missing_key_is_a_usage_error(
         ["ask", "q", "--base-url", "ftp://nope"],
         ["log", "show", "999"],
         ["log", "export", "x.docx"],
+        ["demo", "--out", "page.txt"],
     ],
 )
 def test_usage_errors(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
@@ -194,3 +196,44 @@ def test_corrupt_log_is_reported_without_a_traceback(
     assert main(["log", "list"]) == 1
     err = capsys.readouterr().err
     assert "cannot read the answer log" in err and "Traceback" not in err
+
+
+def test_version_and_help_for_every_argument(capsys: pytest.CaptureFixture[str]) -> None:
+    from citekit import __version__
+    from citekit.cli.main import build_parser
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"citekit {__version__}"
+    parsers = [build_parser()]
+    seen = 0
+    while parsers:
+        parser = parsers.pop()
+        for action in parser._actions:
+            if action.choices and isinstance(action.choices, dict):  # sub-commands
+                parsers.extend(action.choices.values())
+                continue
+            seen += 1
+            assert action.help, f"{parser.prog}: {action.dest} has no help"
+    assert seen > 20
+
+
+def test_exporting_an_empty_log_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in (["log", "export", str(tmp_path / "x.bib")],
+                 ["log", "export", str(tmp_path / "x.csv"), "--rows"]):  # fmt: skip
+        assert main(argv) == 1
+        assert "No calls logged" in capsys.readouterr().out
+    assert not list(tmp_path.glob("x.*"))
+
+
+def test_warnings_are_one_line_notes(
+    server: ProviderServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A content-filtered answer prints its note under the answer, not a Python warning line."""
+    sample = next(s for s in server.samples("magisterium") if "off_topic" in s.name)
+    url = server.base_url("magisterium")
+    with __import__("warnings").catch_warnings():
+        __import__("warnings").simplefilter("default")
+        assert main(["ask", sample.question, "--base-url", url, "--no-stream"]) == 0
+    captured = capsys.readouterr()
+    assert "Warning:" not in captured.err and ".py:" not in captured.err
+    assert "Note:" in captured.out

@@ -20,11 +20,12 @@ import json
 import re
 import sqlite3
 import sys
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO, cast
 
-from ..core.errors import CitekitError, ConfigurationError
+from ..core.errors import CitekitError, CitekitWarning, ConfigurationError
 from ..core.models import Answer, TextDelta
 from ..core.names import PROVIDERS
 from ..render.text import TerminalText, body_text
@@ -204,8 +205,12 @@ def _log(args: argparse.Namespace, out: TextIO) -> int:
     if args.log_command == "export":
         path = Path(args.path)
         if args.rows:
-            frame = log.frame(**_filters(args))
             suffix = path.suffix.lower()
+            if suffix not in (".csv", ".parquet", ".json", ".jsonl", ".ndjson"):
+                raise UsageError("log export --rows writes .csv, .parquet, .json or .jsonl files")
+            frame = log.frame(**_filters(args))
+            if frame.height == 0:
+                return _nothing_to_export(path, out)
             if suffix == ".csv":
                 from ..data.exports import write_csv
 
@@ -220,9 +225,14 @@ def _log(args: argparse.Namespace, out: TextIO) -> int:
                 raise UsageError("log export --rows writes .csv, .parquet, .json or .jsonl files")
             out.write(f"Wrote {frame.height} log rows to {path}\n")
             return 0
-        from ..data.exports import export_citations
+        from ..data.exports import CITATION_SUFFIXES, export_citations
 
+        if path.suffix.lower() not in CITATION_SUFFIXES:  # before reading the log
+            kinds = ", ".join(CITATION_SUFFIXES)
+            raise UsageError(f"log export {path}: the file name must end in one of {kinds}")
         answers = log.answers(**_filters(args))
+        if not answers:
+            return _nothing_to_export(path, out)
         export_citations(answers, path)
         out.write(f"Wrote the sources of {len(answers)} answers to {path}\n")
         return 0
@@ -244,13 +254,26 @@ def _log(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _nothing_to_export(path: Path, out: TextIO) -> int:
+    from ..store import log
+
+    out.write(f"No calls logged in {log.path} match: {path} not written.\n")
+    return 1
+
+
 # -- parser and entry point -------------------------------------------------------------------
 def _log_filters(parser: argparse.ArgumentParser, limit: int | None) -> None:
-    parser.add_argument("--provider", choices=PROVIDERS)
+    parser.add_argument("--provider", choices=PROVIDERS, help="only this provider's calls")
     parser.add_argument("--since", help="ISO date or time, e.g. 2026-11-01")
     parser.add_argument("--until", help="ISO date or time (exclusive)")
     parser.add_argument("--contains", help="only questions containing this text")
-    parser.add_argument("--limit", type=_row_count, default=limit, help="the most recent N")
+    parser.add_argument(
+        "--limit",
+        type=_row_count,
+        default=limit,
+        help="the most recent N"
+        + (f" (default {limit})" if limit is not None else " (default all)"),
+    )
 
 
 def _row_count(text: str) -> int:
@@ -268,11 +291,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="citekit", description="Sourced answers from Magisterium AI, Maritaca AI, GPTBots."
     )
+    from .. import __version__
+
+    parser.add_argument("--version", action="version", version=f"citekit {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     ask = commands.add_parser("ask", help="ask one question and print the answer with sources")
-    ask.add_argument("question")
-    ask.add_argument("--provider", choices=PROVIDERS, default="magisterium")
+    ask.add_argument("question", help="the question, quoted")
+    ask.add_argument(
+        "--provider",
+        choices=PROVIDERS,
+        default="magisterium",
+        help="who answers (default magisterium); its key comes from <PROVIDER>_API_KEY",
+    )
     ask.add_argument("--model", help="model name (Magisterium, Maritaca)")
     ask.add_argument(
         "--stream",
@@ -285,21 +316,54 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--base-url", help="send requests here instead of the provider's API")
 
     demo = commands.add_parser("demo", help="offline: sample answers, frames, charts in one page")
-    demo.add_argument("--out", default="citekit-demo.html", help="the HTML file to write")
+    demo.add_argument(
+        "--out", default="citekit-demo.html", help="the .html file to write (default %(default)s)"
+    )
     demo.add_argument("--open", action="store_true", help="open the page in a browser")
 
     log = commands.add_parser("log", help="the local log of every answer")
     log_commands = log.add_subparsers(dest="log_command", required=True, metavar="ACTION")
     _log_filters(log_commands.add_parser("list", help="list logged calls"), 20)
     show = log_commands.add_parser("show", help="print one logged answer")
-    show.add_argument("id", type=int)
+    show.add_argument("id", type=int, help="the id `citekit log list` shows")
     show.add_argument("--json", action="store_true", help="print the raw answer JSON")
     export = log_commands.add_parser("export", help="write logged sources (.bib .json .csv ...)")
-    export.add_argument("path")
+    export.add_argument("path", help="the file to write: .bib .json .csv .parquet")
     export.add_argument("--rows", action="store_true", help="write the log rows instead")
     _log_filters(export, None)
     log_commands.add_parser("path", help="print where the log file is")
     return parser
+
+
+def _run(args: argparse.Namespace, out: TextIO) -> int:
+    if args.command == "ask":
+        return _ask(args, out)
+    if args.command == "demo":
+        from .demo import run_demo
+
+        if Path(args.out).suffix.lower() not in (".html", ".htm"):
+            raise UsageError(f"--out {args.out}: the demo page is HTML: end it in .html")
+        return run_demo(Path(args.out), open_browser=args.open, out=out)
+    return _log(args, out)
+
+
+@contextlib.contextmanager
+def _warnings_as_notes(err: TextIO) -> Iterator[None]:
+    """citekit's warnings as one line each ("citekit: note: ..."), not Python's
+    ``file.py:266: Warning: ...`` with its source line. A content-filtered answer is left to
+    its own note under the answer."""
+    from ..providers._chat import ContentFilteredWarning
+
+    def show(message: Warning | str, category: type[Warning], *rest: Any, **kw: Any) -> None:
+        if issubclass(category, ContentFilteredWarning):
+            return
+        text = " ".join(str(message).split())
+        err.write(f"citekit: note: {text}\n")
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("default", CitekitWarning)
+        warnings.showwarning = show
+        yield
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -314,15 +378,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     errors = TerminalOut(sys.stderr)  # error messages carry provider text too
     err = cast(TextIO, errors)
     try:
-        if args.command == "ask":
-            return _ask(args, out)
-        if args.command == "demo":
-            from .demo import run_demo
-
-            return run_demo(Path(args.out), open_browser=args.open, out=out)
-        return _log(args, out)
+        with _warnings_as_notes(err):
+            return _run(args, out)
     except (UsageError, ConfigurationError) as exc:
         print(f"citekit: error: {exc}", file=err)
+        if "No API key" in str(exc):
+            print("citekit: to try citekit offline, without a key: citekit demo", file=err)
         return 2
     except ValueError as exc:
         print(f"citekit: error: {exc}", file=err)
