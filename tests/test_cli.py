@@ -237,3 +237,43 @@ def test_warnings_are_one_line_notes(
     captured = capsys.readouterr()
     assert "Warning:" not in captured.err and ".py:" not in captured.err
     assert "Note:" in captured.out
+
+
+def test_a_tool_call_answer_prints_its_calls(
+    server: ProviderServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sample = next(s for s in server.samples("maritaca") if "tool_calls" in s.name)
+    url = server.base_url("maritaca")
+    assert main(["ask", sample.question, "--provider", "maritaca", "--base-url", url,
+                 "--no-stream"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert "Tool call: " in out and "(" in out
+
+
+def test_log_show_and_list_every_call(capsys: pytest.CaptureFixture[str]) -> None:
+    """Every id `log list` shows opens with `log show`, a failed call too; a GPTBots answer's
+    knowledge chunks count as its sources."""
+    from citekit import Reference, References
+    from citekit.core.errors import RateLimitError
+
+    busy = RateLimitError("slow down", provider="magisterium")
+    failed = log.record(
+        None, provider="magisterium", request={"q": "busy?"}, error=busy, elapsed=0.5
+    )
+    refs = References(
+        items=(
+            Reference(content="a", rank=1, data_name="x.pdf", score=0.9),
+            Reference(content="b", rank=2, data_name="y.pdf", score=0.5),
+        )
+    )
+    kb = Answer(provider="gptbots", text="Hi.", question="kb?", references=refs)
+    chunked = log.record(kb, request={"q": "kb?"}, elapsed=1.0)
+    assert failed is not None and chunked is not None
+    assert main(["log", "list"]) == 0
+    listed = capsys.readouterr().out
+    for row_id in (failed, chunked):
+        assert main(["log", "show", str(row_id)]) == 0
+    shown = capsys.readouterr().out
+    assert "RateLimitError" in shown and "slow down" in shown
+    line = next(x for x in listed.splitlines() if "kb?" in x)
+    assert "  2 src" in line

@@ -120,6 +120,8 @@ def source_lines(answer: Answer) -> list[str]:
 
 
 def print_sources(answer: Answer, out: TextIO) -> None:
+    for call in answer.tool_calls:  # an answer may be only tool calls: show what was asked
+        out.write(f"\nTool call: {call.name}({' '.join(call.arguments.split())})\n")
     lines = source_lines(answer)
     if lines:
         out.write("\nSources:\n" + "".join(f"  {line}\n" for line in lines))
@@ -192,7 +194,16 @@ def _log(args: argparse.Namespace, out: TextIO) -> int:
         try:
             answer = log.get(args.id)
         except KeyError as exc:
-            raise UsageError(str(exc.args[0])) from None
+            failed = next((r for r in log.rows() if r["id"] == args.id), None)
+            if failed is None:
+                raise UsageError(str(exc.args[0])) from None
+            # A failed call has no answer: what was asked, and how it failed.
+            when = failed["time"].astimezone().strftime("%Y-%m-%d %H:%M")
+            out.write(
+                f"{failed['provider']} · {failed['question'] or ''}\n\n"
+                f"Failed at {when}: {failed['error_type']}: {failed['error_message'] or ''}\n"
+            )
+            return 0
         if args.json:
             from ..data.exports import answer_json
 
@@ -247,8 +258,9 @@ def _log(args: argparse.Namespace, out: TextIO) -> int:
             what = f"{what}  !! {row['error_type']}: {row['error_message'] or ''}"
         what = " ".join(what.split())
         elapsed = f"{row['elapsed']:.1f}s" if row["elapsed"] is not None else "-"
+        sources = (row["n_citations"] or 0) + (row["n_references"] or 0)  # chunks too
         out.write(
-            f"{row['id']:>6}  {when}  {row['provider']:<11} {row['n_citations']:>3} src "
+            f"{row['id']:>6}  {when}  {row['provider']:<11} {sources:>3} src "
             f"{elapsed:>6}  {what[:90]}\n"
         )
     return 0
