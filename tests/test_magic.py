@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from IPython.core.interactiveshell import InteractiveShell
 from traitlets.config import Config
 
@@ -108,3 +110,52 @@ def test_provider_errors_fail_the_cell(shell: InteractiveShell, server: Provider
 def test_interpolate() -> None:
     ns = {"n": 3, "doc": {"title": "CA"}, "xs": ["a"]}
     assert interpolate("{n:>3} {doc[title]} {xs[0]} {{literal}}", ns) == "  3 CA a {literal}"
+
+
+def test_help_prints_every_option(
+    shell: InteractiveShell, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for source in ("%%ask --help\n", "%ask --help", "%%ask -h\nignored"):
+        assert run(shell, source) is None
+        printed = capsys.readouterr().out
+        for option in ("--stream", "--model", "--out", "--base-url", "provider"):
+            assert option in printed, (source, option)
+
+
+def test_a_line_ending_in_a_question_mark_is_a_question(
+    shell: InteractiveShell, server: ProviderServer
+) -> None:
+    """IPython would read `%ask What is X?` as a help request; the magic asks it."""
+    sample = next(s for s in server.samples("magisterium") if s.question.endswith("?"))
+    shell.user_ns["mg"] = Magisterium(api_key=KEY, base_url=server.base_url("magisterium"))
+    answer = run(shell, f"%ask mg --out line_ans {sample.question}")
+    assert isinstance(answer, Answer) and answer.question == sample.question
+    assert shell.user_ns["line_ans"] is answer
+    assert server.requests[-1].json["messages"][-1]["content"] == sample.question
+    # An apostrophe and braces in the question: kept, and interpolated as in the cell magic.
+    shell.user_ns["topic"] = "subsidiarity"
+    answer = run(shell, "%ask mg What's the Church's teaching on {topic}?")
+    assert answer.question == "What's the Church's teaching on subsidiarity?"
+
+
+def test_a_line_without_a_question_says_so(shell: InteractiveShell) -> None:
+    result = shell.run_cell("%ask mg")
+    assert result.error_in_exec is not None or result.error_before_exec is not None
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    line=st.lists(
+        st.sampled_from(
+            ["mg", "--stream", "--model", "x", "--out", "What", "is", "it?", "'s", "{a}"]
+        )
+        | st.text(max_size=8),
+        max_size=8,
+    ).map(" ".join)
+)
+def test_a_line_splits_into_leading_options_and_the_question_as_written(line: str) -> None:
+    from citekit.notebook.magic import split_line
+
+    options, question = split_line(line, {"mg": Magisterium(api_key=KEY)})
+    assert line.strip().endswith(question)
+    assert " ".join([*options, question]).split() == line.split()

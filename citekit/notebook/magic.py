@@ -1,12 +1,17 @@
-"""The ``%%ask`` cell magic, loaded with ``%load_ext citekit``::
+"""The ``%%ask`` cell magic and the ``%ask`` line magic, loaded with ``%load_ext citekit``::
 
     %%ask magisterium --out ans
     What does {document} say about subsidiarity?
 
-The line takes a provider (``magisterium``, ``maritaca``, ``gptbots``, or the name of a client
-variable such as ``mg``), ``--stream``, ``--model M``, ``--out NAME`` and ``--base-url URL``.
-``{name}`` in the cell is replaced by the value of ``name`` in the notebook (``{{`` and ``}}``
-for literal braces). The answer is displayed and kept in ``_`` (and in ``NAME``).
+    %ask What is the principle of subsidiarity?
+    %ask mg --stream What is the common good?
+
+The options come first: a provider (``magisterium``, ``maritaca``, ``gptbots``, or the name of
+a client variable such as ``mg``), ``--stream``, ``--model M``, ``--out NAME`` and
+``--base-url URL``; ``%%ask --help`` prints them. ``{name}`` in the question is replaced by the
+value of ``name`` in the notebook (``{{`` and ``}}`` for literal braces). The answer is
+displayed and kept in ``_`` (and in ``NAME``). A line ending in ``?`` is a question, not
+IPython's help request.
 """
 
 from __future__ import annotations
@@ -37,13 +42,63 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> _Parser:
-    parser = _Parser(prog="%%ask", add_help=False)
-    parser.add_argument("provider", nargs="?", default=None)
-    parser.add_argument("--stream", action="store_true")
-    parser.add_argument("--model")
-    parser.add_argument("--out", metavar="NAME")
-    parser.add_argument("--base-url")
+    parser = _Parser(
+        prog="%%ask",
+        add_help=False,
+        description="Ask the question written below %%ask (or after %ask on its line); "
+        "{name} in it is replaced by the notebook's variable name.",
+    )
+    parser.add_argument(
+        "provider",
+        nargs="?",
+        default=None,
+        help="magisterium, maritaca, gptbots, or a client variable such as mg "
+        f"(default: ${PROVIDER_ENV}, else magisterium)",
+    )
+    parser.add_argument("--stream", action="store_true", help="show the answer as it arrives")
+    parser.add_argument("--model", help="the model (Magisterium, Maritaca)")
+    parser.add_argument("--out", metavar="NAME", help="also keep the answer in this variable")
+    parser.add_argument("--base-url", help="send requests here instead of the provider's API")
+    parser.add_argument("-h", "--help", action="store_true", help="print this help")
     return parser
+
+
+#: Options of the line that take a value.
+_VALUED = ("--model", "--out", "--base-url")
+
+
+def split_line(line: str, namespace: Mapping[str, Any]) -> tuple[list[str], str]:
+    """``%ask``'s line as its options and its question: the options are the leading words that
+    start with ``--`` (with the value of those that take one) and a first word that names a
+    provider or a client variable; the rest, as written, is the question.
+
+    >>> from citekit.notebook.magic import split_line
+    >>> split_line("mg --stream What's the common good?", {"mg": ck.Magisterium()})
+    (['mg', '--stream'], "What's the common good?")
+    >>> split_line("What is subsidiarity?", {})
+    ([], 'What is subsidiarity?')
+    """
+    from ..core.names import PROVIDERS
+
+    options: list[str] = []
+    rest = line.strip()
+    named = False
+    while rest:
+        word, _, after = rest.partition(" ")
+        if word in ("-h", "--help", "--stream") or word.split("=")[0] in _VALUED:
+            options.append(word)
+            if word in _VALUED:
+                value, _, after = after.strip().partition(" ")
+                options.append(value)
+        elif not named and (
+            word in PROVIDERS or callable(getattr(namespace.get(word), "ask", None))
+        ):
+            options.append(word)
+            named = True
+        else:
+            break
+        rest = after.strip()
+    return options, rest
 
 
 class _NamespaceFormatter(string.Formatter):
@@ -150,7 +205,11 @@ def ask_cell(shell: Any, line: str, cell: str) -> Answer | None:
             words = shlex.split(line)
         except ValueError as exc:  # an unbalanced quote
             raise _MagicUsage(f"%%ask: cannot read the options {line!r}: {exc}") from None
-        args = _parser().parse_args(words)
+        parser = _parser()
+        args = parser.parse_args(words)
+        if args.help:
+            print(parser.format_help())
+            return None
         if args.out is not None and not args.out.isidentifier():
             raise _MagicUsage(f"%%ask: --out {args.out!r} is not a valid variable name")
         question = interpolate(cell, namespace).strip()
@@ -168,11 +227,43 @@ def ask_cell(shell: Any, line: str, cell: str) -> Answer | None:
     return answer
 
 
-def load_ipython_extension(ipython: Any) -> None:
-    """Register ``%%ask`` (``%load_ext citekit``)."""
+def ask_line(shell: Any, line: str) -> Answer | None:
+    """What ``%ask`` does with its line: the options, then the question (``split_line``)."""
+    options, question = split_line(line, shell.user_ns)
+    return ask_cell(shell, shlex.join(options), question)
 
-    def ask(line: str, cell: str) -> Answer | None:
+
+def _question_marks(lines: list[str]) -> list[str]:
+    """IPython reads a line ending in ``?`` as a help request before any magic runs; a
+    ``%ask`` line is rewritten into the call of the magic first, its text kept whole. A
+    ``%%ask --help`` cell with nothing below is the help (IPython refuses an empty cell
+    magic)."""
+    head = lines[0].strip() if lines else ""
+    asks_help = head.startswith("%%ask ") and {"-h", "--help"} & set(head.split())
+    if asks_help and not "".join(lines[1:]).strip():  # IPython refuses an empty cell magic
+        return [f"get_ipython().run_line_magic('ask', {head[len('%%ask ') :]!r})\n"]
+    out = []
+    for line in lines:
+        stripped = line.lstrip()
+        if stripped.startswith("%ask ") and line.rstrip().endswith("?"):
+            indent = line[: len(line) - len(stripped)]
+            text = stripped[len("%ask ") :].rstrip("\r\n")
+            out.append(f"{indent}get_ipython().run_line_magic('ask', {text!r})\n")
+        else:
+            out.append(line)
+    return out
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """Register ``%%ask`` and ``%ask`` (``%load_ext citekit``)."""
+
+    def ask(line: str, cell: str | None = None) -> Answer | None:
+        if cell is None:
+            return ask_line(ipython, line)
         return ask_cell(ipython, line, cell)
 
     ask.__doc__ = __doc__
-    ipython.register_magic_function(ask, magic_kind="cell", magic_name="ask")
+    ipython.register_magic_function(ask, magic_kind="line_cell", magic_name="ask")
+    cleanup = ipython.input_transformers_cleanup
+    if _question_marks not in cleanup:
+        cleanup.append(_question_marks)
