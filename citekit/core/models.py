@@ -642,6 +642,16 @@ class Answer:
 
         return mimebundle(self, include=include, exclude=exclude)
 
+    def _ipython_display_(self) -> None:
+        # IPython asks this first, for display() and for a cell's result: an answer the live
+        # display just showed in this cell is not shown a second time below it.
+        from IPython.display import display
+
+        from ..render import shown_live_in_this_cell
+
+        if not shown_live_in_this_cell(self):
+            display(self._repr_mimebundle_(), raw=True)  # type: ignore[no-untyped-call]
+
     def export(self, path: str | os.PathLike[str]) -> Path:
         """Write the answer to ``path`` as Markdown (.md), HTML (.html) or JSON (.json)."""
         from ..data.exports import export_answer

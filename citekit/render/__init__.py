@@ -11,7 +11,7 @@ from __future__ import annotations
 from ._safe import RenderWarning, safe_url
 from .bundle import mimebundle
 from .html import answer_html, references_html
-from .live import LiveAnswer, NotebookLiveAnswer, TerminalLiveAnswer
+from .live import LiveAnswer, NotebookLiveAnswer, TerminalLiveAnswer, shown_live_in_this_cell
 from .markdown import answer_markdown, references_markdown
 from .text import answer_text, references_text
 
@@ -28,4 +28,5 @@ __all__ = [
     "references_markdown",
     "references_text",
     "safe_url",
+    "shown_live_in_this_cell",
 ]

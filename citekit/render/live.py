@@ -25,6 +25,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from typing import Any, TextIO
@@ -39,7 +40,7 @@ from ._sources import answer_notes
 from .bundle import answer_bundle
 from .text import TerminalText, answer_text, sources_text
 
-__all__ = ["LiveAnswer", "NotebookLiveAnswer", "TerminalLiveAnswer"]
+__all__ = ["LiveAnswer", "NotebookLiveAnswer", "TerminalLiveAnswer", "shown_live_in_this_cell"]
 
 #: Seconds between two re-renders of the growing text (about ten a second).
 DEFAULT_INTERVAL = 0.1
@@ -48,6 +49,27 @@ DEFAULT_INTERVAL = 0.1
 _COST_FACTOR = 10.0
 # At most this many deltas between two looks at the clock.
 _MAX_STRIDE = 16
+
+
+#: Answers the live display has just shown in full, with the notebook cell it ran in: the
+#: cell's own result (``mg.ask(..., stream=True)`` as its last line) is then not shown again.
+_SHOWN: deque[tuple[Answer, int | None]] = deque(maxlen=8)
+
+
+def _execution_count() -> int | None:
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython is a dependency of ipywidgets
+        return None
+    shell = get_ipython()
+    count = getattr(shell, "execution_count", None)
+    return count if isinstance(count, int) else None
+
+
+def shown_live_in_this_cell(answer: Answer) -> bool:
+    """Whether the live display already showed ``answer`` whole in the running cell."""
+    count = _execution_count()
+    return count is not None and any(a is answer and c == count for a, c in _SHOWN)
 
 
 def _ipython_display() -> Callable[..., Any]:
@@ -261,6 +283,7 @@ class NotebookLiveAnswer(LiveAnswer):
             except Exception:
                 body = None
         self._publish(answer_bundle(answer, body_html=body))
+        _SHOWN.append((answer, _execution_count()))
 
     def fail(self, exc: BaseException) -> None:
         self._refresh(f"incomplete: the stream was interrupted ({type(exc).__name__}: {exc})")
