@@ -451,6 +451,11 @@ def test_ctrl_c_while_blocked_on_the_server_keeps_the_partial_answer(
         "citekit kept the partial answer (40 characters): citekit.last_answer "
         "(and this exception's .answer)"
     ]
+    # What IPython prints after Kernel > Interrupt, in place of the traceback: one line.
+    assert caught.value._render_traceback_() == [  # type: ignore[attr-defined]
+        "Interrupted: citekit kept the partial answer (40 characters): citekit.last_answer "
+        "(and this exception's .answer), logged as partial."
+    ]
     row = logged(question)
     assert row["partial"] and row["error_type"] == "KeyboardInterrupt"
 

@@ -415,10 +415,16 @@ def _kept(call: LoggedCall, exc: BaseException) -> None:
         return
     if not isinstance(exc, Exception):
         # Shown under the traceback a notebook prints: where the text that arrived is.
-        exc.add_note(
-            f"citekit kept the partial answer ({len(partial.text)} characters): "
+        kept = (
+            f"citekit kept the partial answer ({len(partial.text):,} characters): "
             "citekit.last_answer (and this exception's .answer)"
         )
+        exc.add_note(kept)
+        if isinstance(exc, KeyboardInterrupt):
+            # IPython prints what _render_traceback_ gives in place of the traceback: after
+            # Kernel > Interrupt, one line instead of pages through httpx and the flow.
+            line = f"Interrupted: {kept}, logged as partial."
+            exc._render_traceback_ = lambda: [line]  # type: ignore[attr-defined]
         call.interrupted(partial, exc)
 
 
