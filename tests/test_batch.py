@@ -352,6 +352,58 @@ def test_widget_progress_updates() -> None:
     bar.close(5, 1)
     assert bar.bar.value == 5 and bar.bar.bar_style == "warning"
     assert "(1 failed)" in bar.label.value
+    # The label is the client's whole name, not cut to fit a fixed width.
+    assert bar.bar.style.description_width == "initial"
+
+
+def test_an_interrupted_batch_says_so_on_its_bar() -> None:
+    from citekit.render.progress import WidgetProgress
+
+    bar = WidgetProgress(40, description="Magisterium")
+    bar.update(12, 0)
+    bar.close(12, 0, interrupted=True)
+    assert bar.bar.bar_style == "danger"
+    assert bar.label.value.startswith("interrupted at 12/40")
+    assert "citekit.last_batch" in bar.label.value
+    out = io.StringIO()
+    text = TextProgress(40, stream=out, width=8)
+    text.close(12, 1, interrupted=True)
+    assert "interrupted at 12/40 (1 failed)" in out.getvalue()
+
+
+def test_ctrl_c_in_ask_many_closes_the_bar_as_interrupted(
+    server: ProviderServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import citekit.providers.batch as batch_module
+
+    closed: list[bool] = []
+
+    class Recorder(NullProgress):
+        def close(self, done: int, failed: int, *, interrupted: bool = False) -> None:
+            closed.append(interrupted)
+
+    monkeypatch.setattr(batch_module, "make_progress", lambda *a, **k: Recorder())
+    client = Magisterium(api_key=KEY, base_url=server.base_url("magisterium", latency=0.2))
+    qs = questions(server, "magisterium", 10)
+    stop = threading.Event()
+
+    def press_ctrl_c() -> None:
+        while not stop.is_set():
+            batch = ck.last_batch
+            if batch is not None and batch.running and batch.done >= 1:
+                _thread.interrupt_main()
+                return
+            time.sleep(0.01)
+
+    presser = threading.Thread(target=press_ctrl_c, daemon=True)
+    presser.start()
+    try:
+        with pytest.raises(BatchInterrupted):
+            ask_many(client, qs, concurrency=2)
+    finally:
+        stop.set()
+        presser.join(5)
+    assert closed == [True]
 
 
 def test_allow_nested_asyncio_in_a_fresh_process() -> None:

@@ -380,8 +380,10 @@ async def aask_many(
     batch.on_progress = bar.update
     try:
         await batch.run()
-    finally:
-        bar.close(batch.done, batch.failed)
+    except BaseException as exc:  # Ctrl-C or a cancelled task: the bar says it stopped
+        bar.close(batch.done, batch.failed, interrupted=not isinstance(exc, Exception))
+        raise
+    bar.close(batch.done, batch.failed)
     return batch.outcome(errors)
 
 
@@ -476,7 +478,7 @@ def ask_many(
     except KeyboardInterrupt:
         # The run may still be winding down on the background loop: it is stopped all the same.
         batch.result._stop(interrupted=True)
-        bar.close(batch.done, batch.failed)
+        bar.close(batch.done, batch.failed, interrupted=True)
         raise BatchInterrupted(batch.result.results, batch=batch.result) from None
     bar.close(batch.done, batch.failed)
     return batch.outcome(errors)

@@ -19,7 +19,7 @@ _MIN_REDRAW = 0.1
 
 class Progress(Protocol):
     def update(self, done: int, failed: int) -> None: ...
-    def close(self, done: int, failed: int) -> None: ...
+    def close(self, done: int, failed: int, *, interrupted: bool = False) -> None: ...
 
 
 class NullProgress:
@@ -28,15 +28,18 @@ class NullProgress:
     def update(self, done: int, failed: int) -> None:
         pass
 
-    def close(self, done: int, failed: int) -> None:
+    def close(self, done: int, failed: int, *, interrupted: bool = False) -> None:
         pass
 
 
-def _label(done: int, failed: int, total: int, started: float) -> str:
+def _label(done: int, failed: int, total: int, started: float, *, interrupted: bool = False) -> str:
     text = f"{done}/{total}"
     if failed:
         text += f" ({failed} failed)"
-    return f"{text} {time.monotonic() - started:.1f} s"
+    text = f"{text} {time.monotonic() - started:.1f} s"
+    if interrupted:
+        text = f"interrupted at {text}: the finished answers are in citekit.last_batch"
+    return text
 
 
 class TextProgress:
@@ -49,10 +52,11 @@ class TextProgress:
         self._started = time.monotonic()
         self._drawn = 0.0
 
-    def _draw(self, done: int, failed: int) -> None:
+    def _draw(self, done: int, failed: int, *, interrupted: bool = False) -> None:
         filled = self.width * done // self.total if self.total else self.width
         bar = "#" * filled + "." * (self.width - filled)
-        self.stream.write(f"\r[{bar}] {_label(done, failed, self.total, self._started)}")
+        label = _label(done, failed, self.total, self._started, interrupted=interrupted)
+        self.stream.write(f"\r[{bar}] {label}")
         self.stream.flush()
 
     def update(self, done: int, failed: int) -> None:
@@ -61,8 +65,8 @@ class TextProgress:
             self._drawn = now
             self._draw(done, failed)
 
-    def close(self, done: int, failed: int) -> None:
-        self._draw(done, failed)
+    def close(self, done: int, failed: int, *, interrupted: bool = False) -> None:
+        self._draw(done, failed, interrupted=interrupted)
         self.stream.write("\n")
         self.stream.flush()
 
@@ -77,17 +81,22 @@ class WidgetProgress:
         self.total = total
         self._started = time.monotonic()
         self._drawn = 0.0
+        # The description's width follows its text: "Magisterium" is not cut to "Magisteri...".
         self.bar: Any = ipywidgets.IntProgress(
-            value=0, min=0, max=max(total, 1), description=description
+            value=0,
+            min=0,
+            max=max(total, 1),
+            description=description,
+            style={"description_width": "initial"},
         )
         self.label: Any = ipywidgets.Label(value=f"0/{total}")
         self.box: Any = ipywidgets.HBox([self.bar, self.label])
         show: Any = display  # untyped in IPython
         show(self.box)
 
-    def _draw(self, done: int, failed: int) -> None:
+    def _draw(self, done: int, failed: int, *, interrupted: bool = False) -> None:
         self.bar.value = done
-        self.label.value = _label(done, failed, self.total, self._started)
+        self.label.value = _label(done, failed, self.total, self._started, interrupted=interrupted)
         if failed:
             self.bar.bar_style = "warning"
 
@@ -97,9 +106,11 @@ class WidgetProgress:
             self._drawn = now
             self._draw(done, failed)
 
-    def close(self, done: int, failed: int) -> None:
-        self._draw(done, failed)
-        if not failed and done == self.total:
+    def close(self, done: int, failed: int, *, interrupted: bool = False) -> None:
+        self._draw(done, failed, interrupted=interrupted)
+        if interrupted:
+            self.bar.bar_style = "danger"
+        elif not failed and done == self.total:
             self.bar.bar_style = "success"
 
 
