@@ -1027,3 +1027,21 @@ def test_a_passage_without_a_caption_is_shown_once(heading: str | None) -> None:
     for shown in (answer_markdown(answer), answer_text(answer)):
         assert shown.count("Labour is for man") == 1, shown
         assert ("Chapter I" in shown) is (heading is not None)
+
+
+def test_an_answer_cut_at_its_token_limit_says_so() -> None:
+    """finish_reason "length": the HTML, the Markdown, the terminal text and the CLI say the
+    answer was cut short, as they say a content-filtered one was withheld."""
+    import io
+
+    from citekit.cli.main import print_sources
+    from citekit.render import answer_html, answer_markdown, answer_text
+
+    cut = Answer(provider="maritaca", text="The first half of", finish_reason="length")
+    whole = Answer(provider="maritaca", text="All of it.", finish_reason="stop")
+    for render in (answer_html, answer_markdown, answer_text):
+        assert "cut short" in render(cut) and "max" in render(cut)  # Markdown escapes the _
+        assert "cut short" not in render(whole)
+    out = io.StringIO()
+    print_sources(cut, out)
+    assert "cut short" in out.getvalue()

@@ -125,6 +125,10 @@ def print_sources(answer: Answer, out: TextIO) -> None:
     lines = source_lines(answer)
     if lines:
         out.write("\nSources:\n" + "".join(f"  {line}\n" for line in lines))
+    if answer.finish_reason == "length":
+        from ..render._sources import CUT_SHORT
+
+        out.write(f"\nNote: {CUT_SHORT[1]}\n")
     for note in answer.notes:
         out.write(f"\nNote: {note}\n")
     if answer.sample:

@@ -13,10 +13,12 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from ..core.models import Answer, Citation, GeneratedFile, Reference, References
 
 __all__ = [
+    "CUT_SHORT",
     "Footnote",
     "answer_notes",
     "file_facts",
@@ -164,6 +166,14 @@ def file_facts(file: GeneratedFile) -> str:
     return ", ".join([kind] + ([format_size(size)] if size is not None else []))
 
 
+#: The note of an answer the provider stopped at its token limit (finish_reason "length").
+CUT_SHORT: Final = (
+    "warn",
+    "cut short: the answer reached its token limit (finish_reason 'length'); "
+    "ask again with a higher max_tokens= for the rest",
+)
+
+
 def answer_notes(answer: Answer) -> list[tuple[str, str]]:
     """``(kind, text)`` messages shown above an answer: kind is sample, warn, info or note."""
     notes: list[tuple[str, str]] = []
@@ -174,6 +184,8 @@ def answer_notes(answer: Answer) -> list[tuple[str, str]]:
         notes.append(("warn", "withheld by the provider's content filter"))
     if answer.partial:
         notes.append(("warn", "incomplete: the stream was interrupted"))
+    if answer.finish_reason == "length":
+        notes.append(CUT_SHORT)
     if answer.cached:
         notes.append(("info", "from cache"))
     for note in answer.notes:
