@@ -45,13 +45,50 @@ def _esc(value: Any) -> str:
     return html.escape("" if value is None else str(value))
 
 
+#: Column names as a reader says them.
+_HEADINGS = {
+    "n_citations": "citations",
+    "n_references": "knowledge chunks",
+    "total_tokens": "tokens",
+    "mean_score": "mean score",
+    "cited_sentences": "cited sentences",
+    "n_unmarked": "listed, never marked",
+    "n_unlisted": "markers without a source",
+    "n_same_work": "one work, two numbers",
+    "document_title": "document",
+}
+_CELL = 'style="text-align: left; border: 1px solid #8886; padding: 2px 6px"'
+
+
 def _table_html(frame: Any, *, limit: int = 15) -> str:
-    head = "".join(f'<th style="text-align: left">{_esc(c)}</th>' for c in frame.columns)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{_esc(v)}</td>" for v in row) + "</tr>"
-        for row in frame.head(limit).iter_rows()
+    """A bordered table with readable headings; past ``limit`` rows it says "15 of 34" and
+    the rest opens below."""
+    import polars as pl
+
+    def cell(value: Any) -> str:
+        if isinstance(value, float):
+            return f"{value:.2f}"
+        if isinstance(value, list | pl.Series):
+            return _esc(", ".join(str(v) for v in value))
+        return _esc(value)
+
+    def rows(part: Any) -> str:
+        return "".join(
+            "<tr>" + "".join(f"<td {_CELL}>{cell(v)}</td>" for v in row) + "</tr>"
+            for row in part.iter_rows()
+        )
+
+    names = [_HEADINGS.get(c, c.replace("_", " ")) for c in frame.columns]
+    head = "".join(f"<th {_CELL}>{_esc(n)}</th>" for n in names)
+    table = '<div style="overflow-x: auto"><table style="border-collapse: collapse">'
+    html = f"{table}<tr>{head}</tr>{rows(frame.head(limit))}</table></div>"
+    if frame.height <= limit:
+        return html
+    rest = f"{table}<tr>{head}</tr>{rows(frame.slice(limit))}</table></div>"
+    return (
+        f"{html}<p>{limit} of {frame.height} rows.</p>"
+        f"<details><summary>Show the other {frame.height - limit}</summary>{rest}</details>"
     )
-    return f'<table style="border-collapse: collapse"><tr>{head}</tr>{body}</table>'
 
 
 def _answers_section(provider: str, answers: list[Answer]) -> str:
@@ -90,8 +127,8 @@ def _frames_section(answers: list[Answer]) -> tuple[str, dict[str, pl.DataFrame]
     )
     html = (
         "<h2>Frames</h2>"
-        f"<p>sources_frame: {sources.height} sources of {len(answers)} answers, "
-        f"{works.height} works; references_frame: {refs.height} knowledge chunks.</p>"
+        f"<p>{len(answers)} answers cite {sources.height} sources ({refs.height} of them "
+        f"knowledge chunks) from {works.height} works.</p>"
         f"<h3>Answers</h3>{_table_html(overview)}"
         "<h3>Most cited works</h3><p>One row per work, whatever the language, edition or "
         "page it was cited under, and whichever provider cited it.</p>"
