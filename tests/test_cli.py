@@ -118,7 +118,8 @@ def test_demo_offline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
                 assert sample.question in printed
                 assert f"[recorded sample {sample.label}]" in printed
     assert "every answer below is a RECORDED SAMPLE" in printed
-    assert "<h2>Frames</h2>" in page and "<h2>Charts</h2>" in page
+    assert '<h2 id="frames">Frames</h2>' in page and '<h2 id="charts">Charts</h2>' in page
+    assert 'href="#corpus"' in page and page.count("<h2 id=") == 6  # the contents' targets
     # authors, works, years, scores and the co-citation heatmap
     assert page.count("<svg") == 5 and "skipped" not in page
     assert "One question, three providers" in page and "Shared works" in page
@@ -129,8 +130,11 @@ def test_demo_offline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert "$[1]$" not in printed and "$[" not in printed
     flights = printed.split("What does the travel policy say about booking flights?")[1]
     assert "departure whenever you can.[1]" in flights.split("\n== ")[0]
-    section = page.split("<h3>What does the travel policy say about booking flights?</h3>")[1]
-    assert 'class="citekit-marker"' in section.split("<h3>")[0]
+    # The question shows once per answer (in the answer's own header, not also as a heading).
+    question = "What does the travel policy say about booking flights?"
+    assert f"<h3>{question}</h3>" not in page
+    section = page.split(f"Question: {question}")[1]
+    assert 'class="citekit-marker"' in section.split('<div class="citekit-answer"')[0]
 
 
 def test_log_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -35,6 +35,26 @@ _DEMO_NOTE = (
 )
 
 
+#: What each provider's section shows.
+_INTROS = {
+    "magisterium": "Questions on Catholic teaching; each answer cites passages of Church "
+    "documents, with their authors and years.",
+    "maritaca": "Portuguese answers from Sabiá models; with web search, the pages it read are "
+    "its sources.",
+    "gptbots": "Answers of a GPTBots agent from its knowledge base: corner citations and the "
+    "knowledge chunks behind each answer, with their relevance scores.",
+}
+_CONTENTS = (
+    '<nav><strong>Contents</strong><ul style="margin-top: 0.3em">'
+    '<li><a href="#magisterium">Magisterium AI</a></li>'
+    '<li><a href="#maritaca">Maritaca AI</a></li>'
+    '<li><a href="#gptbots">GPTBots</a></li>'
+    '<li><a href="#frames">Frames</a></li>'
+    '<li><a href="#charts">Charts</a></li>'
+    '<li><a href="#corpus">Sources as one corpus</a></li>'
+    "</ul></nav>"
+)
+
 #: The question the demo puts to every provider at once.
 _COMPARED = "What is the principle of subsidiarity?"
 
@@ -92,9 +112,12 @@ def _table_html(frame: Any, *, limit: int = 15) -> str:
 
 
 def _answers_section(provider: str, answers: list[Answer]) -> str:
-    parts = [f"<h2>{_esc(long_name(provider))}</h2>"]
+    parts = [
+        f'<h2 id="{provider}">{_esc(long_name(provider))}</h2>',
+        f"<p>{_INTROS[provider]}</p>",
+    ]
     for answer in answers:
-        parts.append(f"<h3>{_esc(answer.question)}</h3>")
+        parts.append('<hr style="border: 0; border-top: 1px solid #8886; margin: 1.5em 0">')
         try:
             parts.append(answer.to_html())  # carries its own "recorded sample" badge
         except Exception as exc:  # one answer that cannot render must not sink the page
@@ -126,7 +149,8 @@ def _frames_section(answers: list[Answer]) -> tuple[str, dict[str, pl.DataFrame]
         .sort(["chunks", "document_title"], descending=[True, False])
     )
     html = (
-        "<h2>Frames</h2>"
+        '<h2 id="frames">Frames</h2>'
+        "<p>Every answer and every source as polars frames, the tables a notebook charts.</p>"
         f"<p>{len(answers)} answers cite {sources.height} sources ({refs.height} of them "
         f"knowledge chunks) from {works.height} works.</p>"
         f"<h3>Answers</h3>{_table_html(overview)}"
@@ -147,7 +171,12 @@ def _corpus_section(answers: list[Answer], comparison: Any) -> str:
     from ..data.cocitation import cocitation_frame
     from ..data.health import health_frame
 
-    parts = ["<h2>Sources as one corpus</h2>"]
+    parts = [
+        '<h2 id="corpus">Sources as one corpus</h2>',
+        "<p>The same work cited in several languages, or by several providers, counted once: "
+        "which works are read together, how the providers answer one question, and how well "
+        "each answer marks its sources.</p>",
+    ]
     try:
         co = cocitation_frame(answers)
         parts.append(
@@ -185,7 +214,11 @@ def _charts_section(frames: dict[str, pl.DataFrame]) -> str:
 
     from ..data import charts
 
-    parts = ["<h2>Charts</h2>"]
+    parts = [
+        '<h2 id="charts">Charts</h2>',
+        "<p>Authors and works counted by identity, the centuries cited, and GPTBots' "
+        "relevance scores.</p>",
+    ]
     for name, source in (
         ("authors", "citations"),
         ("works", "sources"),
@@ -211,7 +244,7 @@ def run_demo(path: Path, *, open_browser: bool = False, out: TextIO | None = Non
 
     out = out if out is not None else sys.stdout
     out.write(_TERMINAL_NOTE + "\n")
-    sections = [f"<p>{_DEMO_NOTE}</p>"]
+    sections = [f"<p>{_DEMO_NOTE}</p>", _CONTENTS]
     every: list[Answer] = []
     clients: list[Any] = []
     comparison = None
