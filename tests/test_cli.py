@@ -120,8 +120,8 @@ def test_demo_offline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert "every answer below is a RECORDED SAMPLE" in printed
     assert '<h2 id="frames">Frames</h2>' in page and '<h2 id="charts">Charts</h2>' in page
     assert 'href="#corpus"' in page and page.count("<h2 id=") == 6  # the contents' targets
-    # authors, works, years, scores and the co-citation heatmap
-    assert page.count("<svg") == 5 and "skipped" not in page
+    # authors, works, years, citations per answer, scores and the co-citation heatmap
+    assert page.count("<svg") == 6 and "skipped" not in page
     assert "One question, three providers" in page and "Shared works" in page
     assert "Citation health" in page
     assert str(out.resolve()) in printed

@@ -223,11 +223,12 @@ def _charts_section(frames: dict[str, pl.DataFrame]) -> str:
         ("authors", "citations"),
         ("works", "sources"),
         ("years", "citations"),
+        ("citations_per_answer", "citations"),
         ("scores", "references"),
     ):
         try:
             chart = getattr(charts, name)(frames[source])
-            parts.append(f"<h3>{name.capitalize()}</h3>")
+            parts.append(f"<h3>{name.replace('_', ' ').capitalize()}</h3>")
             parts.append(f"<div>{vl_convert.vegalite_to_svg(chart.to_dict())}</div>")
         except Exception as exc:  # a chart that fails is skipped with a note, not fatal
             parts.append(f"<p><em>Chart {name!r} skipped: {_esc(exc)}</em></p>")
