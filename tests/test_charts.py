@@ -527,3 +527,17 @@ def test_samples_show_pope_francis_once(load: Any) -> None:
     catechism = works.filter(pl.col("work_id") == "catechism")
     assert catechism["citations"].to_list() == [src.filter(pl.col("work_id") == "catechism").height]
     assert works["citations"].sum() == frame.height
+
+
+def test_the_years_axis_starts_and_ends_at_the_data() -> None:
+    import citekit as ck
+    from citekit.testing import default_data_dir
+
+    cits = ck.citations_frame(default_data_dir() / "magisterium")
+    for by in ("year", "decade", "century"):
+        chart = ck.charts.years(cits, by=by)
+        scale = chart.to_dict()["encoding"]["x"]["scale"]
+        data = chart.data
+        assert scale["domain"] == [data["start"].min(), data["end"].max()], by
+        assert scale["nice"] is False
+    assert ck.charts.years([]).to_dict()  # no data: no domain, still a chart

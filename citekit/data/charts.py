@@ -383,7 +383,8 @@ def years(cits: pl.DataFrame | Source, *, by: Period = "auto") -> alt.Chart:
                 "start:Q",
                 title="Year of the cited document",
                 axis=axis(format="d"),
-                scale=alt.Scale(zero=False),
+                # The axis starts and ends at the data, not at a round number before it.
+                scale=alt.Scale(zero=False, nice=False, domain=_span_of(table)),
             ),
             x2="end:Q",
             y=alt.Y("citations:Q", title="Citations", axis=axis(tickMinStep=1)),
@@ -397,6 +398,15 @@ def years(cits: pl.DataFrame | Source, *, by: Period = "auto") -> alt.Chart:
         .properties(width=WIDTH, height=220)
     )
     return chart
+
+
+def _span_of(table: pl.DataFrame) -> list[int] | Any:
+    """``[first start, last end]`` of the periods, or altair's default for no data."""
+    if table.height == 0:
+        import altair as alt
+
+        return alt.Undefined
+    return [int(table["start"].min()), int(table["end"].max())]  # type: ignore[arg-type]
 
 
 def citations_per_answer(cits: pl.DataFrame | Source) -> alt.Chart:
