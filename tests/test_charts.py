@@ -348,6 +348,11 @@ def test_scores_strip_with_threshold_rule() -> None:
         "3 of 5 scored chunks at or above 0.5; 1 without a score not shown"
     )
     assert spec["layer"][1]["mark"]["type"] == "rule"
+    # Each dot says which side of the threshold it is on, and the legend names the threshold.
+    color = spec["layer"][0]["encoding"]["color"]
+    assert color["scale"]["domain"] == ["at or above 0.5", "below 0.5"]
+    assert dict(data.select("source", "side").rows())["UNESCO"] == "at or above 0.5"
+    assert data.filter(pl.col("source") == "unknown source")["side"].to_list() == ["below 0.5"]
     render_png(chart)
 
 

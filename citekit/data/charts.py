@@ -490,10 +490,11 @@ def citations_per_answer(cits: pl.DataFrame | Source) -> alt.Chart:
 def scores(
     refs: pl.DataFrame | Source, *, threshold: float = 0.5, bins: int = 20, top: int = 20
 ) -> alt.LayerChart:
-    """Relevance scores of the retrieved knowledge chunks: a binned strip per knowledge source.
+    """Relevance scores of the retrieved knowledge chunks: a dot strip per knowledge source.
 
-    Each row is a knowledge document (``document_title``); each cell a score bin, darker for
-    more chunks. A red rule marks ``threshold`` and the subtitle says how many chunks reach it.
+    Each row is a knowledge document (``document_title``); each dot the chunks of one score
+    bin, larger for more, blue at or above ``threshold`` and grey below (the legend says
+    which). A red rule marks the threshold and the subtitle says how many chunks reach it.
     Chunks without a score are left out and counted in the subtitle.
 
     Parameters
@@ -552,14 +553,17 @@ def scores(
             .otherwise(pl.lit("other sources"))
         )
     index = ((pl.col("score") - low) / step).floor().clip(0, max(bins, 1) - 1)
+    above, below = f"at or above {threshold:g}", f"below {threshold:g}"
+    side = pl.when(pl.col("score") >= threshold).then(pl.lit(above)).otherwise(pl.lit(below))
     table = (
-        named.group_by("source", bin=index.cast(pl.Int64))
+        named.group_by("source", bin=index.cast(pl.Int64), side=side)
         .agg(chunks=pl.len(), mean_score=pl.col("score").mean())
         .with_columns(
             start=low + pl.col("bin") * step,
             end=low + (pl.col("bin") + 1) * step,
         )
-        .sort("source", "bin")
+        .with_columns(mid=(pl.col("start") + pl.col("end")) / 2)
+        .sort("source", "bin", "side")
         .drop("bin")
     )
     reaching = int((scored["score"] >= threshold).sum())
@@ -570,26 +574,37 @@ def scores(
     if ranked.height > keep.len():
         order.append("other sources")
     x_scale = alt.Scale(domain=[low, high])
+    # One dot per source and score bin, as large as its chunks, coloured by which side of the
+    # threshold it falls on (the legend names the threshold): a sparse strip stays legible.
     strip = (
         alt.Chart(table)
-        .mark_rect(stroke="white", strokeWidth=0.5)
+        .mark_circle(opacity=0.85, stroke="white", strokeWidth=0.5)
         .encode(
-            x=alt.X("start:Q", title="Relevance score", scale=x_scale, axis=axis()),
-            x2="end:Q",
+            x=alt.X("mid:Q", title="Relevance score", scale=x_scale, axis=axis()),
             y=alt.Y(
                 "source:N",
                 title=None,
                 sort=order,
                 axis=axis(labelLimit=_LABEL_LIMIT),
             ),
+            size=alt.Size(
+                "chunks:Q",
+                title="Chunks",
+                scale=alt.Scale(range=[60, 400]),
+                legend=legend(),
+            ),
             color=alt.Color(
-                "chunks:Q", title="Chunks", scale=alt.Scale(scheme="blues"), legend=legend()
+                "side:N",
+                title="Score",
+                scale=alt.Scale(domain=[above, below], range=["#1f6fb4", "#9a9a9a"]),
+                legend=legend(),
             ),
             tooltip=[
                 alt.Tooltip("source:N", title="Source"),
                 alt.Tooltip("start:Q", title="Score from", format=".2f"),
                 alt.Tooltip("end:Q", title="Score to", format=".2f"),
                 alt.Tooltip("chunks:Q", title="Chunks"),
+                alt.Tooltip("side:N", title="Threshold"),
             ],
         )
     )
