@@ -96,6 +96,8 @@ def test_search_is_case_insensitive_over_text_title_author(answers: list[Answer]
     ex.search.value = "no such words"
     assert ex.filtered.height == 0
     assert "no citations match" in ex.status.value
+    # Nothing to chart: the chart area says so, not an empty frame with a lone "0".
+    assert "No citations match these filters" in ex.chart.value and "<svg" not in ex.chart.value
     assert ex.detail.value == ""
     assert ex.selected_answer() is None
 
@@ -238,3 +240,17 @@ def test_detail_falls_back_to_escaped_text(
     ex = explore(answers, chart=False)
     assert "<pre style='white-space:pre-wrap'>Work has dignity [^1]." in ex.detail.value
     assert "<b>Question:</b> Why is work dignified?" in ex.detail.value
+
+
+def test_a_passage_reads_as_text_and_its_source_as_a_link() -> None:
+    from citekit.notebook.explorer_html import row_html
+
+    row = {
+        "document_title": "Rerum novarum",
+        "marker": 1,
+        "cited_text": "The **just wage** is *owed*.",
+        "source_url": "https://www.vatican.va/x.html",
+    }
+    shown = row_html(row, "citations")
+    assert "**" not in shown and "<strong>just wage</strong>" in shown
+    assert "text-decoration:underline" in shown and "href='https://www.vatican.va/x.html'" in shown

@@ -358,8 +358,16 @@ class Explorer:
         if not self._draw_chart:
             self.chart.value = ""
             return
+        filtered = self.filtered
+        if filtered.height == 0:  # a chart of nothing would be an empty frame and a lone "0"
+            noun = "citations" if self.kind == "citations" else "knowledge chunks"
+            self.chart.value = (
+                f"<div style='padding:2em 0;opacity:0.8'>No {noun} match these filters: "
+                "widen the year range, clear the search or lower the minimum score.</div>"
+            )
+            return
         make: Callable[[pl.DataFrame], Any] = getattr(charts, self.chart_kind.value)
-        self.chart.value = svg_html(make(self.filtered))
+        self.chart.value = svg_html(make(filtered))
 
     def _render_detail(self) -> None:
         if self._kept.height == 0:

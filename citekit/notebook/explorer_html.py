@@ -37,6 +37,13 @@ _COLUMNS: Final[dict[str, tuple[tuple[str, str], ...]]] = {
 }
 
 
+#: Links look like links, in the front end's own link colour where it has one.
+_LINK = (
+    "color:var(--jp-content-link-color,var(--vscode-textLink-foreground,#1a5fb4));"
+    "text-decoration:underline"
+)
+
+
 def _cell(value: Any, column: str) -> str:
     if value is None:
         return "<span style='color:#888'>—</span>"
@@ -72,6 +79,7 @@ def table_html(page: pl.DataFrame, kind: str, *, first: int, selected: int) -> s
 
 def row_html(row: dict[str, Any], kind: str) -> str:
     from ..render import safe_url
+    from ..render._mdhtml import render_markdown
 
     if kind == "citations":
         title = row.get("document_title") or UNTITLED
@@ -90,7 +98,8 @@ def row_html(row: dict[str, Any], kind: str) -> str:
     url = safe_url(row.get("source_url"))
     name = html.escape(str(label))
     link = (
-        f"<a href='{html.escape(url, quote=True)}' target='_blank' rel='noopener'>{name}</a>"
+        f"<a href='{html.escape(url, quote=True)}' target='_blank' rel='noopener' "
+        f"style='{_LINK}'>{name}</a>"
         if url
         else name
     )
@@ -98,9 +107,11 @@ def row_html(row: dict[str, Any], kind: str) -> str:
     parts.append(html.escape(" · ".join(str(f) for f in facts)) + "</span></div>")
     if heading:
         parts.append(f"<div style='color:#666;font-style:italic'>{html.escape(heading)}</div>")
+    # The passage's Markdown rendered as the answer's footnotes render it: no raw asterisks.
+    passage = render_markdown(text, top_heading=5) if text.strip() else ""
     parts.append(
-        "<blockquote style='margin:4px 0 8px 0;padding-left:8px;border-left:3px solid #ccc;"
-        f"white-space:pre-wrap'>{html.escape(text)}</blockquote>"
+        "<blockquote style='margin:4px 0 8px 0;padding-left:8px;border-left:3px solid #ccc'>"
+        f"{passage}</blockquote>"
     )
     return "<div style='font-size:13px'>" + "".join(parts) + "</div>"
 
