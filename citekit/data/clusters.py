@@ -68,6 +68,12 @@ _URL: Final = "_identity_url"
 _NUMBERS: Final = re.compile(r"\d+")
 
 
+#: A run of one (author, title) group's rows in nearby years: (first year, last year, a row).
+_Chain = tuple[int | None, int | None, int]
+#: Each (author id, title key) group's chains.
+_Chains = dict[tuple[str | None, str], list[_Chain]]
+
+
 class _Rows:
     """Union-find over the distinct rows."""
 
@@ -178,8 +184,8 @@ def _cluster(
     for group in (*by_alias.values(), *by_data.values(), *by_url.values()):
         sets.join(group)
     chains = _year_chains(by_title, years, sets)
-    _join_unattributed(chains, years, sets)
-    _join_near_titles(chains, years, sets)
+    _join_unattributed(chains, sets)
+    _join_near_titles(chains, sets)
     return _name(rows, sets, titles, aids, alias, counts, table, lang)
 
 
@@ -336,11 +342,11 @@ def _year_chains(
     by_title: dict[tuple[str | None, str], list[int]],
     years: list[int | None],
     sets: _Rows,
-) -> dict[tuple[str | None, str], list[tuple[int | None, int | None, int]]]:
+) -> _Chains:
     """Join each (author, title) group's rows whose years are within ``YEAR_WINDOW`` of the
     next; a row without a year joins the group's largest chain. Returns each group's chains as
     (first year, last year, a member)."""
-    out: dict[tuple[str | None, str], list[tuple[int | None, int | None, int]]] = {}
+    out: _Chains = {}
     for key, members in by_title.items():
         dated = sorted((m for m in members if years[m] is not None), key=lambda m: years[m] or 0)
         undated = [m for m in members if years[m] is None]
@@ -364,17 +370,13 @@ def _year_chains(
     return out
 
 
-def _fits(a: tuple[int | None, int | None, int], b: tuple[int | None, int | None, int]) -> bool:
+def _fits(a: _Chain, b: _Chain) -> bool:
     if a[0] is None or b[0] is None or a[1] is None or b[1] is None:
         return True
     return a[0] - YEAR_WINDOW <= b[1] and b[0] - YEAR_WINDOW <= a[1]
 
 
-def _join_unattributed(
-    chains: dict[tuple[str | None, str], list[tuple[int | None, int | None, int]]],
-    years: list[int | None],
-    sets: _Rows,
-) -> None:
+def _join_unattributed(chains: _Chains, sets: _Rows) -> None:
     """A title cited without an author is the work of the one author who has that title."""
     authors_of: dict[str, list[tuple[str | None, str]]] = defaultdict(list)
     for key in chains:
@@ -392,11 +394,7 @@ def _join_unattributed(
                 sets.union(chain[2], fitting[0][2])
 
 
-def _join_near_titles(
-    chains: dict[tuple[str | None, str], list[tuple[int | None, int | None, int]]],
-    years: list[int | None],
-    sets: _Rows,
-) -> None:
+def _join_near_titles(chains: _Chains, sets: _Rows) -> None:
     """Titles by one author that differ only slightly, in fitting years, are one work."""
     titles_of: dict[str, list[str]] = defaultdict(list)
     for aid, tkey in chains:
