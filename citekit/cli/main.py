@@ -140,10 +140,7 @@ def _ask(args: argparse.Namespace, out: TextIO) -> int:
     if args.html:
         from ..data.exports import ANSWER_SUFFIXES
 
-        if Path(args.html).suffix.lower() not in ANSWER_SUFFIXES:  # before paying for an answer
-            raise UsageError(
-                f"--html {args.html}: the file name must end in one of {', '.join(ANSWER_SUFFIXES)}"
-            )
+        _require_suffix("--html", Path(args.html), ANSWER_SUFFIXES)  # before paying for an answer
     client = make_client(args.provider, base_url=args.base_url, model=args.model)
     stream = args.stream if args.stream is not None else not args.json
     answer: Answer | None = None
@@ -220,12 +217,11 @@ def _log(args: argparse.Namespace, out: TextIO) -> int:
     if args.log_command == "export":
         path = Path(args.path)
         if args.rows:
-            suffix = path.suffix.lower()
-            if suffix not in (".csv", ".parquet", ".json", ".jsonl", ".ndjson"):
-                raise UsageError("log export --rows writes .csv, .parquet, .json or .jsonl files")
+            _require_suffix("log export --rows", path, _ROW_SUFFIXES)
             frame = log.frame(**_filters(args))
             if frame.height == 0:
                 return _nothing_to_export(path, out)
+            suffix = path.suffix.lower()
             if suffix == ".csv":
                 from ..data.exports import write_csv
 
@@ -234,17 +230,13 @@ def _log(args: argparse.Namespace, out: TextIO) -> int:
                 frame.write_parquet(path)
             elif suffix == ".json":
                 frame.write_json(path)
-            elif suffix in (".jsonl", ".ndjson"):
+            else:  # .jsonl, .ndjson
                 frame.write_ndjson(path)
-            else:
-                raise UsageError("log export --rows writes .csv, .parquet, .json or .jsonl files")
             out.write(f"Wrote {frame.height} log rows to {path}\n")
             return 0
         from ..data.exports import CITATION_SUFFIXES, export_citations
 
-        if path.suffix.lower() not in CITATION_SUFFIXES:  # before reading the log
-            kinds = ", ".join(CITATION_SUFFIXES)
-            raise UsageError(f"log export {path}: the file name must end in one of {kinds}")
+        _require_suffix("log export", path, CITATION_SUFFIXES)  # before reading the log
         answers = log.answers(**_filters(args))
         if not answers:
             return _nothing_to_export(path, out)
@@ -268,6 +260,16 @@ def _log(args: argparse.Namespace, out: TextIO) -> int:
             f"{elapsed:>6}  {what[:90]}\n"
         )
     return 0
+
+
+#: What ``log export --rows`` writes.
+_ROW_SUFFIXES = (".csv", ".parquet", ".json", ".jsonl", ".ndjson")
+
+
+def _require_suffix(option: str, path: Path, suffixes: Sequence[str]) -> None:
+    """A usage error unless ``path`` ends in one of ``suffixes``: checked before any work."""
+    if path.suffix.lower() not in suffixes:
+        raise UsageError(f"{option} {path}: the file name must end in one of {', '.join(suffixes)}")
 
 
 def _nothing_to_export(path: Path, out: TextIO) -> int:
@@ -357,8 +359,7 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
     if args.command == "demo":
         from .demo import run_demo
 
-        if Path(args.out).suffix.lower() not in (".html", ".htm"):
-            raise UsageError(f"--out {args.out}: the demo page is HTML: end it in .html")
+        _require_suffix("--out", Path(args.out), (".html", ".htm"))  # the demo page is HTML
         return run_demo(Path(args.out), open_browser=args.open, out=out)
     return _log(args, out)
 
