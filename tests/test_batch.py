@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import _thread
 import asyncio
+import contextlib
 import contextvars
 import io
 import itertools
@@ -12,6 +13,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -180,18 +182,16 @@ def test_bad_arguments() -> None:
 
 
 # -- interruption and cancellation ----------------------------------------------------------------
-def test_ctrl_c_keeps_what_finished(server: ProviderServer) -> None:
-    url = server.base_url("magisterium", latency=0.2)
-    client = Magisterium(api_key=KEY, base_url=url)
-    qs = questions(server, "magisterium", 20)
+@contextlib.contextmanager
+def ctrl_c_once_done(answers: int) -> Iterator[None]:
+    """Press Ctrl-C once the running batch itself holds ``answers`` answers (not after a fixed
+    time, nor when the server has sent them: a loaded machine may take longer to take them in)."""
     stop = threading.Event()
 
     def press_ctrl_c() -> None:
-        # Once the batch itself holds two answers (not after a fixed time, nor when the server
-        # has sent two: a loaded machine may take longer to take them in).
         while not stop.is_set():
             batch = ck.last_batch
-            if batch is not None and batch.running and batch.done >= 2:
+            if batch is not None and batch.running and batch.done >= answers:
                 _thread.interrupt_main()
                 return
             time.sleep(0.01)
@@ -199,11 +199,18 @@ def test_ctrl_c_keeps_what_finished(server: ProviderServer) -> None:
     presser = threading.Thread(target=press_ctrl_c, daemon=True)
     presser.start()
     try:
-        with pytest.raises(BatchInterrupted) as info:
-            ask_many(client, qs, concurrency=2, progress=False)
+        yield
     finally:
         stop.set()
         presser.join(5)
+
+
+def test_ctrl_c_keeps_what_finished(server: ProviderServer) -> None:
+    url = server.base_url("magisterium", latency=0.2)
+    client = Magisterium(api_key=KEY, base_url=url)
+    qs = questions(server, "magisterium", 20)
+    with ctrl_c_once_done(2), pytest.raises(BatchInterrupted) as info:
+        ask_many(client, qs, concurrency=2, progress=False)
     results = info.value.results
     assert isinstance(info.value, KeyboardInterrupt)
     assert len(results) == 20
@@ -385,24 +392,8 @@ def test_ctrl_c_in_ask_many_closes_the_bar_as_interrupted(
     monkeypatch.setattr(batch_module, "make_progress", lambda *a, **k: Recorder())
     client = Magisterium(api_key=KEY, base_url=server.base_url("magisterium", latency=0.2))
     qs = questions(server, "magisterium", 10)
-    stop = threading.Event()
-
-    def press_ctrl_c() -> None:
-        while not stop.is_set():
-            batch = ck.last_batch
-            if batch is not None and batch.running and batch.done >= 1:
-                _thread.interrupt_main()
-                return
-            time.sleep(0.01)
-
-    presser = threading.Thread(target=press_ctrl_c, daemon=True)
-    presser.start()
-    try:
-        with pytest.raises(BatchInterrupted):
-            ask_many(client, qs, concurrency=2)
-    finally:
-        stop.set()
-        presser.join(5)
+    with ctrl_c_once_done(1), pytest.raises(BatchInterrupted):
+        ask_many(client, qs, concurrency=2)
     assert closed == [True]
 
 
