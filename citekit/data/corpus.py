@@ -39,30 +39,31 @@ __all__ = ["SOURCES_SCHEMA", "WORKS_SCHEMA", "SourceKind", "sources_frame", "wor
 SourceKind = Literal["citation", "knowledge chunk", "web source"]
 
 #: One row per source: what the provider reported, then the work and author it belongs to.
-SOURCES_SCHEMA: Final = pl.Schema(
-    {
-        **source_schema(("provider", "answer_id", "question", "kind", "marker", "rank")),
-        **source_schema(
-            (
-                "document_title",
-                "document_author",
-                "document_year",
-                "year",
-                "document_reference",
-                "source_url",
-                "data_id",
-                "cited_text",
-                "score",
-            )
-        ),
-        "span_start": pl.Int32(),
-        "span_end": pl.Int32(),
-        "cited_inline": pl.Boolean(),
-        "work_id": pl.String(),
-        "work": pl.String(),
-        "author_id": pl.String(),
-        "author": pl.String(),
-    }
+SOURCES_SCHEMA: Final = source_schema(
+    (
+        "provider",
+        "answer_id",
+        "question",
+        "kind",
+        "marker",
+        "rank",
+        "document_title",
+        "document_author",
+        "document_year",
+        "year",
+        "document_reference",
+        "source_url",
+        "data_id",
+        "cited_text",
+        "score",
+        "span_start",
+        "span_end",
+        "cited_inline",
+        "work_id",
+        "work",
+        "author_id",
+        "author",
+    )
 )
 
 #: One row per work.
