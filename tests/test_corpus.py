@@ -425,3 +425,48 @@ def test_numbered_titles_by_one_author_stay_apart() -> None:
     ]
     got = identify(frame_of(rows))["work_id"].to_list()
     assert len(set(got)) == 4
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+ALIAS_SHAPES = JSON | st.fixed_dictionaries(
+    {
+        "works": JSON
+        | st.lists(
+            st.dictionaries(
+                st.sampled_from(
+                    ["id", "names", "aliases", "author", "years", "urls", "also_by", "kind"]
+                ),
+                JSON,
+                max_size=6,
+            ),
+            max_size=3,
+        ),
+        "authors": JSON
+        | st.lists(
+            st.dictionaries(st.sampled_from(["id", "names", "aliases", "sites"]), JSON, max_size=4),
+            max_size=3,
+        ),
+    }
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(spec=ALIAS_SHAPES)
+def test_any_alias_table_a_user_gives_is_read_or_refused_with_a_message(spec: object) -> None:
+    """A table from a user's file or mapping: either it is read and identities still work, or
+    it is refused with a ValueError / TypeError that says what to pass; nothing else escapes."""
+    try:
+        table = Aliases.resolve(spec) if not isinstance(spec, list) else Aliases.from_dict(spec)
+    except (ValueError, TypeError, FileNotFoundError) as exc:  # a text is a file's path
+        assert str(exc)
+        return
+    got = identify(
+        frame_of([{"document_title": "Laudato si'", "document_author": "Francis"}]), aliases=table
+    )
+    assert got.height == 1

@@ -144,6 +144,8 @@ class Aliases:
             data = json.loads(file.read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise FileNotFoundError(f"No alias file at {file}.") from None
+        except IsADirectoryError:
+            raise ValueError(f"{file} is a folder: aliases= takes a JSON alias file.") from None
         except (ValueError, UnicodeDecodeError) as exc:
             raise ValueError(f"{file} is not a JSON alias table: {exc}") from None
         return cls.from_dict(data, origin=str(file))
