@@ -876,6 +876,11 @@ def test_terminal_live_without_deltas_prints_the_whole_answer_and_fail_marks_it(
         out.getvalue()
         == "partial\n[incomplete: the stream was interrupted (ConnectionError: reset)]\n"
     )
+    out = io.StringIO()
+    live = TerminalLiveAnswer("gptbots", None, stream=out)
+    live.add("partial")
+    live.fail(KeyboardInterrupt())  # Ctrl-C carries no message: no dangling colon
+    assert out.getvalue().endswith("[incomplete: the stream was interrupted (KeyboardInterrupt)]\n")
 
 
 def test_notebook_live_uses_ipython_display_inside_a_kernel(
