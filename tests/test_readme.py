@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import pathspec
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 from markdown_it import MarkdownIt
@@ -37,7 +38,8 @@ from citekit.testing import ProviderServer
 
 from .test_docs import PROVIDERS, TEST_KEY
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
 
 #: Languages of the blocks that run.
 RUN = ("python", "ipython", "bash")
@@ -198,3 +200,10 @@ def test_the_readme_runs_as_written(
             failed.append(f"{block}:\n{error}")
     assert ran
     assert not failed, "\n\n".join(failed)
+    # Run in the checkout, the README's commands leave nothing git would show as new.
+    ignored = pathspec.GitIgnoreSpec.from_lines(
+        (ROOT / ".gitignore").read_text(encoding="utf-8").splitlines()
+    )
+    left = [f"{p.name}/" if p.is_dir() else p.name for p in sorted(readme_env.iterdir())]
+    assert left, "the README's commands write files"
+    assert [name for name in left if not ignored.match_file(name)] == [], ".gitignore them"
