@@ -130,7 +130,10 @@ def readme_env(
 
 
 @pytest.fixture
-def shell(readme_env: Path) -> Iterator[InteractiveShell]:
+def shell(readme_env: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
+    # %%ask keeps the clients it made by provider name for the session; one an earlier test
+    # made would send to wherever that test's environment pointed, not to this server.
+    monkeypatch.setattr("citekit.notebook.magic._clients", {})
     InteractiveShell.clear_instance()
     config = Config()
     config.HistoryManager.hist_file = ":memory:"
