@@ -311,6 +311,7 @@ class Explorer:
         )
         # The count line takes what the page and row boxes leave, and never wraps onto them.
         self.status: Any = w.HTML(layout=w.Layout(flex="1 1 auto", min_width="0", width="auto"))
+        self.status.add_class("citekit-ex-status-box")
         self.table: Any = row_table(layout=w.Layout(width="100%"))
         self.chart: Any = w.HTML()
         self.detail: Any = w.HTML(layout=w.Layout(width="100%"))

@@ -98,6 +98,8 @@ EXPLORER_CSS: Final = (
 .citekit-ex .citekit-ex-muted{color:var(--ck-ex-muted)}
 .citekit-ex .citekit-ex-status{display:block;white-space:nowrap;overflow:hidden;
   text-overflow:ellipsis;line-height:28px;padding-right:1em}
+.citekit-ex .citekit-ex-status-box,.citekit-ex .citekit-ex-status-box .widget-html-content{
+  flex:1 1 auto;min-width:0;overflow:hidden}
 .citekit-ex-scroll{max-height:420px;overflow:auto;outline:none;
   border:1px solid var(--ck-ex-line);border-radius:3px}
 .citekit-ex-scroll:focus-visible{outline:2px solid var(--ck-ex-link);outline-offset:1px}
@@ -186,17 +188,15 @@ export default { render };
 SEARCH_ESM: Final = """
 function render({ model, el }) {
   el.classList.add("citekit-ex-search", "widget-inline-hbox");
-  const label = document.createElement("label");
+  const label = document.createElement("span");
   label.className = "widget-label";
   label.textContent = model.get("description");
   const input = document.createElement("input");
   input.type = "search";
-  input.className = "widget-input";
   input.placeholder = model.get("placeholder");
   input.value = model.get("value");
   input.setAttribute("aria-label", model.get("description"));
-  label.append(input);
-  el.append(label);
+  el.append(label, input);
   let timer = null;
   const commit = () => {
     clearTimeout(timer);
@@ -221,8 +221,8 @@ export default { render };
 """
 
 SEARCH_CSS: Final = """
-.citekit-ex-search{align-items:center;width:360px;max-width:100%}
-.citekit-ex-search label{display:flex;align-items:center;width:100%;gap:0}
+.citekit-ex-search{display:flex;align-items:center;width:360px;max-width:100%}
+.citekit-ex-search .widget-label{flex:0 0 auto}
 .citekit-ex-search input{flex:1 1 auto;min-width:0;box-sizing:border-box;height:28px;
   padding:2px 6px;margin-left:var(--jp-widgets-inline-margin,4px);font:inherit;
   color:var(--jp-widgets-input-color,inherit);
