@@ -8,6 +8,8 @@ from typing import Any
 
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 from citekit import Answer, References, citations_frame, explore, references_frame
@@ -352,3 +354,67 @@ def test_colours_follow_the_theme() -> None:
     # every colour variable reads JupyterLab's, then VS Code's variable, then a literal
     for name in ("fg", "muted", "line", "link"):
         assert f"--ck-ex-{name}:var(--jp-" in EXPLORER_CSS
+
+
+def test_a_front_end_row_out_of_range_is_clamped(answers: list[Answer]) -> None:
+    ex = explore(answers)
+    ex.table.selected = 10_000  # a message from a front end is not trusted to be in range
+    assert (ex.selected.value, ex.table.selected) == (5, 5)
+    ex.table.selected = -3
+    assert (ex.selected.value, ex.table.selected) == (0, 0)
+    ex.search.value = "no such words"
+    ex.table.selected = 4
+    assert ex.selected.value == 0 and ex.selected_row() is None and ex.detail.value == ""
+
+
+_TEXT = st.text(st.characters(codec="utf-8"), max_size=400)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    texts=st.lists(
+        st.fixed_dictionaries(
+            {
+                "marker": st.one_of(st.none(), st.integers(-5, 10**6)),
+                "document_author": st.one_of(st.none(), _TEXT),
+                "document_year": st.one_of(st.none(), _TEXT),
+                "document_title": st.one_of(st.none(), _TEXT),
+                "document_reference": st.one_of(st.none(), _TEXT),
+                "cited_text": st.one_of(st.none(), _TEXT),
+            }
+        ),
+        max_size=8,
+    ),
+    first=st.integers(0, 10**6),
+)
+def test_any_provider_text_makes_one_escaped_line_per_row(
+    texts: list[dict[str, Any]], first: int
+) -> None:
+    from html.parser import HTMLParser
+
+    from citekit.notebook.explorer_html import table_html
+
+    schema = {k: (pl.Int64 if k == "marker" else pl.String) for k in texts[0]} if texts else None
+    page = (
+        pl.DataFrame(texts, schema=schema)
+        if texts
+        else pl.DataFrame(schema={"cited_text": pl.String})
+    )
+    shown = table_html(page, "citations", first=first)
+    tags: list[str] = []
+    cells: list[str] = []
+
+    class Reader(HTMLParser):
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            tags.append(tag)
+
+        def handle_data(self, data: str) -> None:
+            cells.append(data)
+
+    Reader(convert_charrefs=True).feed(shown)
+    # only the table's own elements: provider text never becomes markup
+    assert set(tags) <= {"table", "colgroup", "col", "thead", "tr", "th", "tbody", "td", "span"}
+    assert tags.count("tr") == page.height + 1
+    rows = shown.split("<tbody>", 1)[1]
+    assert "\n" not in rows and "\r" not in rows  # one line per cell
+    assert [f"data-row='{first + i}'" in rows for i in range(page.height)] == [True] * page.height

@@ -162,6 +162,11 @@ def _widget_classes() -> tuple[type[Any], type[Any]]:
         selected = traitlets.Int(0).tag(sync=True)
         count = traitlets.Int(0).tag(sync=True)
 
+        @traitlets.validate("selected")
+        def _in_range(self, proposal: Any) -> int:
+            # a row from the front end is clamped to the rows there are
+            return max(0, min(int(proposal["value"]), self.count - 1))
+
     class SearchBox(anywidget.AnyWidget):
         """A text box whose ``value`` reaches Python once typing pauses ``delay`` ms."""
 

@@ -282,3 +282,44 @@ def test_every_text_reads_at_4_5_to_1_in_each_front_ends_theme(
     assert min(f["ratio"] for f in selected) >= 4.5
     link = pg.locator(".citekit-ex-detail a").first
     assert link.evaluate("a => getComputedStyle(a).textDecorationLine") == "underline"
+
+
+_REFERENCES = """\
+import citekit as ck
+from citekit.testing import default_data_dir
+
+rex = ck.explore(default_data_dir(), kind="references")
+rex
+"""
+
+
+def test_min_score_moves_the_charts_threshold_in_jupyterlab(
+    jupyterlab: Lab, page: tuple[Any, PageEvents]
+) -> None:
+    from playwright.sync_api import expect
+
+    pg, events = page
+    pg.set_viewport_size({"width": 1400, "height": 1000})
+    nbs.write(nbs._notebook([_REFERENCES]), jupyterlab.root / "references.ipynb")
+    open_notebook(pg, jupyterlab, "references.ipynb")
+    pg.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab.lm-mod-current").first.click()
+    run_all_cells(pg)
+    out = cell(pg, 0)
+    pg.wait_for_selector(f"{NOTEBOOK} .citekit-ex-scroll tr[data-row]", timeout=120_000)
+    chart = out.locator("svg.marks").first
+    expect(chart).to_contain_text("at or above 0", timeout=30_000)
+    before = out.locator(".citekit-ex-status").inner_text()
+    # The slider's readout is editable: type a minimum score, as a user can.
+    readout = out.locator(".widget-readout").first
+    readout.click()
+    pg.keyboard.press("Control+a")
+    pg.keyboard.type("0.8")
+    pg.keyboard.press("Enter")
+    expect(chart).to_contain_text("at or above 0.8", timeout=30_000)
+    expect(out.locator(".citekit-ex-status")).not_to_have_text(before)
+    expect(out.locator(".citekit-ex-status")).to_contain_text("filtered from")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    out.locator(".citekit-ex").first.evaluate("e => e.scrollIntoView({block: 'start'})")
+    pg.wait_for_timeout(400)
+    pg.screenshot(path=str(SHOTS / "issue13-explorer-scores-light-desktop.png"))
+    assert events.errors == [], events.errors
