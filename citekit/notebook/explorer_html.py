@@ -116,7 +116,9 @@ EXPLORER_CSS: Final = (
 .citekit-ex-empty{padding:1.5em 1em}
 .citekit-ex-passage{margin:4px 0 8px 0;padding-left:8px;border-left:3px solid var(--ck-ex-line)}
 .citekit-ex-detail hr{border:none;border-top:1px solid var(--ck-ex-line);margin:6px 0}
-@media (max-width: 600px){.citekit-ex .citekit-ex-narrow-hidden{display:none}}
+.citekit-ex-detail .widget-html-content{line-height:1.45}
+@media (max-width: 600px){.citekit-ex .citekit-ex-narrow-hidden{display:none}
+  .citekit-ex col.citekit-ex-col-name{width:28% !important}}
 """
 )
 
@@ -258,9 +260,13 @@ def table_html(page: pl.DataFrame, kind: str, *, first: int) -> str:
     def hidden(column: str) -> str:
         return " class='citekit-ex-narrow-hidden'" if column in _NARROW_HIDDEN else ""
 
-    cols = "<col style='width:3.6em'>" + "".join(
-        f"<col{hidden(c)}" + (f" style='width:{w}'>" if w else ">") for c, _, w in columns
-    )
+    def col(column: str, width: str) -> str:
+        if not width:
+            return "<col>"
+        named = " class='citekit-ex-col-name'" if width.endswith("%") else hidden(column)
+        return f"<col{named} style='width:{width}'>"
+
+    cols = "<col style='width:3.6em'>" + "".join(col(c, w) for c, _, w in columns)
     head = "<th>#</th>" + "".join(f"<th{hidden(c)}>{t}</th>" for c, t, _ in columns)
     body = []
     for offset, row in enumerate(page.iter_rows(named=True)):

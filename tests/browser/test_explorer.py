@@ -105,6 +105,11 @@ def shoot(pg: Any, scheme: str) -> None:
         )
         pg.wait_for_timeout(400)
         pg.screenshot(path=str(SHOTS / f"issue13-explorer-{scheme}-{name}.png"))
+        pg.locator(f"{NOTEBOOK} .citekit-ex-scroll").first.evaluate(
+            "e => e.scrollIntoView({block: 'start'})"
+        )
+        pg.wait_for_timeout(400)
+        pg.screenshot(path=str(SHOTS / f"issue13-explorer-detail-{scheme}-{name}.png"))
     pg.set_viewport_size({"width": 1400, "height": 1000})
     pg.wait_for_timeout(400)
 
