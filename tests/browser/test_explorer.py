@@ -5,6 +5,7 @@ and the VS Code, Colab and ``prefers-color-scheme`` rules on a page of the explo
 
 from __future__ import annotations
 
+import contextlib
 import re
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,17 @@ def expected() -> Any:
 def words(text: str, n: int = 8) -> str:
     """The first ``n`` words of a passage, as the rendered detail shows them (no Markdown)."""
     return " ".join(re.sub(r"[*_`#>\[\]]", "", text).split()[:n])
+
+
+def settle(pg: Any) -> None:
+    """Accept JupyterLab's kernel choice if it asks (it may, when the notebook opens before
+    the kernel list has loaded on a busy machine), then close the file browser."""
+    dialog = pg.locator(".jp-Dialog", has_text="Select Kernel")
+    with contextlib.suppress(Exception):
+        dialog.wait_for(state="visible", timeout=3_000)
+        dialog.locator("button.jp-mod-accept").click()
+        dialog.wait_for(state="hidden", timeout=10_000)
+    pg.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab.lm-mod-current").first.click()
 
 
 def rows_in_view(pg: Any) -> list[int]:
@@ -137,7 +149,7 @@ def test_click_keys_search_and_theme_in_jupyterlab(
     nbs.write(explorer_notebook(), jupyterlab.root / "explorer.ipynb")
     open_notebook(pg, jupyterlab, "explorer.ipynb")
     # the file browser closed: the notebook has the window, as on a phone
-    pg.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab.lm-mod-current").first.click()
+    settle(pg)
     run_all_cells(pg)
     out = cell(pg, EXPLORER)
     table = out.locator(".citekit-ex-scroll")
@@ -307,7 +319,7 @@ def test_min_score_moves_the_charts_threshold_in_jupyterlab(
     pg.set_viewport_size({"width": 1400, "height": 1000})
     nbs.write(nbs._notebook([_REFERENCES]), jupyterlab.root / "references.ipynb")
     open_notebook(pg, jupyterlab, "references.ipynb")
-    pg.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab.lm-mod-current").first.click()
+    settle(pg)
     run_all_cells(pg)
     out = cell(pg, 0)
     pg.wait_for_selector(f"{NOTEBOOK} .citekit-ex-scroll tr[data-row]", timeout=120_000)
