@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from . import _notebooks as nbs
+from ._contrast import CONTRAST_JS
 from .conftest import Lab, PageEvents
 from .test_charts_offline import _CHART_CELLS
-from .test_compare_view import CONTRAST_JS
 from .test_notebook_footnotes import NOTEBOOK, open_notebook, run_all_cells
 
 pytestmark = pytest.mark.browser
