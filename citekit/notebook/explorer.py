@@ -24,16 +24,17 @@ from ..core.models import Answer, References
 from ..data import charts
 from ..data.chart_parts import labelled
 from ..data.frames import Source, citations_frame, load_answers, references_frame
+from ..render.chart import widget_esm
 from .explorer_html import (
     EXPLORER_CSS,
     SEARCH_CSS,
     SEARCH_ESM,
     TABLE_ESM,
     answer_html,
+    chart_html,
     empty_html,
     row_html,
     status_html,
-    svg_html,
     table_html,
 )
 
@@ -147,8 +148,8 @@ def explore(
 
 
 @functools.cache
-def _widget_classes() -> tuple[type[Any], type[Any]]:
-    """The table and search-box widget classes (anywidget is imported on first use)."""
+def _widget_classes() -> tuple[type[Any], type[Any], type[Any]]:
+    """The table, search-box and chart widget classes (anywidget is imported on first use)."""
     import anywidget
     import traitlets
 
@@ -177,7 +178,15 @@ def _widget_classes() -> tuple[type[Any], type[Any]]:
         placeholder = traitlets.Unicode("").tag(sync=True)
         delay = traitlets.Int(250).tag(sync=True)
 
-    return RowTable, SearchBox
+    class ChartView(anywidget.AnyWidget):
+        """A chart: ``value`` is its static SVG (or a message) as HTML, drawn live from the
+        compiled Vega ``spec`` where the front end runs the widget (citekit.render.chart)."""
+
+        _esm = widget_esm()
+        value = traitlets.Unicode("").tag(sync=True)
+        spec = traitlets.Dict().tag(sync=True)
+
+    return RowTable, SearchBox, ChartView
 
 
 class Explorer:
@@ -242,7 +251,7 @@ class Explorer:
     ) -> None:
         import ipywidgets as w
 
-        row_table, search_box = _widget_classes()
+        row_table, search_box, chart_view = _widget_classes()
         self.kind: Kind = kind
         self.answers = answers
         self.page_size = max(1, min(int(page_size), 200))
@@ -318,7 +327,7 @@ class Explorer:
         self.status: Any = w.HTML(layout=w.Layout(flex="1 1 auto", min_width="0", width="auto"))
         self.status.add_class("citekit-ex-status-box")
         self.table: Any = row_table(layout=w.Layout(width="100%"))
-        self.chart: Any = w.HTML()
+        self.chart: Any = chart_view()
         self.detail: Any = w.HTML(layout=w.Layout(width="100%"))
         self.detail.add_class("citekit-ex-detail")
         w.link((self.table, "selected"), (self.selected, "value"))
@@ -437,11 +446,11 @@ class Explorer:
 
     def _render_chart(self) -> None:
         if not self._draw_chart:
-            self.chart.value = ""
+            self._show_chart("", {})
             return
         rows = self._chart_rows()
         if rows.height == 0:  # a chart of nothing would be an empty frame and a lone "0"
-            self.chart.value = empty_html(self._noun)
+            self._show_chart(empty_html(self._noun), {})
             return
         kind = self.chart_kind.value
         if kind == "scores":
@@ -449,11 +458,13 @@ class Explorer:
         else:
             make: Callable[[pl.DataFrame], Any] = getattr(charts, kind)
             spec = make(rows)
-        self._show_chart(spec)
+        self._show_chart(*chart_html(spec))
 
-    def _show_chart(self, spec: Any) -> None:
-        """The one place a chart is displayed."""
-        self.chart.value = svg_html(spec)
+    def _show_chart(self, static: str, vega: dict[str, Any]) -> None:
+        """The one place a chart is displayed: its static HTML, drawn live from ``vega``."""
+        with self.chart.hold_sync():
+            self.chart.value = static
+            self.chart.spec = vega
 
     def _render_detail(self) -> None:
         row = self.selected_row()

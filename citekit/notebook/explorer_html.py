@@ -27,10 +27,10 @@ __all__ = [
     "SEARCH_ESM",
     "TABLE_ESM",
     "answer_html",
+    "chart_html",
     "empty_html",
     "row_html",
     "status_html",
-    "svg_html",
     "table_html",
 ]
 
@@ -345,11 +345,14 @@ def answer_html(answer: Answer) -> str:
     return f"<hr><div>{body}</div>"
 
 
-def svg_html(chart: Any) -> str:
+def chart_html(chart: Any) -> tuple[str, dict[str, Any]]:
+    """The chart as static SVG in HTML, and its compiled Vega spec for the live view (``{}``
+    when the chart cannot be drawn: the HTML then says why)."""
     import vl_convert
 
     try:
-        svg: str = vl_convert.vegalite_to_svg(chart.to_dict())
+        vega: dict[str, Any] = vl_convert.vegalite_to_vega(chart.to_dict())
+        svg: str = vl_convert.vega_to_svg(vega)
     except Exception as exc:  # a chart failure must not break the explorer
-        return f"<div>Chart unavailable: {html.escape(str(exc))}</div>"
-    return f"<div style='overflow:auto'>{svg}</div>"
+        return f"<div>Chart unavailable: {html.escape(str(exc))}</div>", {}
+    return f"<div style='overflow:auto'>{svg}</div>", vega

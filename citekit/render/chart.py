@@ -40,7 +40,14 @@ from typing import Any, Final
 
 from ._safe import esc, new_token
 
-__all__ = ["RENDERER", "chart_bundle", "renderer", "runtime_js", "use_offline_renderer"]
+__all__ = [
+    "RENDERER",
+    "chart_bundle",
+    "renderer",
+    "runtime_js",
+    "use_offline_renderer",
+    "widget_esm",
+]
 
 #: The name of the altair renderer.
 RENDERER: Final = "citekit"
@@ -115,6 +122,38 @@ def runtime_js() -> str:
         partial.write_text(packed, encoding="ascii")
         partial.replace(cached)
     return packed
+
+
+#: A widget's front end (anywidget): ``value`` (the static SVG, or a message) is shown, then a
+#: compiled Vega ``spec``, when there is one, is drawn live over it.
+_WIDGET_RENDER: Final = """
+export default {
+  render({ model, el }) {
+    const draw = () => {
+      el.replaceChildren();
+      const box = document.createElement("div");
+      box.className = "citekit-chart";
+      const still = document.createElement("div");
+      still.className = "citekit-chart-static";
+      still.innerHTML = model.get("value");
+      box.appendChild(still);
+      el.appendChild(box);
+      const spec = model.get("spec");
+      if (spec && Object.keys(spec).length) window.citekitCharts.mount(box, spec);
+    };
+    draw();
+    model.on("change:value", draw);
+    model.on("change:spec", draw);
+  },
+};
+"""
+
+
+def widget_esm() -> str:
+    """The chart runtime as an ES module whose default export draws a widget's chart (the
+    explorer's): the same code the chart outputs load, unpacked."""
+    code = gzip.decompress(base64.b64decode(runtime_js())).decode("utf-8")
+    return code + "\n" + _WIDGET_RENDER
 
 
 def _title(spec: dict[str, Any]) -> str:

@@ -10,43 +10,12 @@ from typing import Any
 import pytest
 
 from . import _notebooks as nbs
-from ._contrast import CONTRAST_JS
+from ._contrast import CONTRAST_JS, SVG_CONTRAST_JS
 from .conftest import Lab, PageEvents
 from .test_charts_offline import _CHART_CELLS
 from .test_notebook_footnotes import NOTEBOOK, open_notebook, run_all_cells
 
 pytestmark = pytest.mark.browser
-
-#: The contrast of each text of the live charts (SVG ``fill``) against the page under the chart.
-SVG_CONTRAST_JS = """
-(root) => {
-  const parse = (c) => (c.match(/[\\d.]+/g) || [0, 0, 0]).map(Number);
-  const lum = (c) => {
-    const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
-    return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]);
-  };
-  const page = (el) => {
-    for (let e = el; e; e = e.parentElement) {
-      const c = getComputedStyle(e).backgroundColor;
-      const p = parse(c);
-      if (c !== 'transparent' && !(p.length === 4 && p[3] === 0)) return p;
-    }
-    return [255, 255, 255];
-  };
-  const out = [];
-  for (const chart of root.querySelectorAll('.citekit-chart-live')) {
-    const under = page(chart);
-    for (const t of chart.querySelectorAll('svg text')) {
-      if (!t.textContent.trim()) continue;
-      // Counts on the heatmap cells sit on the cell colour, not on the page: not checked here.
-      if (t.closest('.mark-text.role-mark')) continue;
-      const [hi, lo] = [lum(parse(getComputedStyle(t).fill)), lum(under)].sort((a, b) => b - a);
-      out.push({ratio: (hi + 0.05) / (lo + 0.05), text: t.textContent.slice(0, 30)});
-    }
-  }
-  return out;
-}
-"""
 
 
 def _switch_theme(pg: Any, name: str) -> None:

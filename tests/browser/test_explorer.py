@@ -17,8 +17,8 @@ from citekit.notebook.explorer_html import EXPLORER_CSS
 from citekit.testing import ProviderServer
 
 from . import _notebooks as nbs
+from ._contrast import CONTRAST_JS, SVG_CONTRAST_JS
 from .conftest import Lab, PageEvents
-from .test_compare_view import CONTRAST_JS
 from .test_notebook_footnotes import NOTEBOOK, cell, open_notebook, run_all_cells
 
 pytestmark = pytest.mark.browser
@@ -134,8 +134,8 @@ def selected_row_contrast(pg: Any) -> float:
     return float(min(f["ratio"] for f in found))
 
 
-# The chart is vl-convert's SVG, drawn by the chart display (being replaced by a chart widget);
-# its text is SVG fill over its own background, which the CSS colour check cannot read.
+# The chart's SVG text is painted with ``fill``, which the CSS colour check cannot read:
+# SVG_CONTRAST_JS checks the live chart's text instead.
 _SVG_TAGS = {"text", "tspan", "title", "svg", "g"}
 
 
@@ -210,6 +210,11 @@ def test_click_keys_search_and_theme_in_jupyterlab(
     low = [f for f in found if f["ratio"] < 4.5]
     assert low == [], low[:5]
     assert selected_row_contrast(pg) >= 4.5
+    # The chart is drawn live (offline) and redrawn in the dark theme's colours.
+    expect(out.locator(".citekit-chart[data-citekit-live]")).to_have_count(1, timeout=30_000)
+    pg.wait_for_timeout(500)
+    chart_text = pg.evaluate(SVG_CONTRAST_JS, out.element_handle())
+    assert len(chart_text) > 5 and [c for c in chart_text if c["ratio"] < 4.5] == []
     shoot(pg, "dark")
     set_theme(pg, "JupyterLab Light")
     assert events.errors == [], events.errors
