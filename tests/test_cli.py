@@ -465,3 +465,29 @@ def test_rich_is_imported_only_to_style_an_answer() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                           timeout=60)  # fmt: skip
     assert done.returncode == 0, done.stderr
+
+
+def test_ctrl_c_while_streaming_onto_a_terminal_keeps_what_arrived(
+    server: ProviderServer, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from citekit.render import text as text_module
+
+    shown: list[str] = []
+
+    def update(self: object, text: str) -> None:
+        shown.append(text)
+        if len(shown) == 5:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(text_module._Tail, "update", update)
+    screen = FakeTerminal()
+    monkeypatch.setattr(sys, "stdout", screen)
+    sample = server.samples("magisterium")[0]
+    url = server.base_url("magisterium", chunks=40)
+    assert main(["--color", "always", "ask", sample.question, "--base-url", url]) == 130
+    assert "citekit: interrupted" in capsys.readouterr().err
+    last = screen.getvalue().rsplit("\x1b[2K", 1)[-1]
+    final = " ".join(re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", last).split())
+    assert final == " ".join(shown[-1].split())  # what arrived stays on the screen, rendered
+    row = log.rows()[0]  # and the stream logged what it had read, as partial
+    assert row["partial"] and row["text"].startswith(shown[-1])

@@ -176,7 +176,7 @@ def print_sources(answer: Answer, out: TextIO, styled: StyledTerminal | None = N
         notes.insert(0, CUT_SHORT[1])
     for note in notes:
         lines.line()
-        lines.line(("Note: ", "bold yellow"), (note, ""))
+        lines.line(("Note: ", "bold"), (note, ""))
     if answer.sample:
         lines.line()
         lines.line((f"(recorded sample {answer.sample}, not a live answer)", "dim"))
