@@ -58,8 +58,8 @@ _CONTENTS = (
 
 #: The page's own style: a light and a dark theme (``prefers-color-scheme``), nothing wider
 #: than a phone (tables scroll in their own box, charts scale down, long words wrap), answer
-#: headings below the page's section headings, and the vl-convert charts' text and rules
-#: recoloured for the dark theme (their marks keep their colours).
+#: headings below the page's section headings, and the vl-convert charts' text, grid and mark
+#: outlines recoloured for the dark theme (their marks keep their colours).
 _PAGE_STYLE = """
 :root { color-scheme: light dark; --bg: #fff; --fg: #111; --soft: #444; --link: #0b57d0;
   --visited: #6a3fb5; --rule: rgba(127,127,127,0.45); }
@@ -87,13 +87,15 @@ h3 { font-size: 1.2em; }
 .demo-chart svg { display: block; max-width: 100%; height: auto; }
 pre, table { max-width: 100%; }
 @media (max-width: 600px) { .demo-table { font-size: 0.9em; } }
+.demo-narrow { display: none; font-style: italic; }
+@media (max-width: 700px) { .demo-narrow { display: block; } }
 @media (prefers-color-scheme: dark) {
   .demo-chart svg > rect:first-child { fill: transparent; }
   .demo-chart svg g:not(.role-mark) > text { fill: var(--fg); }
   .demo-chart svg .role-title-subtitle > text { fill: var(--soft); }
-  .demo-chart svg .role-axis-grid line, .demo-chart svg path.background {
-    stroke: rgba(255,255,255,0.16); }
-  .demo-chart svg .role-axis-domain line, .demo-chart svg .role-axis-tick line { stroke: #999; }
+  .demo-chart svg [stroke="#ddd"] { stroke: rgba(255,255,255,0.16); }
+  .demo-chart svg [stroke="white"] { stroke: var(--bg); }
+  .demo-chart svg .role-legend-symbol [fill="black"] { fill: var(--fg); }
 }
 """
 
@@ -274,6 +276,8 @@ def _charts_section(frames: dict[str, pl.DataFrame]) -> str:
         '<h2 id="charts">Charts</h2>',
         "<p>Authors and works counted by identity, the centuries cited, and GPTBots' "
         "relevance scores.</p>",
+        '<p class="demo-narrow">On a narrow screen a chart shrinks only so far: past that '
+        "it scrolls sideways in its own box.</p>",
     ]
     for name, source in (
         ("authors", "citations"),
