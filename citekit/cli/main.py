@@ -435,7 +435,8 @@ def _styled_terminal(args: argparse.Namespace) -> StyledTerminal | None:
     """A colour terminal for answers (``ask``, ``log show``): with ``--color auto`` only when
     stdout is a terminal, ``NO_COLOR`` is unset and ``TERM`` is not ``dumb``; never for
     JSON. Elsewhere everything prints as plain text."""
-    if args.command not in ("ask", "log") or getattr(args, "json", False) or args.color == "never":
+    answers = args.command == "ask" or getattr(args, "log_command", None) == "show"
+    if not answers or getattr(args, "json", False) or args.color == "never":
         return None
     if args.color == "auto":
         if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
