@@ -1,12 +1,18 @@
-"""The contrast check the browser tests share: WCAG ratio of each text against what is under it."""
+"""The WCAG contrast of every visible piece of text on a page, measured in the browser.
+
+:data:`CONTRAST_JS` takes a root element and returns, for each element with its own text, the
+ratio of its colour (opacity of every ancestor applied) against what is painted under it: the
+backgrounds of its ancestors, and inside an SVG the filled shape under the text (a heatmap's
+cell; the text is scrolled into view to find it). SVG text is measured by its ``fill``, not by
+``color``. Text with opacity 0 (hidden) is left out.
+"""
 
 from __future__ import annotations
 
-#: The WCAG contrast of each element's own text against what is painted under it.
 CONTRAST_JS = """
 (root) => {
   const parse = (c) => {
-    const m = c.match(/rgba?\\(([^)]+)\\)/);
+    const m = (c || '').match(/rgba?\\(([^)]+)\\)/);
     if (!m) return [0, 0, 0, 0];
     const p = m[1].split(/[\\s,\\/]+/).filter(Boolean).map(Number);
     return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
@@ -19,10 +25,31 @@ CONTRAST_JS = """
     const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
     return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]);
   };
+  const SHAPES = new Set(['rect', 'path', 'circle', 'ellipse', 'polygon']);
+  const shapeUnder = (el) => {
+    // The topmost filled SVG shape under the middle of an SVG text (not the text itself).
+    let r = el.getBoundingClientRect();
+    if (r.y < 0 || r.x < 0 || r.bottom > innerHeight || r.right > innerWidth) {
+      el.scrollIntoView({block: 'center', inline: 'center'});  // elementsFromPoint sees the view
+      r = el.getBoundingClientRect();
+    }
+    const svg = el.ownerSVGElement;
+    const found = document.elementsFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+    for (const e of found) {
+      if (e === el || !svg.contains(e) || !SHAPES.has(e.tagName.toLowerCase())) continue;
+      const style = getComputedStyle(e);
+      const c = parse(style.fill);
+      c[3] *= parseFloat(style.fillOpacity) * parseFloat(style.opacity);
+      if (c[3] > 0) return c;
+    }
+    return null;
+  };
   const out = [];
   for (const el of root.querySelectorAll('*')) {
     const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
-    if (!own || el.offsetParent === null || el.closest('style')) continue;
+    if (!own || el.closest('style')) continue;
+    const inSvg = el instanceof SVGElement;
+    if (inSvg ? el.getClientRects().length === 0 : el.offsetParent === null) continue;
     const chain = [];
     for (let e = el; e; e = e.parentElement) chain.unshift(e);
     let bg = [255, 255, 255, 1];
@@ -33,7 +60,17 @@ CONTRAST_JS = """
       if (c[3] > 0) bg = over(c, bg);
       opacity *= parseFloat(style.opacity);
     }
-    const fg = parse(getComputedStyle(el).color);
+    if (opacity === 0) continue;  // not shown (a chart hides the labels that would overlap)
+    let fg;
+    if (inSvg) {
+      const style = getComputedStyle(el);
+      fg = parse(style.fill);
+      fg[3] *= parseFloat(style.fillOpacity);
+      const shape = shapeUnder(el);
+      if (shape) bg = over(shape, bg);
+    } else {
+      fg = parse(getComputedStyle(el).color);
+    }
     fg[3] *= opacity;
     const text = over(fg, bg);
     const [hi, lo] = [lum(text), lum(bg)].sort((a, b) => b - a);
@@ -41,39 +78,8 @@ CONTRAST_JS = """
       ratio: (hi + 0.05) / (lo + 0.05),
       text: el.textContent.trim().slice(0, 40),
       tag: el.tagName,
-      cls: el.className,
+      cls: inSvg ? el.getAttribute('class') || '' : el.className,
     });
-  }
-  return out;
-}
-"""
-
-#: The contrast of each text of the live charts (SVG ``fill``) against the page under the chart.
-SVG_CONTRAST_JS = """
-(root) => {
-  const parse = (c) => (c.match(/[\\d.]+/g) || [0, 0, 0]).map(Number);
-  const lum = (c) => {
-    const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
-    return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]);
-  };
-  const page = (el) => {
-    for (let e = el; e; e = e.parentElement) {
-      const c = getComputedStyle(e).backgroundColor;
-      const p = parse(c);
-      if (c !== 'transparent' && !(p.length === 4 && p[3] === 0)) return p;
-    }
-    return [255, 255, 255];
-  };
-  const out = [];
-  for (const chart of root.querySelectorAll('.citekit-chart-live')) {
-    const under = page(chart);
-    for (const t of chart.querySelectorAll('svg text')) {
-      if (!t.textContent.trim()) continue;
-      // Counts on the heatmap cells sit on the cell colour, not on the page: not checked here.
-      if (t.closest('.mark-text.role-mark')) continue;
-      const [hi, lo] = [lum(parse(getComputedStyle(t).fill)), lum(under)].sort((a, b) => b - a);
-      out.push({ratio: (hi + 0.05) / (lo + 0.05), text: t.textContent.slice(0, 30)});
-    }
   }
   return out;
 }

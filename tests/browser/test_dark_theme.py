@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from . import _notebooks as nbs
-from ._contrast import CONTRAST_JS, SVG_CONTRAST_JS
+from ._contrast import CONTRAST_JS
 from .conftest import Lab, PageEvents
 from .test_charts_offline import _CHART_CELLS
 from .test_notebook_footnotes import NOTEBOOK, open_notebook, run_all_cells
@@ -29,7 +29,10 @@ def _low(pg: Any) -> tuple[list[Any], list[Any]]:
     texts: list[Any] = []
     for i in range(answers.count()):
         texts += pg.evaluate(CONTRAST_JS, answers.nth(i).element_handle())
-    charts = pg.evaluate(SVG_CONTRAST_JS, pg.locator(NOTEBOOK).element_handle())
+    live = pg.locator(f"{NOTEBOOK} .citekit-chart-live")
+    charts: list[Any] = []
+    for i in range(live.count()):
+        charts += pg.evaluate(CONTRAST_JS, live.nth(i).element_handle())
     assert len(texts) > 20 and len(charts) > 5
     return [t for t in texts if t["ratio"] < 4.5], [c for c in charts if c["ratio"] < 4.5]
 
