@@ -154,13 +154,14 @@ def _table_html(frame: Any, *, limit: int = 15) -> str:
     )
 
 
-#: How far a chart shrinks to fit a narrow screen: below this its 12 px text would be hard to
-#: read, so a narrower screen scrolls the chart inside its own box instead.
-_CHART_MIN_SCALE = 0.7
+#: How far a chart shrinks to fit a narrow screen: not at all, so its text stays at 12 px or
+#: more (chart_parts.TEXT_SIZE); a narrower screen scrolls the chart inside its own box.
+_CHART_MIN_SCALE = 1.0
 
 
 def _chart_html(svg: str) -> str:
-    """A vl-convert SVG that scales down with the page, to ``_CHART_MIN_SCALE`` of its size."""
+    """A vl-convert SVG that scales down with the page to ``_CHART_MIN_SCALE`` of its size, and
+    scrolls in its box on a narrower one."""
     width = re.search(r'<svg[^>]*?\swidth="([0-9.]+)"', svg)
     if width is not None:
         floor = round(float(width.group(1)) * _CHART_MIN_SCALE)
@@ -276,8 +277,8 @@ def _charts_section(frames: dict[str, pl.DataFrame]) -> str:
         '<h2 id="charts">Charts</h2>',
         "<p>Authors and works counted by identity, the centuries cited, and GPTBots' "
         "relevance scores.</p>",
-        '<p class="demo-narrow">On a narrow screen a chart shrinks only so far: past that '
-        "it scrolls sideways in its own box.</p>",
+        '<p class="demo-narrow">On a narrow screen a chart keeps its text readable and '
+        "scrolls sideways in its own box.</p>",
     ]
     for name, source in (
         ("authors", "citations"),
