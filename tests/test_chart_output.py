@@ -7,6 +7,7 @@ JupyterLab (trusted and untrusted) and in an nbconvert export with no network.
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import subprocess
 import sys
@@ -22,7 +23,7 @@ from hypothesis import strategies as st
 from citekit import charts
 from citekit.data.frames import CITATIONS_SCHEMA
 from citekit.render import chart as chart_output
-from citekit.render.chart import chart_bundle, script_json
+from citekit.render.chart import chart_bundle, script_json, smaller_png
 
 
 def frame(authors: list[str]) -> pl.DataFrame:
@@ -193,3 +194,47 @@ def test_making_a_chart_turns_the_offline_renderer_on_unless_another_was_chosen(
     """
     )
     assert default == "citekit True True"
+
+
+def _pixels(png: bytes) -> bytes:
+    """The decompressed image data of a PNG (every IDAT chunk, CRCs checked)."""
+    import struct
+    import zlib
+
+    pos, data = 8, b""
+    while pos < len(png):
+        (size,) = struct.unpack(">I", png[pos : pos + 4])
+        kind, body = png[pos + 4 : pos + 8], png[pos + 8 : pos + 8 + size]
+        (crc,) = struct.unpack(">I", png[pos + 8 + size : pos + 12 + size])
+        assert crc == zlib.crc32(kind + body)
+        data += body if kind == b"IDAT" else b""
+        pos += 12 + size
+    return zlib.decompress(data)
+
+
+def test_the_png_is_recompressed_to_the_same_pixels_in_fewer_bytes() -> None:
+    import vl_convert
+
+    spec = charts.authors(frame(["Leo XIII", "Pius XI", "Pius XI"])).to_dict()
+    original = vl_convert.vegalite_to_png(spec, scale=1)
+    packed = smaller_png(original)
+    assert _pixels(packed) == _pixels(original)
+    assert len(packed) < len(original) / 2
+    assert smaller_png(packed) == packed or len(smaller_png(packed)) <= len(packed)
+
+
+@settings(max_examples=300)
+@given(st.binary(max_size=200), st.integers(min_value=0, max_value=120))
+def test_a_broken_png_comes_back_unchanged(tail: bytes, cut: int) -> None:
+    good = _small_png()
+    for broken in (tail, good[:cut] + tail, b"\x89PNG\r\n\x1a\n" + tail, good + tail):
+        out = smaller_png(broken)
+        assert out == broken or _pixels(out) == _pixels(good)
+
+
+@functools.cache
+def _small_png() -> bytes:
+    import vl_convert
+
+    spec = {"mark": "point", "data": {"values": [{"x": 1}]}, "encoding": {"x": {"field": "x"}}}
+    return bytes(vl_convert.vegalite_to_png(spec))
