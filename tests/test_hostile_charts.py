@@ -283,3 +283,21 @@ def test_without_a_runtime_the_explorer_chart_module_shows_the_static_chart(
     module = chart_output.widget_esm()
     assert "export default" in module and len(module) < 5_000
     assert "if (charts && spec" in module  # no runtime: the static SVG stays, nothing throws
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        {"mark": "nonsense", "data": {"values": []}},
+        {"mark": "bar", "data": {"values": [{"a": 1}]}, "transform": [{"calculate": "datum.a +"}]},
+    ],
+)
+def test_a_spec_vl_convert_refuses_says_why_in_one_line_without_its_stack(
+    spec: dict[str, Any],
+) -> None:
+    bundle, _ = chart_output.renderer(spec)
+    (text,) = bundle.values()
+    assert text.startswith("<chart could not be drawn: ValueError: Vega-Lite to Vega")
+    # The stack's https://cdn... frames are vl-convert's own copy, not a request: not shown.
+    assert "\n" not in text and "https://" not in text and len(text) < 500
+    assert "chart.to_dict()" in text

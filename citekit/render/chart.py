@@ -49,6 +49,7 @@ __all__ = [
     "renderer",
     "runtime_js",
     "use_offline_renderer",
+    "why_not_drawn",
     "widget_esm",
 ]
 
@@ -64,7 +65,7 @@ _turned_on = False
 _LOADER: Final = """(function () {
   if (window.citekitChartsReady) return;
   var data = "%s";
-  window.citekitChartsReady = (async function () {
+  var ready = window.citekitChartsReady = (async function () {
     if (!window.citekitCharts) {
       var bytes = Uint8Array.from(atob(data), function (c) { return c.charCodeAt(0); });
       var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
@@ -74,9 +75,15 @@ _LOADER: Final = """(function () {
       document.head.appendChild(script);
     }
     var charts = window.citekitCharts;
+    if (!charts) throw new Error("the runtime did not define citekitCharts");
     (window.citekitChartsQueue || []).splice(0).forEach(function (q) { charts.mount(q[0], q[1]); });
     return charts;
   })();
+  ready.catch(function (error) {
+    // The charts keep their static images; a later output carrying the runtime may try again.
+    if (window.citekitChartsReady === ready) window.citekitChartsReady = null;
+    console.warn("citekit charts: the chart runtime did not load, charts stay static:", error);
+  });
 })();
 """
 
@@ -298,13 +305,27 @@ def chart_bundle(
     return bundle, metadata
 
 
+def why_not_drawn(exc: BaseException) -> str:
+    """A chart failure in a line or two: vl-convert's message without its JavaScript stack
+    (whose ``https://cdn...`` frames are where vl-convert's own copy of Vega-Lite came from,
+    not a request), and what to do."""
+    lines = [line.strip() for line in str(exc).splitlines()]
+    message = " ".join(line for line in lines if line and not line.startswith("at "))
+    if len(message) > 300:
+        message = message[:299] + "\u2026"
+    return (
+        f"{type(exc).__name__}: {message} (check the chart's encodings and transforms: "
+        "chart.to_dict() shows its spec)"
+    )
+
+
 def renderer(spec: dict[str, Any], **_metadata: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     """The ``"citekit"`` altair renderer (also registered as an altair entry point, so
     ``alt.renderers.enable("citekit")`` works before citekit is imported)."""
     try:
         return chart_bundle(spec)
     except Exception as exc:  # a display must not raise into the cell
-        return {"text/plain": f"<chart could not be drawn: {type(exc).__name__}: {exc}>"}, {}
+        return {"text/plain": f"<chart could not be drawn: {why_not_drawn(exc)}>"}, {}
 
 
 def use_offline_renderer() -> None:

@@ -32,6 +32,16 @@ def _page(tmp_path: Path, outputs: list[str]) -> str:
     return page.as_uri()
 
 
+def _show(pg: Any, html: str) -> None:
+    """Add an output to the page as a notebook does: its HTML, then its script run."""
+    pg.evaluate(
+        "html => { const d = document.createElement('div'); d.innerHTML = html;"
+        " document.body.appendChild(d); const s = document.createElement('script');"
+        " s.textContent = d.querySelector('script').textContent; document.body.appendChild(s); }",
+        html,
+    )
+
+
 def test_a_hostile_label_is_text_in_the_tooltip_and_runs_nothing(
     page: tuple[Any, PageEvents], tmp_path: Path, artifacts: Path
 ) -> None:
@@ -55,12 +65,7 @@ def test_a_hostile_label_is_text_in_the_tooltip_and_runs_nothing(
     assert pg.evaluate("window.citekitCharts.count()") == 2
     pg.evaluate("document.querySelector('.output').remove()")
     again, _ = chart_bundle(spec, runtime=False)
-    pg.evaluate(
-        "html => { const d = document.createElement('div'); d.innerHTML = html;"
-        " document.body.appendChild(d); const s = document.createElement('script');"
-        " s.textContent = d.querySelector('script').textContent; document.body.appendChild(s); }",
-        again["text/html"],
-    )
+    _show(pg, again["text/html"])
     expect(pg.locator(".citekit-chart[data-citekit-live]")).to_have_count(2, timeout=60_000)
     assert pg.evaluate("window.citekitCharts.count()") == 2
 
@@ -87,3 +92,7 @@ def test_a_broken_runtime_leaves_every_chart_a_static_image(
         assert still.nth(i).evaluate("img => img.complete && img.naturalWidth > 300")
     expect(pg.locator(".citekit-chart-live")).to_have_count(0)
     assert events.dialogs == []
+    assert [m for m in events.console if "chart runtime did not load" in m]
+    # A later output with a whole runtime (after a kernel restart) draws them all.
+    _show(pg, chart_bundle(spec, runtime=True)[0]["text/html"])
+    expect(pg.locator(".citekit-chart[data-citekit-live]")).to_have_count(3, timeout=60_000)
