@@ -70,6 +70,42 @@ def test_a_hostile_label_is_text_in_the_tooltip_and_runs_nothing(
     assert pg.evaluate("window.citekitCharts.count()") == 2
 
 
+_COUNT_DRAWS = """() => {
+  window.draws = 0;
+  new MutationObserver((records) => {
+    for (const r of records) for (const n of r.addedNodes)
+      if (n.classList && n.classList.contains("citekit-chart-live")) window.draws += 1;
+  }).observe(document.body, { childList: true, subtree: true });
+}"""
+
+
+def test_a_theme_change_redraws_each_chart_once_and_nothing_else_redraws(
+    page: tuple[Any, PageEvents], tmp_path: Path
+) -> None:
+    from playwright.sync_api import expect
+
+    pg, events = page
+    spec = charts.authors(frame(["Leo XIII", "Pius XI"])).to_dict()
+    outputs = [chart_bundle(spec, runtime=i == 0)[0]["text/html"] for i in range(3)]
+    pg.goto(_page(tmp_path, outputs))
+    expect(pg.locator(".citekit-chart[data-citekit-live]")).to_have_count(3, timeout=60_000)
+    pg.evaluate(_COUNT_DRAWS)
+    # A theme's attributes change but not its colours: nothing is drawn again.
+    pg.evaluate("document.body.className = 'jp-mod-something'")
+    pg.evaluate("document.documentElement.setAttribute('data-jp-theme-name', 'Same')")
+    pg.wait_for_timeout(1_500)
+    assert pg.evaluate("window.draws") == 0
+    # Dark colours: each chart once, in the new colours, and then quiet (no redraw loop).
+    pg.evaluate("document.body.style.cssText = 'background:#111;color:#eee'")
+    pg.wait_for_function("window.draws >= 3", timeout=30_000)
+    pg.wait_for_timeout(2_000)
+    assert pg.evaluate("window.draws") == 3
+    text = pg.locator(".citekit-chart-live svg text").first
+    fill = text.evaluate("t => getComputedStyle(t).fill")
+    assert fill == "rgb(238, 238, 238)"
+    assert events.errors == []
+
+
 def test_a_broken_runtime_leaves_every_chart_a_static_image(
     page: tuple[Any, PageEvents], tmp_path: Path
 ) -> None:
