@@ -215,9 +215,16 @@ export default {
       const charts = window.citekitCharts;
       if (charts && spec && Object.keys(spec).length) charts.mount(box, spec);
     };
+    // value and spec change together (one Python update): draw once, after both arrived
+    let queued = false;
+    const soon = () => {
+      if (queued) return;
+      queued = true;
+      queueMicrotask(() => { queued = false; draw(); });
+    };
     draw();
-    model.on("change:value", draw);
-    model.on("change:spec", draw);
+    model.on("change:value", soon);
+    model.on("change:spec", soon);
     return () => {
       el.replaceChildren();
       if (window.citekitCharts) window.citekitCharts.sweep();
