@@ -61,13 +61,16 @@ def test_a_hostile_label_is_text_in_the_tooltip_and_runs_nothing(
     pg.screenshot(path=str(artifacts / "hostile_label_tooltip.png"))
     assert events.dialogs == [] and events.errors == [] and left == []
 
-    # Output cleared (a cell run again): its view is let go at the next chart's mount.
+    # Output cleared (a cell run again) under the pointer: its view is let go at the next
+    # chart's mount, and its tooltip does not stay on screen.
     assert pg.evaluate("window.citekitCharts.count()") == 2
-    pg.evaluate("document.querySelector('.output').remove()")
+    expect(tip).to_be_visible()
+    pg.evaluate("document.querySelector('.output').innerHTML = '<div style=height:800px></div>'")
     again, _ = chart_bundle(spec, runtime=False)
     _show(pg, again["text/html"])
     expect(pg.locator(".citekit-chart[data-citekit-live]")).to_have_count(2, timeout=60_000)
     assert pg.evaluate("window.citekitCharts.count()") == 2
+    expect(tip).to_be_hidden()
 
 
 _COUNT_DRAWS = """() => {
