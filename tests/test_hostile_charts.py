@@ -301,3 +301,32 @@ def test_a_spec_vl_convert_refuses_says_why_in_one_line_without_its_stack(
     # The stack's https://cdn... frames are vl-convert's own copy, not a request: not shown.
     assert "\n" not in text and "https://" not in text and len(text) < 500
     assert "chart.to_dict()" in text
+
+
+def test_empty_frames_and_nan_or_infinite_values_still_draw_a_chart() -> None:
+    import altair as alt
+    import polars as pl
+
+    from citekit.data.frames import REFERENCES_SCHEMA
+
+    empty = frame(["x"]).clear()
+    made = [getattr(charts, name)(empty) for name in ("authors", "works", "years")]
+    made.append(charts.citations_per_answer(empty))
+    scores = [0.2, float("nan"), float("inf"), float("-inf"), 0.9, None]
+    refs = pl.DataFrame(
+        [
+            {name: None for name in REFERENCES_SCHEMA.names()}
+            | {"provider": "gptbots", "answer_id": f"a{i}", "document_title": "Doc", "score": s}
+            for i, s in enumerate(scores)
+        ],
+        schema=REFERENCES_SCHEMA,
+    )
+    made += [charts.scores(refs, threshold=t) for t in (0.5, float("nan"), float("inf"))]
+    values = [{"x": float("nan"), "y": 1}, {"x": float("inf"), "y": 2}, {"x": 3, "y": 3}]
+    made.append(alt.Chart(alt.Data(values=values)).mark_point().encode(x="x:Q", y="y:Q"))
+    for chart in made:
+        bundle, metadata = chart_output.renderer(chart.to_dict())
+        assert set(bundle) == {"text/html", "image/png", "text/plain"}, bundle.get("text/plain")
+        assert metadata["image/png"]["width"] > 50 and metadata["image/png"]["height"] > 20
+        (script,) = parts(bundle["text/html"]).scripts
+        json.loads(script.split("var spec = ", 1)[1].split(";\n", 1)[0])
