@@ -255,7 +255,7 @@ def _title(spec: dict[str, Any]) -> str:
 
 
 #: A static SVG longer than this (a heatmap of thousands of cells with their labels for screen
-#: readers) is shown as the PNG instead, which is a tenth of the size in the saved notebook.
+#: readers) is shown as the PNG instead, a fraction of its size in the saved notebook.
 _SVG_LIMIT: Final = 500_000
 
 _SIZE = re.compile(r'<svg[^>]*?\swidth="([\d.]+)"[^>]*?\sheight="([\d.]+)"')
