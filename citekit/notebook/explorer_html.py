@@ -20,6 +20,7 @@ import polars as pl
 
 from ..core.models import Answer
 from ..data.charts import UNKNOWN_AUTHOR, UNKNOWN_SOURCE, UNTITLED
+from ..render.chart import drawable, why_not_drawn
 
 __all__ = [
     "EXPLORER_CSS",
@@ -351,8 +352,8 @@ def chart_html(chart: Any) -> tuple[str, dict[str, Any]]:
     import vl_convert
 
     try:
-        vega: dict[str, Any] = vl_convert.vegalite_to_vega(chart.to_dict())
+        vega: dict[str, Any] = vl_convert.vegalite_to_vega(drawable(chart.to_dict()))
         svg: str = vl_convert.vega_to_svg(vega)
     except Exception as exc:  # a chart failure must not break the explorer
-        return f"<div>Chart unavailable: {html.escape(str(exc))}</div>", {}
+        return f"<div>Chart unavailable: {html.escape(why_not_drawn(exc))}</div>", {}
     return f"<div style='overflow:auto'>{svg}</div>", vega

@@ -148,6 +148,11 @@ async function draw(chart) {
     tooltip: tooltip(p),
   });
   const view = result.view;
+  if (chart.gone || chart.key !== key) {
+    // swept while drawing, or a newer theme's drawing started: this one is not shown
+    view.finalize();
+    return;
+  }
   if (chart.view) chart.view.finalize();
   chart.view = view;
   for (const old of chart.el.querySelectorAll(".citekit-chart-live")) old.remove();
@@ -158,13 +163,25 @@ async function draw(chart) {
   chart.el.dataset.citekitLive = "1";
 }
 
-function redrawAll() {
+// A chart whose element left the page (its output cleared, its cell run again, the explorer
+// drawing the next chart) lets its Vega view go, so a long session does not keep them all. An
+// element that comes back (a notebook that detaches cells scrolled out of view) is drawn again
+// when the pointer reaches it.
+function sweep() {
   for (const chart of [...charts]) {
-    if (!chart.el.isConnected) {
-      if (chart.view) chart.view.finalize();
-      charts.delete(chart);
-      continue;
-    }
+    if (chart.el.isConnected) continue;
+    if (chart.view) chart.view.finalize();
+    chart.view = null;
+    chart.gone = true;
+    charts.delete(chart);
+    const again = () => { if (chart.el.isConnected) mount(chart.el, chart.spec); };
+    chart.el.addEventListener("pointerenter", again, { once: true });
+  }
+}
+
+function redrawAll() {
+  sweep();
+  for (const chart of charts) {
     draw(chart).catch((error) => console.warn("citekit chart:", error));
   }
 }
@@ -185,11 +202,12 @@ if (window.matchMedia) {
 }
 
 function mount(el, spec) {
-  const chart = { el, spec, key: null, view: null };
+  sweep();
+  const chart = { el, spec, key: null, view: null, gone: false };
   charts.add(chart);
   return draw(chart).catch((error) => {
     console.warn("citekit chart: kept the static image:", error);
   });
 }
 
-window.citekitCharts = { mount, version: 1 };
+window.citekitCharts = { mount, sweep, count: () => charts.size, version: 1 };

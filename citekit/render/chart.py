@@ -36,6 +36,7 @@ import os
 import re
 import struct
 import sys
+import tempfile
 import zlib
 from pathlib import Path
 from typing import Any, Final
@@ -45,10 +46,12 @@ from ._safe import esc, new_token
 __all__ = [
     "RENDERER",
     "chart_bundle",
+    "drawable",
     "renderer",
     "runtime_js",
     "smaller_png",
     "use_offline_renderer",
+    "why_not_drawn",
     "widget_esm",
 ]
 
@@ -64,7 +67,7 @@ _turned_on = False
 _LOADER: Final = """(function () {
   if (window.citekitChartsReady) return;
   var data = "%s";
-  window.citekitChartsReady = (async function () {
+  var ready = window.citekitChartsReady = (async function () {
     if (!window.citekitCharts) {
       var bytes = Uint8Array.from(atob(data), function (c) { return c.charCodeAt(0); });
       var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
@@ -74,9 +77,15 @@ _LOADER: Final = """(function () {
       document.head.appendChild(script);
     }
     var charts = window.citekitCharts;
+    if (!charts) throw new Error("the runtime did not define citekitCharts");
     (window.citekitChartsQueue || []).splice(0).forEach(function (q) { charts.mount(q[0], q[1]); });
     return charts;
   })();
+  ready.catch(function (error) {
+    // The charts keep their static images; a later output carrying the runtime may try again.
+    if (window.citekitChartsReady === ready) window.citekitChartsReady = null;
+    console.warn("citekit charts: the chart runtime did not load, charts stay static:", error);
+  });
 })();
 """
 
@@ -91,6 +100,24 @@ _MOUNT: Final = """(function () {
 """
 
 
+#: Characters XML 1.0 does not allow (C0 controls but tab, newline and carriage return; U+FFFE,
+#: U+FFFF; lone surrogates). vl-convert writes text into SVG and parses it back: one of these in
+#: a label (a vertical tab from a PDF title) aborts the whole Python process, kernel and all.
+_NOT_XML: Final = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def drawable(spec: Any) -> Any:
+    """``spec`` with every string (keys too, so fields still match their data) made safe for
+    vl-convert: each character XML does not allow becomes U+FFFD."""
+    if isinstance(spec, str):
+        return _NOT_XML.sub("\ufffd", spec)
+    if isinstance(spec, dict):
+        return {drawable(k): drawable(v) for k, v in spec.items()}
+    if isinstance(spec, list):
+        return [drawable(v) for v in spec]
+    return spec
+
+
 def script_json(value: Any) -> str:
     """``value`` as JSON that can sit inside a ``<script>`` element: no ``<``, ``>`` or ``&``
     (so no ``</script>`` or ``<!--`` can end or confuse it), non-ASCII escaped."""
@@ -98,15 +125,60 @@ def script_json(value: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def _cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+def _cache_dir() -> Path | None:
+    """citekit's folder in the user's cache (``$XDG_CACHE_HOME``, which counts only when it is
+    an absolute path, as the XDG spec says; else ``~/.cache``), or ``None`` with no home."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):
+        try:
+            base = str(Path.home() / ".cache")
+        except RuntimeError:  # no home folder to be found
+            return None
     return Path(base) / "citekit"
+
+
+#: The global the runtime sets, which chart outputs look for: a bundle without it is not ours.
+_RUNTIME_MARK: Final = "citekitCharts"
+
+
+def _unpacked(packed: str) -> str | None:
+    """The runtime's code from its packed form, or ``None`` when it is not a whole runtime (a
+    truncated or corrupt cache file: gzip's length and CRC-32 check catch both)."""
+    try:
+        code = gzip.decompress(base64.b64decode(packed, validate=True)).decode("utf-8")
+    except (ValueError, EOFError, OSError, zlib.error):  # binascii.Error is a ValueError
+        return None
+    return code if _RUNTIME_MARK in code else None
+
+
+def _read_cache(path: Path) -> str | None:
+    try:
+        packed = path.read_text(encoding="ascii")
+    except (OSError, ValueError):
+        return None
+    return packed if _unpacked(packed) is not None else None
+
+
+def _write_cache(path: Path, packed: str) -> None:
+    """Write ``packed`` whole or not at all: a unique temporary file renamed over ``path``, so
+    processes and threads writing at once, or one stopped half-way, never leave a part."""
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=path.name, suffix=".part", dir=path.parent)
+        try:
+            with os.fdopen(handle, "w", encoding="ascii") as out:
+                out.write(packed)
+            os.replace(temporary, path)
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
 
 
 @functools.cache
 def runtime_js() -> str:
     """Vega and ``chart.js`` in one script, gzipped and base64-encoded (built by vl-convert
-    once per machine, then read from the cache folder)."""
+    once per machine, then read from the cache folder; a cached copy that does not unpack to
+    the whole runtime is built again)."""
     import importlib.metadata
 
     import vl_convert
@@ -114,21 +186,21 @@ def runtime_js() -> str:
     source = _SCRIPT.read_text(encoding="utf-8")
     version = importlib.metadata.version("vl-convert-python")
     digest = hashlib.sha256(f"{version}\n{source}".encode()).hexdigest()[:16]
-    cached = _cache_dir() / f"chart-runtime-{digest}.b64"
-    with contextlib.suppress(OSError):
-        return cached.read_text(encoding="ascii")
+    folder = _cache_dir()
+    cached = folder / f"chart-runtime-{digest}.b64" if folder else None
+    if cached and (packed := _read_cache(cached)):
+        return packed
     bundle: str = vl_convert.javascript_bundle(source)
     packed = base64.b64encode(gzip.compress(bundle.encode("utf-8"), 9, mtime=0)).decode("ascii")
-    with contextlib.suppress(OSError):
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        partial = cached.with_suffix(f".{os.getpid()}.part")
-        partial.write_text(packed, encoding="ascii")
-        partial.replace(cached)
+    if _unpacked(packed) is None:
+        raise RuntimeError("vl-convert built a chart runtime without citekit's mount code")
+    if cached:
+        _write_cache(cached, packed)
     return packed
 
 
 #: A widget's front end (anywidget): ``value`` (the static SVG, or a message) is shown, then a
-#: compiled Vega ``spec``, when there is one, is drawn live over it.
+#: compiled Vega ``spec``, when there is one and the runtime is there, is drawn live over it.
 _WIDGET_RENDER: Final = """
 export default {
   render({ model, el }) {
@@ -142,11 +214,23 @@ export default {
       box.appendChild(still);
       el.appendChild(box);
       const spec = model.get("spec");
-      if (spec && Object.keys(spec).length) window.citekitCharts.mount(box, spec);
+      const charts = window.citekitCharts;
+      if (charts && spec && Object.keys(spec).length) charts.mount(box, spec);
+    };
+    // value and spec change together (one Python update): draw once, after both arrived
+    let queued = false;
+    const soon = () => {
+      if (queued) return;
+      queued = true;
+      queueMicrotask(() => { queued = false; draw(); });
     };
     draw();
-    model.on("change:value", draw);
-    model.on("change:spec", draw);
+    model.on("change:value", soon);
+    model.on("change:spec", soon);
+    return () => {
+      el.replaceChildren();
+      if (window.citekitCharts) window.citekitCharts.sweep();
+    };
   },
 };
 """
@@ -154,8 +238,12 @@ export default {
 
 def widget_esm() -> str:
     """The chart runtime as an ES module whose default export draws a widget's chart (the
-    explorer's): the same code the chart outputs load, unpacked."""
-    code = gzip.decompress(base64.b64decode(runtime_js())).decode("utf-8")
+    explorer's): the same code the chart outputs load, unpacked. Without a runtime (vl-convert
+    could not build one) the module shows the static chart only."""
+    try:
+        code = _unpacked(runtime_js()) or ""
+    except Exception:  # no live chart, but the explorer and its static chart still work
+        code = ""
     return code + "\n" + _WIDGET_RENDER
 
 
@@ -201,6 +289,10 @@ def _title(spec: dict[str, Any]) -> str:
     return str(title) if title else "Chart"
 
 
+#: A static SVG longer than this (a heatmap of thousands of cells with their labels for screen
+#: readers) is shown as the PNG instead, a fraction of its size in the saved notebook.
+_SVG_LIMIT: Final = 500_000
+
 _SIZE = re.compile(r'<svg[^>]*?\swidth="([\d.]+)"[^>]*?\sheight="([\d.]+)"')
 
 
@@ -219,6 +311,7 @@ def chart_bundle(
     global _sent_runtime
     import vl_convert
 
+    spec = drawable(spec)
     title = _title(spec)
     vega_spec = vl_convert.vegalite_to_vega(spec)
     svg: str = vl_convert.vega_to_svg(vega_spec)
@@ -233,11 +326,14 @@ def chart_bundle(
             loader = _LOADER % runtime_js()
             _sent_runtime = True
     token = new_token() + "-chart"
-    image = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+    if len(svg) > _SVG_LIMIT:
+        image = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+    else:
+        image = "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode("ascii")
     dims = f' width="{width}" height="{height}"' if width and height else ""
     html = (
         f'<div class="citekit-chart" id="{token}" style="max-width:100%;overflow-x:auto">'
-        f'<img class="citekit-chart-static" src="data:image/svg+xml;base64,{image}"{dims} '
+        f'<img class="citekit-chart-static" src="{image}"{dims} '
         f'alt="{esc(title)}" title="{esc(title)}" '
         'style="max-width:100%;height:auto;background:#fff;border-radius:4px"></div>\n'
         f"<script>{loader}{_MOUNT % (token, script_json(vega_spec))}</script>"
@@ -251,13 +347,27 @@ def chart_bundle(
     return bundle, metadata
 
 
+def why_not_drawn(exc: BaseException) -> str:
+    """A chart failure in a line or two: vl-convert's message without its JavaScript stack
+    (whose ``https://cdn...`` frames are where vl-convert's own copy of Vega-Lite came from,
+    not a request), and what to do."""
+    lines = [line.strip() for line in str(exc).splitlines()]
+    message = " ".join(line for line in lines if line and not line.startswith("at "))
+    if len(message) > 300:
+        message = message[:299] + "\u2026"
+    return (
+        f"{type(exc).__name__}: {message} (check the chart's encodings and transforms: "
+        "chart.to_dict() shows its spec)"
+    )
+
+
 def renderer(spec: dict[str, Any], **_metadata: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     """The ``"citekit"`` altair renderer (also registered as an altair entry point, so
     ``alt.renderers.enable("citekit")`` works before citekit is imported)."""
     try:
         return chart_bundle(spec)
     except Exception as exc:  # a display must not raise into the cell
-        return {"text/plain": f"<chart could not be drawn: {type(exc).__name__}: {exc}>"}, {}
+        return {"text/plain": f"<chart could not be drawn: {why_not_drawn(exc)}>"}, {}
 
 
 def use_offline_renderer() -> None:

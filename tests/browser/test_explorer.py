@@ -338,6 +338,15 @@ def test_min_score_moves_the_charts_threshold_in_jupyterlab(
     pg.keyboard.type("0.8")
     pg.keyboard.press("Enter")
     expect(chart).to_contain_text("at or above 0.8", timeout=30_000)
+    # Each new threshold draws a new chart: the views of the ones it replaced are let go.
+    for value in ["0.3", "0.6", "0.8"]:
+        readout.click()
+        pg.keyboard.press("Control+a")
+        pg.keyboard.type(value)
+        pg.keyboard.press("Enter")
+        expect(chart).to_contain_text(f"at or above {value}", timeout=30_000)
+    expect(out.locator(".citekit-chart[data-citekit-live]")).to_have_count(1, timeout=30_000)
+    assert pg.evaluate("window.citekitCharts.count()") <= 2
     expect(out.locator(".citekit-ex-status")).not_to_have_text(before)
     expect(out.locator(".citekit-ex-status")).to_contain_text("filtered from")
     SHOTS.mkdir(parents=True, exist_ok=True)
