@@ -74,6 +74,28 @@ def test_a_control_character_in_a_label_does_not_abort_the_kernel() -> None:
     assert result.stdout.strip() == f"drawn {len(NOT_XML)}"
 
 
+def test_a_chart_with_such_a_label_saves_as_a_file(tmp_path: Path) -> None:
+    # chart.save() goes to vl-convert without citekit's renderer: the chart's rows carry no
+    # character it would abort on (every chart made of source text: authors, works, co-citation).
+    result = _python(
+        f"""
+        import sys
+        sys.path.insert(0, "tests")
+        from test_chart_output import frame
+        from citekit import charts, cocitation_frame
+        names = {NOT_XML!r}
+        rows = frame([f"Leo{{ch}}XIII" for ch in names] + ["Pius XI"])
+        rows = rows.with_columns(document_title=rows["document_author"], answer_id=None)
+        for make in (charts.authors, charts.works, charts.documents):
+            make(rows).save({str(tmp_path)!r} + "/" + make.__name__ + ".png")
+        print("saved")
+        """
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip() == "saved"
+    assert len(list(tmp_path.glob("*.png"))) == 3
+
+
 def _texts(value: Any) -> list[str]:
     """Every string in a JSON value, keys too."""
     if isinstance(value, str):

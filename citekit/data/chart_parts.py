@@ -86,6 +86,18 @@ def _check(frame: pl.DataFrame, caller: str, needs: Iterable[str], kind: str) ->
     return frame
 
 
+#: A character XML 1.0 refuses: vl-convert (which draws every chart's image) aborts the whole
+#: process on one, where a PDF's title can hold a vertical tab. citekit.render.chart.drawable
+#: is the same rule for a whole spec.
+_NOT_XML: Final = r"[^\t\n\r\x{20}-\x{D7FF}\x{E000}-\x{FFFD}\x{10000}-\x{10FFFF}]"
+
+
+def drawable_rows(table: pl.DataFrame) -> pl.DataFrame:
+    """The rows a chart is made of, each character XML refuses in their text made U+FFFD, so
+    the chart can be drawn, shown and saved (``chart.save``) with vl-convert."""
+    return table.with_columns(pl.col(pl.String).str.replace_all(_NOT_XML, "\ufffd"))
+
+
 def labelled(column: str, unknown: str) -> pl.Expr:
     """The column's text, with null and blank values shown as ``unknown``."""
     text = pl.col(column).cast(pl.String).str.strip_chars()

@@ -51,6 +51,7 @@ from .chart_parts import (
     citations_of,
     counted,
     distinct_labels,
+    drawable_rows,
     identified,
     labelled,
     legend,
@@ -164,7 +165,7 @@ def authors(cits: pl.DataFrame | Source, *, top: int = 15) -> alt.Chart:
     what = counted(frame)
     subtitle = f"{what} per author; {top_subtitle(shown.height, table.height, 'author')}"
     chart: alt.Chart = (
-        alt.Chart(shown, title=chart_title("Most cited authors", subtitle))
+        alt.Chart(drawable_rows(shown), title=chart_title("Most cited authors", subtitle))
         .mark_bar()
         .encode(
             x=alt.X("citations:Q", title=what.capitalize(), axis=axis(tickMinStep=1)),
@@ -273,7 +274,7 @@ def works(cits: pl.DataFrame | Source, *, top: int = 15) -> alt.Chart:
     what = counted(frame)
     subtitle = f"{what} per work; {top_subtitle(shown.height, table.height, 'work')}"
     chart: alt.Chart = (
-        alt.Chart(shown, title=chart_title("Most cited works", subtitle))
+        alt.Chart(drawable_rows(shown), title=chart_title("Most cited works", subtitle))
         .mark_bar()
         .encode(
             x=alt.X("citations:Q", title=what.capitalize(), axis=axis(tickMinStep=1)),
@@ -376,7 +377,10 @@ def years(cits: pl.DataFrame | Source, *, by: Period = "auto") -> alt.Chart:
     if undated:
         subtitle += f"; {plural(undated, 'citation')} without a year not shown"
     chart: alt.Chart = (
-        alt.Chart(table, title=chart_title("When the cited documents were written", subtitle))
+        alt.Chart(
+            drawable_rows(table),
+            title=chart_title("When the cited documents were written", subtitle),
+        )
         .mark_bar(stroke="white", strokeWidth=1)
         .encode(
             x=alt.X(
@@ -476,7 +480,7 @@ def citations_per_answer(cits: pl.DataFrame | Source) -> alt.Chart:
     if several:
         encoding["color"] = alt.Color("provider:N", title="Provider", legend=legend())
     chart: alt.Chart = (
-        alt.Chart(table, title=chart_title("Citations per answer", subtitle))
+        alt.Chart(drawable_rows(table), title=chart_title("Citations per answer", subtitle))
         .mark_bar()
         .encode(**encoding)
         .properties(width=WIDTH, height=220)
@@ -577,7 +581,7 @@ def scores(
     # One dot per source and score bin, as large as its chunks, coloured by which side of the
     # threshold it falls on (the legend names the threshold): a sparse strip stays legible.
     strip = (
-        alt.Chart(table)
+        alt.Chart(drawable_rows(table))
         .mark_circle(opacity=0.85, stroke="white", strokeWidth=0.5)
         .encode(
             x=alt.X("mid:Q", title="Relevance score", scale=x_scale, axis=axis()),

@@ -24,6 +24,7 @@ from .chart_parts import (
     axis,
     chart_title,
     distinct_labels,
+    drawable_rows,
     legend,
     plural,
     shortened,
@@ -237,7 +238,7 @@ def heatmap(co: pl.DataFrame | Source, *, top: int = 15) -> alt.LayerChart:
         alt.Tooltip("total_b:Q", title="Answers citing the second"),
     ]
     rects = (
-        alt.Chart(cells)
+        alt.Chart(drawable_rows(cells))
         .mark_rect(stroke="white", strokeWidth=1)
         .encode(
             x=x,
@@ -256,7 +257,7 @@ def heatmap(co: pl.DataFrame | Source, *, top: int = 15) -> alt.LayerChart:
         )
     )
     diag = (
-        alt.Chart(diagonal)
+        alt.Chart(drawable_rows(diagonal))
         .mark_rect(color="#d9d9d9", stroke="white", strokeWidth=1)
         .encode(
             x=x,
@@ -270,7 +271,7 @@ def heatmap(co: pl.DataFrame | Source, *, top: int = 15) -> alt.LayerChart:
     layers: list[alt.Chart] = [rects, diag]
     if cell >= _CELL_WITH_TEXT:
         layers.append(
-            alt.Chart(cells)
+            alt.Chart(drawable_rows(cells))
             .mark_text(fontSize=TEXT_SIZE)
             .encode(
                 x=x,
@@ -281,7 +282,7 @@ def heatmap(co: pl.DataFrame | Source, *, top: int = 15) -> alt.LayerChart:
             )
         )
         layers.append(
-            alt.Chart(diagonal)
+            alt.Chart(drawable_rows(diagonal))
             .mark_text(fontSize=TEXT_SIZE, fontStyle="italic", color="#555555")
             .encode(x=x, y=y, text=alt.Text("total_a:Q"), tooltip=[
                 alt.Tooltip("name_a:N", title="Work"),
