@@ -253,7 +253,7 @@ def _related_html(questions: tuple[str, ...]) -> str:
     if not items:
         return ""
     return _section(
-        "Related questions", f'<ul style="{STYLE.BLOCK}">{items}</ul>', "citekit-related"
+        "Related questions", f'<ul style="{STYLE.BULLETS}">{items}</ul>', "citekit-related"
     )
 
 

@@ -281,6 +281,9 @@ def notebook7(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Notebook7]:
     news = settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
     news.parent.mkdir(parents=True)
     news.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+    # The theme follows the browser's colour scheme, so a test can ask for light or dark.
+    themes = news.parent / "themes.jupyterlab-settings"
+    themes.write_text(json.dumps({"adaptive-theme": True}))
     port = _free_port()
     command = [
         sys.executable,
@@ -294,8 +297,9 @@ def notebook7(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Notebook7]:
         "--ServerApp.password=",
         "--ServerApp.disable_check_xsrf=True",
         f"--ServerApp.root_dir={root}",
-        f"--JupyterNotebookApp.user_settings_dir={settings}",
-        f"--JupyterNotebookApp.workspaces_dir={workspaces}",
+        # Both server extensions (notebook and jupyterlab) serve settings: one folder for both.
+        f"--LabServerApp.user_settings_dir={settings}",
+        f"--LabServerApp.workspaces_dir={workspaces}",
         "--ServerApp.terminals_enabled=False",
     ]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
@@ -336,7 +340,8 @@ def marimo_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
             "--no-skew-protection",
         ]
         url = f"http://127.0.0.1:{port}"
-        log = tmp_path_factory.mktemp("marimo") / "marimo.log"
+        home = tmp_path_factory.mktemp("marimo")
+        log = home / "marimo.log"
         processes.append(
             _serve(
                 command,
@@ -344,7 +349,8 @@ def marimo_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
                 log=log,
                 ready=f"{url}/health",
                 name="marimo",
-                env={"MARIMO_SKIP_UPDATE_CHECK": "1"},
+                # No update check; the user's own marimo settings stay out of the test.
+                env={"MARIMO_SKIP_UPDATE_CHECK": "1", "XDG_CONFIG_HOME": str(home)},
             )
         )
         return url
