@@ -84,3 +84,55 @@ def marimo_app(folder: Path, base_url: str) -> Path:
     (folder / ".marimo.toml").write_text('[display]\ntheme = "system"\n', encoding="utf-8")
     path.write_text(_APP.format(key=KEY, base_url=base_url, question=QUESTION), encoding="utf-8")
     return path
+
+
+_OBJECTS_APP = """\
+import marimo
+
+app = marimo.App(width="medium")
+
+
+@app.cell
+def _():
+    import citekit as ck
+
+    mg = ck.Magisterium(api_key={key!r}, base_url={magisterium!r})
+    gb = ck.GPTBots(api_key={key!r}, base_url={gptbots!r})
+    return ck, gb, mg
+
+
+@app.cell
+def _(gb):
+    gb.ask("Why was the Great Wall built?", citations=True).references
+    return
+
+
+@app.cell
+def _(mg):
+    mg.search("subsidiarity")
+    return
+
+
+@app.cell
+def _(ck, mg):
+    # The same question twice: every work is shared, so the keys (in-page links) show.
+    ck.compare({question!r}, [mg, (mg, {{"max_tokens": 500}})], progress=False)
+    return
+
+
+@app.cell
+def _(mg):
+    mg.ask({question!r}, stream=True)
+    return
+"""
+
+#: Output indexes in the objects app (the first cell shows nothing).
+REFERENCES, SEARCH, COMPARISON, STREAMED = 1, 2, 3, 4
+
+
+def marimo_objects_app(folder: Path, base_urls: dict[str, str]) -> Path:
+    """A marimo app showing a reference list, search results, a comparison, a streamed answer."""
+    path = folder / "objects_app.py"
+    source = _OBJECTS_APP.format(key=KEY, question=QUESTION, **base_urls)
+    path.write_text(source, encoding="utf-8")
+    return path

@@ -29,14 +29,21 @@ def app_url(marimo_run: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterat
         yield marimo_run(app)
 
 
-def open_app(pg: Any, url: str, outside: list[str]) -> Any:
-    """Open the app with every request off this machine refused (and noted)."""
+def refuse_outside(pg: Any, outside: list[str] | None = None) -> list[str]:
+    """Refuse (and note) every request that would leave this machine."""
+    noted: list[str] = [] if outside is None else outside
 
     def refuse(route: Any) -> None:
-        outside.append(route.request.url)
+        noted.append(route.request.url)
         route.abort()
 
     pg.route(re.compile(r"^(?!https?://127\.0\.0\.1[:/])[a-z]+://"), refuse)
+    return noted
+
+
+def open_app(pg: Any, url: str, outside: list[str]) -> Any:
+    """Open the app with every request off this machine refused (and noted)."""
+    refuse_outside(pg, outside)
     pg.goto(url, wait_until="domcontentloaded")
     pg.wait_for_selector(f"{OUTPUT} .citekit-answer", timeout=120_000)
     return pg.locator(f"{OUTPUT} .citekit-answer").first
@@ -134,3 +141,47 @@ def test_screenshots_of_an_answer_in_marimo(
     pg.wait_for_timeout(800)
     SHOTS.mkdir(parents=True, exist_ok=True)
     pg.screenshot(path=str(SHOTS / f"issue13-front-marimo-{scheme}-{width}.png"))
+
+
+@pytest.fixture(scope="module")
+def objects_url(marimo_run: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with ProviderServer() as srv:
+        urls = {p: srv.base_url(p) for p in ("magisterium", "gptbots")}
+        yield marimo_run(_fronts.marimo_objects_app(tmp_path_factory.mktemp("objects"), urls))
+
+
+def test_references_search_comparison_and_a_stream_render_in_marimo(
+    page: tuple[Any, PageEvents], objects_url: str
+) -> None:
+    from playwright.sync_api import expect
+
+    pg, events = page
+    pg.set_viewport_size({"width": 1400, "height": 900})
+    outside = refuse_outside(pg)
+    pg.goto(objects_url, wait_until="domcontentloaded")
+    cells = pg.locator(".marimo-cell")
+    pg.wait_for_function(
+        "sel => document.querySelectorAll(sel).length >= 2",
+        arg=f"{OUTPUT} .citekit-answer .citekit-sources",
+        timeout=120_000,
+    )
+    expect(pg.get_by_text("Something went wrong")).to_have_count(0)
+    references = cells.nth(_fronts.REFERENCES).locator(".output-area")
+    expect(references).to_contain_text("Sources (ranked by relevance)")
+    expect(references.locator("ol > li").first).to_be_visible()
+    search = cells.nth(_fronts.SEARCH).locator(".output-area")
+    expect(search).to_contain_text("results for")
+    comparison = cells.nth(_fronts.COMPARISON).locator(".output-area")
+    expect(comparison.locator(".citekit-compare-column")).to_have_count(2)
+    # The comparison's keys are in-page links too: a click moves to the column it names.
+    key = comparison.locator("a.citekit-compare-key").last
+    expect(key).to_be_visible()
+    href = key.get_attribute("href")
+    key.click()
+    pg.wait_for_function("h => location.hash === h", arg=href, timeout=15_000)
+    streamed = cells.nth(_fronts.STREAMED).locator(".output-area")
+    # A streamed answer shows once, whole, with its footnotes.
+    expect(streamed.locator(".citekit-answer")).to_have_count(1)
+    expect(streamed.locator(".citekit-footnote")).to_have_count(5)
+    assert not events.errors, events.errors
+    assert outside == []
