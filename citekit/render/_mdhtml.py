@@ -72,7 +72,7 @@ class _Renderer:
                 out.append(f'<pre style="{STYLE.PRE}"><code>{esc(token.content)}</code></pre>\n')
             elif kind == "hr":
                 out.append(
-                    '<div style="margin:0.6em 0; text-align:center; opacity:0.6">* * *</div>\n'
+                    '<div style="margin:0.6em 0; text-align:center; opacity:0.75">* * *</div>\n'
                     if self.strict
                     else f'<hr style="{STYLE.BLOCK}">\n'
                 )

@@ -114,11 +114,11 @@ class STYLE:
     BAR_FILL = (
         "display:block; height:100%; background-color:rgba(33,150,243,0.85); border-radius:2px"
     )
-    FOOTER = "opacity:0.6; font-size:0.8em; margin:0.6em 0 0 0"
+    FOOTER = "opacity:0.75; font-size:0.8em; margin:0.6em 0 0 0"
     FIGURE = "margin:0 0 0.6em 0"
     # A white ground: a chart drawn on a transparent canvas stays readable in a dark theme.
     IMAGE = (
         "display:block; max-width:100%; height:auto; background-color:#fff;"
         " border:1px solid rgba(127,127,127,0.35); border-radius:4px"
     )
-    STREAMING = "opacity:0.6; font-size:0.85em; margin:0 0 0.4em 0"
+    STREAMING = "opacity:0.75; font-size:0.85em; margin:0 0 0.4em 0"

@@ -136,3 +136,55 @@ def marimo_objects_app(folder: Path, base_urls: dict[str, str]) -> Path:
     source = _OBJECTS_APP.format(key=KEY, question=QUESTION, **base_urls)
     path.write_text(source, encoding="utf-8")
     return path
+
+
+#: ``tests/browser/test_compare_view.py``'s contrast check, reading any CSS colour (marimo paints
+#: with ``oklch()``) through a canvas: the WCAG contrast of each element's own text against what
+#: is painted under it.
+CONTRAST_JS = """
+(root) => {
+  const ctx = document.createElement('canvas').getContext('2d', {willReadFrequently: true});
+  const parse = (c) => {
+    ctx.clearRect(0, 0, 1, 1);
+    ctx.fillStyle = 'rgba(0,0,0,0)';
+    ctx.fillStyle = c;
+    ctx.fillRect(0, 0, 1, 1);
+    const d = ctx.getImageData(0, 0, 1, 1).data;
+    return [d[0], d[1], d[2], d[3] / 255];
+  };
+  const over = (top, under) => {
+    const a = top[3];
+    return [0, 1, 2].map((i) => top[i] * a + under[i] * (1 - a)).concat([1]);
+  };
+  const lum = (c) => {
+    const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]);
+  };
+  const out = [];
+  for (const el of root.querySelectorAll('*')) {
+    const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+    if (!own || el.offsetParent === null || el.closest('style')) continue;
+    const chain = [];
+    for (let e = el; e; e = e.parentElement) chain.unshift(e);
+    let bg = [255, 255, 255, 1];
+    let opacity = 1;
+    for (const e of chain) {
+      const style = getComputedStyle(e);
+      const c = parse(style.backgroundColor);
+      if (c[3] > 0) bg = over(c, bg);
+      opacity *= parseFloat(style.opacity);
+    }
+    const fg = parse(getComputedStyle(el).color);
+    fg[3] *= opacity;
+    const text = over(fg, bg);
+    const [hi, lo] = [lum(text), lum(bg)].sort((a, b) => b - a);
+    out.push({
+      ratio: (hi + 0.05) / (lo + 0.05),
+      text: el.textContent.trim().slice(0, 40),
+      tag: el.tagName,
+      cls: el.className,
+    });
+  }
+  return out;
+}
+"""

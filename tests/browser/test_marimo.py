@@ -185,3 +185,18 @@ def test_references_search_comparison_and_a_stream_render_in_marimo(
     expect(streamed.locator(".citekit-footnote")).to_have_count(5)
     assert not events.errors, events.errors
     assert outside == []
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_every_text_of_the_answer_reads_at_4_5_to_1_in_marimo(
+    page: tuple[Any, PageEvents], app_url: str, scheme: str
+) -> None:
+    pg, _ = page
+    pg.emulate_media(color_scheme=scheme)
+    answer = open_app(pg, app_url, [])
+    for details in answer.locator("details").all():
+        details.evaluate("e => { e.open = true; }")
+    found = pg.evaluate(_fronts.CONTRAST_JS, answer.element_handle())
+    assert len(found) > 50
+    low = [f for f in found if f["ratio"] < 4.5]
+    assert low == [], low[:5]

@@ -157,7 +157,7 @@ def test_untrusted_chart_shows_as_an_image_in_notebook7(
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("width", [1400, 390])
-def test_screenshots_of_an_answer_in_notebook7(
+def test_screenshots_and_contrast_of_an_answer_in_notebook7(
     notebook7: Notebook7,
     page: tuple[Any, PageEvents],
     provider: ProviderServer,
@@ -187,3 +187,10 @@ def test_screenshots_of_an_answer_in_notebook7(
     pg.wait_for_timeout(1_000)
     SHOTS.mkdir(parents=True, exist_ok=True)
     pg.screenshot(path=str(SHOTS / f"issue13-front-notebook7-{scheme}-{width}.png"))
+    # Every piece of the answer's text reads at 4.5:1 in the notebook's own theme.
+    for details in answer.locator("details").all():
+        details.evaluate("e => { e.open = true; }")
+    found = pg.evaluate(_fronts.CONTRAST_JS, answer.element_handle())
+    assert len(found) > 50
+    low = [f for f in found if f["ratio"] < 4.5]
+    assert low == [], low[:5]
