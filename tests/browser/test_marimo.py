@@ -138,6 +138,7 @@ def test_screenshots_of_an_answer_in_marimo(
     # marimo scrolls inside its own container: a window as tall as the app shows all of it.
     tall = pg.evaluate("Math.max(...[...document.querySelectorAll('*')].map(e => e.scrollHeight))")
     pg.set_viewport_size({"width": width, "height": min(int(tall) + 100, 6000)})
+    pg.evaluate("document.querySelectorAll('*').forEach((e) => { e.scrollTop = 0; })")
     pg.wait_for_timeout(800)
     SHOTS.mkdir(parents=True, exist_ok=True)
     pg.screenshot(path=str(SHOTS / f"issue13-front-marimo-{scheme}-{width}.png"))
