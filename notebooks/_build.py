@@ -54,7 +54,7 @@ import citekit as ck
 from citekit import answers_frame, charts, citations_frame, explore, references_frame
 from citekit.testing import ProviderServer, SampleSet, default_data_dir
 
-alt.renderers.enable("svg")  # static SVG charts: they show offline, in exported HTML and on GitHub
+alt.renderers.enable("citekit")  # offline charts: live with tooltips where scripts run, an image elsewhere
 
 samples = SampleSet.load(default_data_dir())
 server = ProviderServer().start()  # serves every provider whose key is not set

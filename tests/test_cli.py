@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from citekit import Answer, log
 from citekit.cli.main import main
@@ -281,3 +285,209 @@ def test_log_show_and_list_every_call(capsys: pytest.CaptureFixture[str]) -> Non
     assert "RateLimitError" in shown and "slow down" in shown
     line = next(x for x in listed.splitlines() if "kb?" in x)
     assert "  2 src" in line
+
+
+# -- answers on a colour terminal ----------------------------------------------------------------
+SGR = re.compile(r"\x1b\[[0-9;]*m")
+#: What no output may hold once rich's own styling is taken out: escapes, C0 but newline, DEL,
+#: C1, bidirectional overrides.
+FORBIDDEN = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+MARKDOWN_ANSWER = (
+    "## Why it matters\n\nWork has **dignity** [^1], says *Laborem exercens*.\n\n"
+    "- first point [^2]\n- second point\n\n[^1]: note one\n"
+)
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def _logged(text: str = MARKDOWN_ANSWER, title: str = "Laborem exercens") -> int:
+    body = {
+        "id": "c1",
+        "model": "magisterium-1",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}}],
+        "citations": [
+            {"cited_text": "P", "document_index": 0, "document_title": title,
+             "document_author": "John Paul II", "document_year": "1981",
+             "source_url": "https://www.vatican.va/le.html"},
+            {"cited_text": "Q", "document_index": 1, "document_title": "Catechism"},
+        ],
+    }  # fmt: skip
+    answer = Answer.from_response(body, provider="magisterium", question="Why work?")
+    row = log.record(answer, request={"q": "Why work?"}, elapsed=1.0)
+    assert row is not None
+    return row
+
+
+def test_log_show_on_a_terminal_is_rendered_markdown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    row = _logged()
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm-256color")
+    screen = FakeTerminal()
+    monkeypatch.setattr(sys, "stdout", screen)
+    assert main(["log", "show", str(row)]) == 0
+    out = screen.getvalue()
+    assert SGR.search(out)  # styled
+    shown = SGR.sub("", out)
+    assert "Why it matters" in shown and "## " not in shown and "**" not in shown
+    assert "dignity [1]" in shown and "• first point [2]" in shown
+    assert "[1] Laborem exercens — John Paul II (1981)" in shown
+    assert "https://www.vatican.va/le.html" in shown and "[2] Catechism" in shown
+    assert not FORBIDDEN.search(shown)
+
+
+@pytest.mark.parametrize(
+    ("argv", "env"),
+    [
+        ([], {"NO_COLOR": "1"}),
+        ([], {"TERM": "dumb"}),
+        (["--color", "never"], {}),
+    ],
+)
+def test_plain_text_without_colour(
+    monkeypatch: pytest.MonkeyPatch, argv: list[str], env: dict[str, str]
+) -> None:
+    row = _logged()
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm-256color")
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    screen = FakeTerminal()
+    monkeypatch.setattr(sys, "stdout", screen)
+    assert main([*argv, "log", "show", str(row)]) == 0
+    out = screen.getvalue()
+    assert "\x1b" not in out
+    assert "## Why it matters" in out and "[1] Laborem exercens — John Paul II (1981)" in out
+
+
+def test_piped_output_is_plain(capsys: pytest.CaptureFixture[str]) -> None:
+    row = _logged()
+    assert main(["log", "show", str(row)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "**dignity** [1]" in out
+
+
+def test_ask_streams_onto_a_terminal_and_ends_rendered(
+    server: ProviderServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sample = server.samples("magisterium")[0]
+    screen = FakeTerminal()
+    monkeypatch.setattr(sys, "stdout", screen)
+    url = server.base_url("magisterium")
+    assert main(["--color", "always", "ask", sample.question, "--base-url", url]) == 0
+    out = screen.getvalue()
+    assert server.requests[-1].json.get("stream") is True
+    # The live view draws and erases with rich's cursor moves; what stays is the last draw.
+    final = SGR.sub("", out.rsplit("\x1b[2K", 1)[-1])
+    text = sample.response["choices"][0]["message"]["content"]
+    heading = next(line for line in text.splitlines() if line.startswith("#"))
+    assert heading.lstrip("# ") in final and heading not in final
+    assert "Sources:" in final and "[1] " in final and "recorded sample" in final
+
+
+_HOSTILE = [
+    "\x1b[31mred\x1b[0m",
+    "\x1b]8;;https://evil.example\x1b\\click\x1b]8;;\x1b\\",
+    "\x1b]0;title\x07",
+    "\x9b31m",
+    "\x9d0;t\x9c",
+    "[bold red]loud[/]",
+    "[link=https://evil.example]x[/link]",
+    ":smile:",
+    "a\rb\x08c\x07",
+    "\u202eevil\u202c",
+    "\x00\x7f\x85",
+    "# heading\n\n**b** `c`\n\n```\n\x1b[2J\n```",
+    "[x](https://e.example/\x1b[31m)",
+]
+_ANY = st.one_of(
+    st.text(max_size=60),
+    st.sampled_from(_HOSTILE),
+    st.lists(st.one_of(st.sampled_from(_HOSTILE), st.text(max_size=10)), max_size=4).map("".join),
+)
+_MARKUP = st.from_regex(
+    r"\[(bold|red|link=https://e\.example|/)\][A-Za-z]{1,8}\[/\]", fullmatch=True
+)
+
+
+def _terminal_output(answer: Answer, color_system: str | None) -> str:
+    from citekit.cli.main import _Lines, print_sources
+    from citekit.render.text import StyledTerminal, body_text
+
+    screen = io.StringIO()
+    styled = StyledTerminal(screen, width=200, color_system=color_system)
+    _Lines(screen, styled).markdown(body_text(answer)[0])
+    print_sources(answer, screen, styled)
+    return screen.getvalue()
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=_ANY, title=st.one_of(_ANY, _MARKUP), url=_ANY, author=_ANY, note=_ANY)
+def test_hostile_text_reaches_the_terminal_only_as_text(
+    text: str, title: str, url: str, author: str, note: str
+) -> None:
+    """With colour on, the only escape sequences are rich's styling (taking them out leaves
+    exactly the uncoloured rendering), and nothing else of C0, DEL, C1 or the bidirectional
+    overrides gets through; rich markup in a title prints as written."""
+    from citekit import Citation
+
+    answer = Answer(
+        provider="magisterium",
+        text=text + " [^1]",
+        question=note,
+        notes=(note,),
+        citations=(
+            Citation(cited_text="p", document_index=0, document_title=title,
+                     document_author=author, source_url=url),
+        ),
+    )  # fmt: skip
+    coloured = _terminal_output(answer, "truecolor")
+    plain = _terminal_output(answer, None)
+    assert SGR.sub("", coloured) == plain
+    assert not FORBIDDEN.search(plain), repr(FORBIDDEN.search(plain))
+    if re.fullmatch(r"\[[^\]]+\][A-Za-z]+\[/\]", title):
+        assert title in plain
+
+
+def test_rich_is_imported_only_to_style_an_answer() -> None:
+    """``import citekit`` (and the command line's modules) work with rich unimportable."""
+    code = (
+        "import sys; sys.modules['rich'] = None\n"
+        "import citekit, citekit.cli.main, citekit.render.text\n"
+        "from citekit.cli.main import main\n"
+        "sys.exit(main(['--color', 'never', 'log', 'path']))\n"
+    )
+    env = {**os.environ, "CITEKIT_HOME": os.environ["CITEKIT_HOME"]}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                          timeout=60)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+
+
+def test_ctrl_c_while_streaming_onto_a_terminal_keeps_what_arrived(
+    server: ProviderServer, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from citekit.render import text as text_module
+
+    shown: list[str] = []
+
+    def update(self: object, text: str) -> None:
+        shown.append(text)
+        if len(shown) == 5:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(text_module._Tail, "update", update)
+    screen = FakeTerminal()
+    monkeypatch.setattr(sys, "stdout", screen)
+    sample = server.samples("magisterium")[0]
+    url = server.base_url("magisterium", chunks=40)
+    assert main(["--color", "always", "ask", sample.question, "--base-url", url]) == 130
+    assert "citekit: interrupted" in capsys.readouterr().err
+    last = screen.getvalue().rsplit("\x1b[2K", 1)[-1]
+    final = " ".join(re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", last).split())
+    assert final == " ".join(shown[-1].split())  # what arrived stays on the screen, rendered
+    row = log.rows()[0]  # and the stream logged what it had read, as partial
+    assert row["partial"] and row["text"].startswith(shown[-1])

@@ -32,6 +32,7 @@ from citekit.render import (
     references_text,
     safe_url,
 )
+from citekit.render.html import target_style
 from citekit.render.live import streaming_html
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
@@ -706,9 +707,12 @@ _answer = st.builds(
 def assert_safe_html(html: str) -> None:
     root = parse(html)
     for node in root.iter():
+        if node.tag == "style":  # only the answer's own scoped style, constants and its token
+            token = node.parent.attrs.get("id", "") if node.parent is not None else ""
+            assert node.children == [target_style(token)[7:-8]], node.children
+            continue
         assert node.tag not in {
             "script",
-            "style",
             "iframe",
             "object",
             "embed",
@@ -876,6 +880,11 @@ def test_terminal_live_without_deltas_prints_the_whole_answer_and_fail_marks_it(
         out.getvalue()
         == "partial\n[incomplete: the stream was interrupted (ConnectionError: reset)]\n"
     )
+    out = io.StringIO()
+    live = TerminalLiveAnswer("gptbots", None, stream=out)
+    live.add("partial")
+    live.fail(KeyboardInterrupt())  # Ctrl-C carries no message: no dangling colon
+    assert out.getvalue().endswith("[incomplete: the stream was interrupted (KeyboardInterrupt)]\n")
 
 
 def test_notebook_live_uses_ipython_display_inside_a_kernel(

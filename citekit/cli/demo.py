@@ -7,6 +7,7 @@ writes a standalone page with the rendered answers, frame summaries and charts (
 
 from __future__ import annotations
 
+import re
 import sys
 import warnings
 from pathlib import Path
@@ -55,6 +56,49 @@ _CONTENTS = (
     "</ul></nav>"
 )
 
+#: The page's own style: a light and a dark theme (``prefers-color-scheme``), nothing wider
+#: than a phone (tables scroll in their own box, charts scale down, long words wrap), answer
+#: headings below the page's section headings, and the vl-convert charts' text, grid and mark
+#: outlines recoloured for the dark theme (their marks keep their colours).
+_PAGE_STYLE = """
+:root { color-scheme: light dark; --bg: #fff; --fg: #111; --soft: #444; --link: #0b57d0;
+  --visited: #6a3fb5; --rule: rgba(127,127,127,0.45); }
+@media (prefers-color-scheme: dark) {
+  :root { --bg: #121212; --fg: #e3e3e3; --soft: #b8b8b8; --link: #8ab4f8; --visited: #c9a8f5; }
+}
+html { background: var(--bg); color: var(--fg); }
+body { background: var(--bg); color: var(--fg); overflow-wrap: break-word; }
+a { color: var(--link); overflow-wrap: anywhere; }
+a:visited { color: var(--visited); }
+h2 { font-size: 1.5em; margin: 2em 0 0.4em 0; padding-bottom: 0.2em;
+  border-bottom: 2px solid var(--rule); }
+h3 { font-size: 1.2em; }
+.demo-answer .citekit-question { font-size: 1.15em !important; font-weight: 600;
+  opacity: 1 !important; margin: 0.2em 0 0.5em 0 !important; }
+.demo-answer .citekit-text h3 { font-size: 1.05em; }
+.demo-answer .citekit-text h4, .demo-answer .citekit-text h5,
+.demo-answer .citekit-text h6 { font-size: 1em; }
+.demo-table { overflow-x: auto; max-width: 100%; }
+.demo-table table { border-collapse: collapse; }
+.demo-table td, .demo-table th { text-align: left; vertical-align: top; padding: 2px 6px;
+  border: 1px solid var(--rule); }
+.demo-table th { font-weight: 600; }
+.demo-chart { overflow-x: auto; margin: 0 0 1em 0; }
+.demo-chart svg { display: block; max-width: 100%; height: auto; }
+pre, table { max-width: 100%; }
+@media (max-width: 600px) { .demo-table { font-size: 0.9em; } }
+.demo-narrow { display: none; font-style: italic; }
+@media (max-width: 700px) { .demo-narrow { display: block; } }
+@media (prefers-color-scheme: dark) {
+  .demo-chart svg > rect:first-child { fill: transparent; }
+  .demo-chart svg g:not(.role-mark) > text { fill: var(--fg); }
+  .demo-chart svg .role-title-subtitle > text { fill: var(--soft); }
+  .demo-chart svg [stroke="#ddd"] { stroke: rgba(255,255,255,0.16); }
+  .demo-chart svg [stroke="white"] { stroke: var(--bg); }
+  .demo-chart svg .role-legend-symbol [fill="black"] { fill: var(--fg); }
+}
+"""
+
 #: The question the demo puts to every provider at once.
 _COMPARED = "What is the principle of subsidiarity?"
 
@@ -77,7 +121,6 @@ _HEADINGS = {
     "n_same_work": "one work, two numbers",
     "document_title": "document",
 }
-_CELL = 'style="text-align: left; border: 1px solid #8886; padding: 2px 6px"'
 
 
 def _table_html(frame: Any, *, limit: int = 15) -> str:
@@ -94,13 +137,13 @@ def _table_html(frame: Any, *, limit: int = 15) -> str:
 
     def rows(part: Any) -> str:
         return "".join(
-            "<tr>" + "".join(f"<td {_CELL}>{cell(v)}</td>" for v in row) + "</tr>"
+            "<tr>" + "".join(f"<td>{cell(v)}</td>" for v in row) + "</tr>"
             for row in part.iter_rows()
         )
 
     names = [_HEADINGS.get(c, c.replace("_", " ")) for c in frame.columns]
-    head = "".join(f"<th {_CELL}>{_esc(n)}</th>" for n in names)
-    table = '<div style="overflow-x: auto"><table style="border-collapse: collapse">'
+    head = "".join(f"<th>{_esc(n)}</th>" for n in names)
+    table = '<div class="demo-table"><table>'
     html = f"{table}<tr>{head}</tr>{rows(frame.head(limit))}</table></div>"
     if frame.height <= limit:
         return html
@@ -111,6 +154,21 @@ def _table_html(frame: Any, *, limit: int = 15) -> str:
     )
 
 
+#: How far a chart shrinks to fit a narrow screen: not at all, so its text stays at 12 px or
+#: more (chart_parts.TEXT_SIZE); a narrower screen scrolls the chart inside its own box.
+_CHART_MIN_SCALE = 1.0
+
+
+def _chart_html(svg: str) -> str:
+    """A vl-convert SVG that scales down with the page to ``_CHART_MIN_SCALE`` of its size, and
+    scrolls in its box on a narrower one."""
+    width = re.search(r'<svg[^>]*?\swidth="([0-9.]+)"', svg)
+    if width is not None:
+        floor = round(float(width.group(1)) * _CHART_MIN_SCALE)
+        svg = svg.replace("<svg ", f'<svg style="min-width: {floor}px" ', 1)
+    return f'<div class="demo-chart">{svg}</div>'
+
+
 def _answers_section(provider: str, answers: list[Answer]) -> str:
     parts = [
         f'<h2 id="{provider}">{_esc(long_name(provider))}</h2>',
@@ -119,7 +177,8 @@ def _answers_section(provider: str, answers: list[Answer]) -> str:
     for answer in answers:
         parts.append('<hr style="border: 0; border-top: 1px solid #8886; margin: 1.5em 0">')
         try:
-            parts.append(answer.to_html())  # carries its own "recorded sample" badge
+            # carries its own "recorded sample" badge; the page's style reads the class
+            parts.append(f'<article class="demo-answer">{answer.to_html()}</article>')
         except Exception as exc:  # one answer that cannot render must not sink the page
             label = answer.sample or "unlabelled"
             parts.append(
@@ -181,7 +240,7 @@ def _corpus_section(answers: list[Answer], comparison: Any) -> str:
         co = cocitation_frame(answers)
         parts.append(
             "<h3>Works read together</h3><p>How many answers cite both works of a pair.</p>"
-            f"<div>{vl_convert.vegalite_to_svg(charts.cocitation(co, top=12).to_dict())}</div>"
+            f"{_chart_html(vl_convert.vegalite_to_svg(charts.cocitation(co, top=12).to_dict()))}"
         )
     except Exception as exc:  # a chart that fails is skipped with a note, not fatal
         parts.append(f"<p><em>Co-citation skipped: {_esc(exc)}</em></p>")
@@ -218,6 +277,8 @@ def _charts_section(frames: dict[str, pl.DataFrame]) -> str:
         '<h2 id="charts">Charts</h2>',
         "<p>Authors and works counted by identity, the centuries cited, and GPTBots' "
         "relevance scores.</p>",
+        '<p class="demo-narrow">On a narrow screen a chart keeps its text readable and '
+        "scrolls sideways in its own box.</p>",
     ]
     for name, source in (
         ("authors", "citations"),
@@ -229,7 +290,7 @@ def _charts_section(frames: dict[str, pl.DataFrame]) -> str:
         try:
             chart = getattr(charts, name)(frames[source])
             parts.append(f"<h3>{name.replace('_', ' ').capitalize()}</h3>")
-            parts.append(f"<div>{vl_convert.vegalite_to_svg(chart.to_dict())}</div>")
+            parts.append(_chart_html(vl_convert.vegalite_to_svg(chart.to_dict())))
         except Exception as exc:  # a chart that fails is skipped with a note, not fatal
             parts.append(f"<p><em>Chart {name!r} skipped: {_esc(exc)}</em></p>")
     return "\n".join(parts)
@@ -282,6 +343,7 @@ def run_demo(path: Path, *, open_browser: bool = False, out: TextIO | None = Non
     frames_html, frames = _frames_section(every)
     sections += [frames_html, _charts_section(frames), _corpus_section(every, comparison)]
     page = html_document("citekit demo: recorded sample answers", "\n".join(sections))
+    page = page.replace("</head>", f"<style>{_PAGE_STYLE}</style>\n</head>", 1)
     path.write_text(page, encoding="utf-8")
     out.write(f"\n{len(every)} recorded sample answers (not live). Wrote {path.resolve()}\n")
     if open_browser:

@@ -8,6 +8,9 @@
     citekit log show 12
     citekit log export refs.bib
 
+On a terminal, answers print as styled Markdown (``--color never`` or ``NO_COLOR=1`` for
+plain text, which is also what a pipe gets).
+
 Exit codes: 0 success, 1 the provider or the network failed, 2 wrong usage or setup (a missing
 API key), 130 interrupted.
 """
@@ -17,6 +20,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import re
 import sqlite3
 import sys
@@ -28,7 +32,7 @@ from typing import Any, TextIO, cast
 from ..core.errors import CitekitError, CitekitWarning, ConfigurationError
 from ..core.models import Answer, TextDelta
 from ..core.names import PROVIDERS
-from ..render.text import TerminalText, body_text
+from ..render.text import StyledTerminal, TerminalText, body_text
 
 __all__ = ["build_parser", "main"]
 
@@ -95,48 +99,112 @@ class TerminalOut:
 
 
 # -- printing an answer -----------------------------------------------------------------------
-def source_lines(answer: Answer) -> list[str]:
-    """``[n] Title — Author (Year), refs <url>`` for each source of ``answer``."""
-    lines = []
+def _source_parts(answer: Answer) -> list[tuple[str, str, str, str | None]]:
+    """``("[n]", title, " — Author (Year), refs", url)`` for each source of ``answer``."""
+    parts: list[tuple[str, str, str, str | None]] = []
     for number, group in answer.citation_groups().items():
         c = group[0]
-        label = c.document_title or "Untitled"
+        detail = ""
         if c.document_author:
-            label += f" — {c.document_author}"
+            detail += f" — {c.document_author}"
         if c.document_year:
-            label += f" ({c.document_year})"
+            detail += f" ({c.document_year})"
         places = ", ".join(
             dict.fromkeys(g.document_reference for g in group if g.document_reference)
         )
         if places:
-            label += f", {places}"
-        lines.append(f"[{number}] {label}" + (f" <{c.source_url}>" if c.source_url else ""))
+            detail += f", {places}"
+        parts.append((f"[{number}]", c.document_title or "Untitled", detail, c.source_url))
     for ref in answer.references or ():
-        label = ref.data_name or "knowledge chunk"
-        if ref.score is not None:
-            label += f" (score {ref.score:.2f})"
-        lines.append(f"[{ref.rank}] {label}" + (f" <{ref.source_url}>" if ref.source_url else ""))
-    return lines
+        detail = f" (score {ref.score:.2f})" if ref.score is not None else ""
+        parts.append((f"[{ref.rank}]", ref.data_name or "knowledge chunk", detail, ref.source_url))
+    return parts
 
 
-def print_sources(answer: Answer, out: TextIO) -> None:
+def source_lines(answer: Answer) -> list[str]:
+    """``[n] Title — Author (Year), refs <url>`` for each source of ``answer``."""
+    return [
+        f"{number} {title}{detail}" + (f" <{url}>" if url else "")
+        for number, title, detail, url in _source_parts(answer)
+    ]
+
+
+class _Lines:
+    """Lines of ``(text, style)`` parts: plain text on ``out``, or styled on a colour
+    terminal (the styles are rich's, chosen here; never provider text)."""
+
+    def __init__(self, out: TextIO, styled: StyledTerminal | None) -> None:
+        self.out = out
+        self.styled = styled
+
+    def line(self, *parts: tuple[str, str]) -> None:
+        if self.styled is not None:
+            self.styled.line(*parts)
+        else:
+            self.out.write("".join(text for text, _ in parts) + "\n")
+
+    def source(self, number: str, title: str, detail: str, url: str | None) -> None:
+        if self.styled is not None:
+            self.styled.item(number, (title, "bold"), (detail, ""), url=url)
+        else:
+            self.out.write(f"  {number} {title}{detail}" + (f" <{url}>" if url else "") + "\n")
+
+    def markdown(self, text: str) -> None:
+        """The answer's text: rendered on a colour terminal, as written elsewhere."""
+        if self.styled is not None:
+            self.styled.markdown(text)
+        else:
+            self.out.write(text + "\n")
+
+
+def print_sources(answer: Answer, out: TextIO, styled: StyledTerminal | None = None) -> None:
+    lines = _Lines(out, styled)
     for call in answer.tool_calls:  # an answer may be only tool calls: show what was asked
-        out.write(f"\nTool call: {call.name}({' '.join(call.arguments.split())})\n")
-    lines = source_lines(answer)
-    if lines:
-        out.write("\nSources:\n" + "".join(f"  {line}\n" for line in lines))
+        lines.line()
+        arguments = " ".join(call.arguments.split())
+        lines.line(("Tool call: ", "bold"), (f"{call.name}({arguments})", ""))
+    parts = _source_parts(answer)
+    if parts:
+        lines.line()
+        lines.line(("Sources:", "bold"))
+        for number, title, detail, url in parts:
+            lines.source(number, title, detail, url)
+    notes = list(answer.notes)
     if answer.finish_reason == "length":
         from ..render._sources import CUT_SHORT
 
-        out.write(f"\nNote: {CUT_SHORT[1]}\n")
-    for note in answer.notes:
-        out.write(f"\nNote: {note}\n")
+        notes.insert(0, CUT_SHORT[1])
+    for note in notes:
+        lines.line()
+        lines.line(("Note: ", "bold"), (note, ""))
     if answer.sample:
-        out.write(f"\n(recorded sample {answer.sample}, not a live answer)\n")
+        lines.line()
+        lines.line((f"(recorded sample {answer.sample}, not a live answer)", "dim"))
     out.flush()
 
 
-def _ask(args: argparse.Namespace, out: TextIO) -> int:
+def _stream_styled(client: Any, question: str, styled: StyledTerminal) -> Answer | None:
+    """Stream an answer onto a colour terminal: the last screenful rendered as it arrives,
+    then the whole answer rendered once (what arrived, when Ctrl-C stops it)."""
+    answer: Answer | None = None
+    text = ""
+    with client.stream(question) as events:  # Ctrl-C reaches the stream, which keeps the text
+        try:
+            with styled.live() as show:
+                for event in events:
+                    if type(event) is TextDelta and event.choice == 0:
+                        text += event.text
+                        show(text)
+                    elif isinstance(event, Answer):
+                        answer = event
+        except KeyboardInterrupt:
+            styled.markdown(text)
+            raise
+    styled.markdown(body_text(answer)[0].rstrip() if answer is not None else text)
+    return answer
+
+
+def _ask(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -> int:
     if args.html:
         from ..data.exports import ANSWER_SUFFIXES
 
@@ -144,7 +212,9 @@ def _ask(args: argparse.Namespace, out: TextIO) -> int:
     client = make_client(args.provider, base_url=args.base_url, model=args.model)
     stream = args.stream if args.stream is not None else not args.json
     answer: Answer | None = None
-    if stream and not args.json:
+    if stream and styled is not None:
+        answer = _stream_styled(client, args.question, styled)
+    elif stream and not args.json:
         # As a context: Ctrl-C while the text is printed (not only while it is read) reaches
         # the stream, which keeps what arrived (logged as partial).
         with client.stream(args.question) as events:
@@ -158,14 +228,14 @@ def _ask(args: argparse.Namespace, out: TextIO) -> int:
     else:
         answer = client.ask(args.question, stream=stream, display=False)
         if not args.json:
-            out.write(body_text(answer)[0].rstrip() + "\n")
+            _Lines(out, styled).markdown(body_text(answer)[0].rstrip())
     assert answer is not None
     if args.json:
         from ..data.exports import answer_json
 
         out.write(json.dumps(answer_json(answer), ensure_ascii=False, indent=2) + "\n")
     else:
-        print_sources(answer, out)
+        print_sources(answer, out, styled)
     if args.html:
         from ..data.exports import export_answer
 
@@ -185,7 +255,7 @@ def _filters(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def _log(args: argparse.Namespace, out: TextIO) -> int:
+def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -> int:
     from ..store import log
 
     if args.log_command == "path":
@@ -210,9 +280,11 @@ def _log(args: argparse.Namespace, out: TextIO) -> int:
 
             out.write(json.dumps(answer_json(answer), ensure_ascii=False, indent=2) + "\n")
             return 0
-        body = body_text(answer)[0].rstrip()
-        out.write(f"{answer.provider} · {answer.question or ''}\n\n{body}\n")
-        print_sources(answer, out)
+        lines = _Lines(out, styled)
+        lines.line((answer.provider, "bold"), (" · ", "dim"), (answer.question or "", "bold"))
+        lines.line()
+        lines.markdown(body_text(answer)[0].rstrip())
+        print_sources(answer, out, styled)
         return 0
     if args.log_command == "export":
         path = Path(args.path)
@@ -312,6 +384,12 @@ def build_parser() -> argparse.ArgumentParser:
     from .. import __version__
 
     parser.add_argument("--version", action="version", version=f"citekit {__version__}")
+    parser.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="answers as styled Markdown: auto (default) on a terminal unless NO_COLOR is set",
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     ask = commands.add_parser("ask", help="ask one question and print the answer with sources")
@@ -353,15 +431,32 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _styled_terminal(args: argparse.Namespace) -> StyledTerminal | None:
+    """A colour terminal for answers (``ask``, ``log show``): with ``--color auto`` only when
+    stdout is a terminal, ``NO_COLOR`` is unset and ``TERM`` is not ``dumb``; never for
+    JSON. Elsewhere everything prints as plain text."""
+    answers = args.command == "ask" or getattr(args, "log_command", None) == "show"
+    if not answers or getattr(args, "json", False) or args.color == "never":
+        return None
+    if args.color == "auto":
+        if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+            return None
+        isatty = getattr(sys.stdout, "isatty", None)
+        if not callable(isatty) or not isatty():
+            return None
+    return StyledTerminal(sys.stdout)
+
+
 def _run(args: argparse.Namespace, out: TextIO) -> int:
+    styled = _styled_terminal(args)
     if args.command == "ask":
-        return _ask(args, out)
+        return _ask(args, out, styled)
     if args.command == "demo":
         from .demo import run_demo
 
         _require_suffix("--out", Path(args.out), (".html", ".htm"))  # the demo page is HTML
         return run_demo(Path(args.out), open_browser=args.open, out=out)
-    return _log(args, out)
+    return _log(args, out, styled)
 
 
 @contextlib.contextmanager

@@ -158,7 +158,13 @@ def top_subtitle(shown: int, total: int, what: str) -> str:
 
 
 def chart_title(text: str, subtitle: str) -> alt.Title:
+    """The title every chart has; making it also turns on the offline renderer
+    (``citekit.render.chart``), so a chart shows without a CDN."""
     import altair as alt
+
+    from ..render.chart import use_offline_renderer
+
+    use_offline_renderer()
 
     return alt.Title(
         text, subtitle=subtitle, anchor="start", fontSize=15, subtitleFontSize=TEXT_SIZE

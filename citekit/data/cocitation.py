@@ -222,7 +222,6 @@ def heatmap(co: pl.DataFrame | Source, *, top: int = 15) -> alt.LayerChart:
     diagonal = side.select(label_a="label", label_b="label", name_a="name", total_a="total")
     n = shown.height
     cell = min(_CELL, max(8, _GRID // n))
-    peak = int(cells.select(pl.col("answers").max()).item() or 1)
     x = alt.X(
         "label_b:N",
         sort=order,
@@ -246,7 +245,11 @@ def heatmap(co: pl.DataFrame | Source, *, top: int = 15) -> alt.LayerChart:
             color=alt.Color(
                 "answers:Q",
                 title="Answers citing both",
-                scale=alt.Scale(scheme="blues", domainMin=0),
+                # The blues up to 0.7 of their range: black counts read at 5:1 or more on
+                # every cell (past 0.7 neither black nor white text reaches 4.5:1 on all).
+                scale=alt.Scale(
+                    scheme=alt.SchemeParams(name="blues", extent=[0, 0.7]), domainMin=0
+                ),
                 legend=legend(tickMinStep=1, format="d"),
             ),
             tooltip=pair_tip,
@@ -266,7 +269,6 @@ def heatmap(co: pl.DataFrame | Source, *, top: int = 15) -> alt.LayerChart:
     )
     layers: list[alt.Chart] = [rects, diag]
     if cell >= _CELL_WITH_TEXT:
-        dark = alt.datum.answers > peak * 0.55
         layers.append(
             alt.Chart(cells)
             .mark_text(fontSize=TEXT_SIZE)
@@ -274,7 +276,7 @@ def heatmap(co: pl.DataFrame | Source, *, top: int = 15) -> alt.LayerChart:
                 x=x,
                 y=y,
                 text=alt.Text("answers:Q"),
-                color=alt.condition(dark, alt.value("white"), alt.value("#1a1a1a")),
+                color=alt.value("#000"),
                 tooltip=pair_tip,
             )
         )

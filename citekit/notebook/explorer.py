@@ -1,18 +1,20 @@
 """``explore``: browse citations or knowledge references with filters, a chart and the answer.
 
-The explorer is plain ipywidgets (no custom JavaScript): dropdowns, sliders and a search box
-filter a polars frame; an HTML table shows one page of it; a chart of the filtered rows is drawn
-as inline SVG by vl-convert (so it needs no CDN); and the selected row is shown with the full
-passage and its answer rendered with footnotes. Every control is an attribute of the returned
-``Explorer`` and ``Explorer.filtered`` is the current frame, so the explorer can be driven from
-code, and tested, without a browser.
+ipywidgets dropdowns and sliders and a search box filter a polars frame; a table shows one
+page of it, and a click on a row (or the up and down keys) selects it; a chart of the filtered
+rows is drawn as inline SVG by vl-convert (so it needs no CDN); and the selected row is shown
+with the full passage and its answer rendered with footnotes. The table and the search box are
+two small anywidgets (their front ends are in ``explorer_html``): the search box sends its text
+once typing pauses, the table sends the row clicked. Every control is an attribute of the
+returned ``Explorer`` and ``Explorer.filtered`` is the current frame, so the explorer can be
+driven from code, and tested, without a browser: setting a value from Python filters at once.
 
-ipywidgets, altair and vl-convert are imported when an explorer is built.
+ipywidgets, anywidget, altair and vl-convert are imported when an explorer is built.
 """
 
 from __future__ import annotations
 
-import html
+import functools
 from collections.abc import Callable
 from typing import Any, Final, Literal
 
@@ -22,7 +24,19 @@ from ..core.models import Answer, References
 from ..data import charts
 from ..data.chart_parts import labelled
 from ..data.frames import Source, citations_frame, load_answers, references_frame
-from .explorer_html import answer_html, row_html, svg_html, table_html
+from ..render.chart import widget_esm
+from .explorer_html import (
+    EXPLORER_CSS,
+    SEARCH_CSS,
+    SEARCH_ESM,
+    TABLE_ESM,
+    answer_html,
+    chart_html,
+    empty_html,
+    row_html,
+    status_html,
+    table_html,
+)
 
 __all__ = ["ALL", "Explorer", "explore"]
 
@@ -133,8 +147,50 @@ def explore(
     return Explorer(refs, "references", answers, page_size=page_size, chart=chart)
 
 
+@functools.cache
+def _widget_classes() -> tuple[type[Any], type[Any], type[Any]]:
+    """The table, search-box and chart widget classes (anywidget is imported on first use)."""
+    import anywidget
+    import traitlets
+
+    class RowTable(anywidget.AnyWidget):
+        """One page of rows as HTML (``value``); a click or an up/down key sets ``selected``
+        (0-based in the filtered rows, of which there are ``count``)."""
+
+        _esm = TABLE_ESM
+        _css = EXPLORER_CSS
+        value = traitlets.Unicode("").tag(sync=True)
+        selected = traitlets.Int(0).tag(sync=True)
+        count = traitlets.Int(0).tag(sync=True)
+
+        @traitlets.validate("selected")
+        def _in_range(self, proposal: Any) -> int:
+            # a row from the front end is clamped to the rows there are
+            return max(0, min(int(proposal["value"]), self.count - 1))
+
+    class SearchBox(anywidget.AnyWidget):
+        """A text box whose ``value`` reaches Python once typing pauses ``delay`` ms."""
+
+        _esm = SEARCH_ESM
+        _css = SEARCH_CSS
+        value = traitlets.Unicode("").tag(sync=True)
+        description = traitlets.Unicode("Search").tag(sync=True)
+        placeholder = traitlets.Unicode("").tag(sync=True)
+        delay = traitlets.Int(250).tag(sync=True)
+
+    class ChartView(anywidget.AnyWidget):
+        """A chart: ``value`` is its static SVG (or a message) as HTML, drawn live from the
+        compiled Vega ``spec`` where the front end runs the widget (citekit.render.chart)."""
+
+        _esm = widget_esm()
+        value = traitlets.Unicode("").tag(sync=True)
+        spec = traitlets.Dict().tag(sync=True)
+
+    return RowTable, SearchBox, ChartView
+
+
 class Explorer:
-    """Filters, a paged table, a chart and the selected row's answer, as ipywidgets.
+    """Filters, a clickable paged table, a chart and the selected row's answer, as widgets.
 
     Attributes
     ----------
@@ -153,15 +209,19 @@ class Explorer:
         full range it also keeps undated rows.
     min_score
         A ``FloatSlider`` (references only, else ``None``); above 0 it drops unscored chunks.
+        The scores chart draws its threshold there and counts the chunks that reach it.
     search
-        A ``Text`` box: rows whose text, title, author (or chunk, source) contains it,
-        ignoring case.
+        A search box: rows whose text, title, author (or chunk, source) contains its
+        ``value``, ignoring case. Typed text filters once typing pauses (250 ms); a value set
+        from code filters at once.
     chart_kind
         ``ToggleButtons`` choosing the chart (citations: authors, years, documents).
     page, selected
-        The table page (1-based) and the selected row (0-based in ``filtered``).
+        The table page (1-based) and the selected row (0-based in ``filtered``): a click on a
+        row, the up and down keys in the table, or a value set from code select it.
     table, chart, detail, status
-        The HTML outputs; ``widget`` is the whole ``VBox``.
+        The outputs: ``table.value`` is the current page's HTML; ``chart``, ``detail`` and
+        ``status`` are HTML widgets. ``widget`` is the whole ``VBox``.
 
     Examples
     --------
@@ -173,8 +233,11 @@ class Explorer:
     >>> ex.min_score.value = 0.8
     >>> ex.filtered.select("rank", "document_title", "score").rows()
     [(1, 'great_wall_history.pdf', 0.9349), ...]
-    >>> print(ex.status.value)
-    <span style='padding-right:1em'>1–4 of 4 knowledge chunks (filtered from 8)</span>
+    >>> ex.status_text
+    '1–4 of 4 knowledge chunks (filtered from 8)'
+    >>> ex.selected.value = 2
+    >>> ex.selected_row()["rank"]
+    3
     """
 
     def __init__(
@@ -188,6 +251,7 @@ class Explorer:
     ) -> None:
         import ipywidgets as w
 
+        row_table, search_box, chart_view = _widget_classes()
         self.kind: Kind = kind
         self.answers = answers
         self.page_size = max(1, min(int(page_size), 200))
@@ -198,6 +262,8 @@ class Explorer:
         self.frame = self._rows.drop(_HIDDEN, strict=False)
         self._kept = self._rows
         self._busy = False
+        self._noun = "citations" if kind == "citations" else "knowledge chunks"
+        self.status_text = ""
 
         counts = self._rows.group_by(_GROUP).len().sort(["len", _GROUP], descending=[True, False])
         noun = "authors" if kind == "citations" else "sources"
@@ -241,23 +307,30 @@ class Explorer:
                 layout=w.Layout(width="360px"),
             )
             range_control = self.min_score
-        self.search: Any = w.Text(
+        self.search: Any = search_box(
             placeholder="search the passages, titles, authors…"
             if kind == "citations"
             else "search the chunks and sources…",
-            description="Search",
-            continuous_update=False,
             layout=w.Layout(width="360px"),
         )
         self.chart_kind: Any = w.ToggleButtons(
             options=list(_CHARTS[kind]), value=_CHARTS[kind][0], description="Chart"
         )
-        self.page: Any = w.BoundedIntText(value=1, min=1, max=1, description="Page")
-        self.selected: Any = w.BoundedIntText(value=0, min=0, max=0, description="Row #")
-        self.status: Any = w.HTML()
-        self.table: Any = w.HTML()
-        self.chart: Any = w.HTML()
-        self.detail: Any = w.HTML()
+        small = {"description_width": "initial"}
+        self.page: Any = w.BoundedIntText(
+            value=1, min=1, max=1, description="Page", style=small, layout=w.Layout(width="7.5em")
+        )
+        self.selected: Any = w.BoundedIntText(
+            value=0, min=0, max=0, description="Row #", style=small, layout=w.Layout(width="9em")
+        )
+        # The count line takes what the page and row boxes leave, and never wraps onto them.
+        self.status: Any = w.HTML(layout=w.Layout(flex="1 1 auto", min_width="0", width="auto"))
+        self.status.add_class("citekit-ex-status-box")
+        self.table: Any = row_table(layout=w.Layout(width="100%"))
+        self.chart: Any = chart_view()
+        self.detail: Any = w.HTML(layout=w.Layout(width="100%"))
+        self.detail.add_class("citekit-ex-detail")
+        w.link((self.table, "selected"), (self.selected, "value"))
 
         for control in (group, range_control, self.search):
             control.observe(self._on_filter, names="value")
@@ -267,10 +340,15 @@ class Explorer:
 
         filters = w.HBox([group, range_control, self.search], layout=w.Layout(flex_flow="wrap"))
         chart_row = [self.chart_kind] if len(_CHARTS[kind]) > 1 else []
-        paging = w.HBox([self.status, self.page, self.selected])
-        self.widget: Any = w.VBox(
-            [filters, *chart_row, self.chart, paging, self.table, self.detail]
+        paging = w.HBox(
+            [self.status, self.page, self.selected],
+            layout=w.Layout(width="100%", align_items="center", flex_flow="row nowrap"),
         )
+        self.widget: Any = w.VBox(
+            [filters, *chart_row, self.chart, paging, self.table, self.detail],
+            layout=w.Layout(width="100%"),
+        )
+        self.widget.add_class("citekit-ex")
         self._apply()
 
     # -- state ------------------------------------------------------------------------------
@@ -280,6 +358,13 @@ class Explorer:
         """The rows the current filters keep (same columns as ``frame``)."""
         return self._kept.drop(_HIDDEN, strict=False)
 
+    def selected_row(self) -> dict[str, Any] | None:
+        """The selected row as a dict (``frame``'s columns), ``None`` when no row matches."""
+        if self._kept.height == 0:
+            return None
+        row = self._kept.row(self.selected.value, named=True)
+        return {k: v for k, v in row.items() if k not in _HIDDEN}
+
     def selected_answer(self) -> Answer | None:
         """The answer of the selected row, when the explorer was built from answers."""
         if self._kept.height == 0:
@@ -287,7 +372,7 @@ class Explorer:
         position = self._kept[_ANSWER][self.selected.value]
         return self.answers[position] if position is not None else None
 
-    def _filter_expr(self) -> pl.Expr:
+    def _filter_expr(self, *, score: bool = True) -> pl.Expr:
         conditions: list[pl.Expr] = []
         if self._group.value != ALL:
             conditions.append(pl.col(_GROUP) == self._group.value)
@@ -295,7 +380,7 @@ class Explorer:
             low, high = self.years.value
             if (low, high) != (self.years.min, self.years.max):
                 conditions.append(pl.col("year").is_between(low, high))
-        if self.min_score is not None and self.min_score.value > 0:
+        if score and self.min_score is not None and self.min_score.value > 0:
             conditions.append(pl.col("score") >= self.min_score.value)
         needle = self.search.value.strip().lower()
         if needle:
@@ -329,13 +414,9 @@ class Explorer:
     def _on_select(self, _change: Any = None) -> None:
         if self._busy:
             return
-        row = self.selected.value
-        self._busy = True
-        try:
-            self.page.value = row // self.page_size + 1
-        finally:
-            self._busy = False
-        self._render_table()
+        page = self.selected.value // self.page_size + 1
+        if page != self.page.value:
+            self.page.value = page  # draws the table of that page (the widget marks the row)
         self._render_detail()
 
     # -- output -----------------------------------------------------------------------------
@@ -344,36 +425,52 @@ class Explorer:
         total = self._kept.height
         start = (self.page.value - 1) * self.page_size
         page = self._kept.slice(start, self.page_size)
-        noun = "citations" if self.kind == "citations" else "knowledge chunks"
         if total:
-            shown = f"{start + 1:,}–{start + page.height:,} of {total:,} {noun}"
+            shown = f"{start + 1:,}–{start + page.height:,} of {total:,} {self._noun}"
         else:
-            shown = f"no {noun} match"
+            shown = f"no {self._noun} match"
         if total != self._rows.height:
             shown += f" (filtered from {self._rows.height:,})"
-        self.status.value = f"<span style='padding-right:1em'>{html.escape(shown)}</span>"
-        self.table.value = table_html(page, self.kind, first=start, selected=self.selected.value)
+        self.status_text = shown
+        self.status.value = status_html(shown)
+        self.table.count = total
+        self.table.value = (
+            table_html(page, self.kind, first=start) if total else empty_html(self._noun)
+        )
+
+    def _chart_rows(self) -> pl.DataFrame:
+        if self.chart_kind.value == "scores":
+            # The scores chart shows the chunks the minimum score cuts too, below its threshold.
+            return self._rows.filter(self._filter_expr(score=False)).drop(_HIDDEN, strict=False)
+        return self.filtered
 
     def _render_chart(self) -> None:
         if not self._draw_chart:
-            self.chart.value = ""
+            self._show_chart("", {})
             return
-        filtered = self.filtered
-        if filtered.height == 0:  # a chart of nothing would be an empty frame and a lone "0"
-            noun = "citations" if self.kind == "citations" else "knowledge chunks"
-            self.chart.value = (
-                f"<div style='padding:2em 0;opacity:0.8'>No {noun} match these filters: "
-                "widen the year range, clear the search or lower the minimum score.</div>"
-            )
+        rows = self._chart_rows()
+        if rows.height == 0:  # a chart of nothing would be an empty frame and a lone "0"
+            self._show_chart(empty_html(self._noun), {})
             return
-        make: Callable[[pl.DataFrame], Any] = getattr(charts, self.chart_kind.value)
-        self.chart.value = svg_html(make(filtered))
+        kind = self.chart_kind.value
+        if kind == "scores":
+            spec = charts.scores(rows, threshold=round(float(self.min_score.value), 4))
+        else:
+            make: Callable[[pl.DataFrame], Any] = getattr(charts, kind)
+            spec = make(rows)
+        self._show_chart(*chart_html(spec))
+
+    def _show_chart(self, static: str, vega: dict[str, Any]) -> None:
+        """The one place a chart is displayed: its static HTML, drawn live from ``vega``."""
+        with self.chart.hold_sync():
+            self.chart.value = static
+            self.chart.spec = vega
 
     def _render_detail(self) -> None:
-        if self._kept.height == 0:
+        row = self.selected_row()
+        if row is None:
             self.detail.value = ""
             return
-        row = self._kept.row(self.selected.value, named=True)
         parts = [row_html(row, self.kind)]
         answer = self.selected_answer()
         if answer is not None:

@@ -122,3 +122,9 @@ class STYLE:
         " border:1px solid rgba(127,127,127,0.35); border-radius:4px"
     )
     STREAMING = "opacity:0.75; font-size:0.85em; margin:0 0 0.4em 0"
+    # The footnote a link lands on (``:target``, in the answer's scoped style): a tint light
+    # enough for dark text and dark enough for light text, and an outline that shows in both.
+    TARGET = (
+        "background-color:rgba(255,190,0,0.2); outline:2px solid rgba(230,150,0,0.85);"
+        " outline-offset:1px; border-radius:3px; scroll-margin-top:0.5em"
+    )

@@ -48,6 +48,19 @@ _MAX_BACKLINKS = 20
 MAX_INLINE_IMAGE = 2 * 1024 * 1024
 
 
+def target_style(token: str) -> str:
+    """The answer's scoped style: the footnote, knowledge chunk or marker a link lands on
+    (``:target``) is highlighted. A ``<style>`` element is kept where the output is trusted
+    (JupyterLab's own session, VS Code, nbconvert, a page) and dropped elsewhere with nothing
+    lost; it holds constants and the render's token only, never provider text."""
+    scope = f"#{token}"
+    targets = ", ".join(
+        f"{scope} .{name}:target"
+        for name in ("citekit-footnote", "citekit-reference", "citekit-marker")
+    )
+    return f"<style>{targets}{{{STYLE.TARGET}}}</style>"
+
+
 class _MarkerLinks:
     """Renders inline markers of one answer and remembers how often each number occurs."""
 
@@ -295,6 +308,8 @@ def render_answer_html(
     reading = read(answer.text)
     body, definitions = reading.body, reading.definitions
     out = [f'<div class="citekit-answer" id="{token}" style="{STYLE.ROOT}">\n']
+    if not strict:  # nbconvert's sanitizer keeps no <style>
+        out.append(target_style(token))
     out.append(_notes_html(answer_notes(answer), strict=strict))
     if answer.question:
         out.append(f'<div class="citekit-question" style="{STYLE.QUESTION}">')
@@ -351,6 +366,8 @@ def references_html(refs: References, *, strict: bool = False) -> str:
     """A GPTBots reference list: ranked chunks, each with its relevance score as a bar."""
     token = new_token()
     out = [f'<div class="citekit-references" id="{token}" style="{STYLE.ROOT}">\n']
+    if not strict:
+        out.append(target_style(token))
     out.append(_notes_html(references_notes(refs), strict=strict))
     out.append(f'<div style="{STYLE.SECTION_TITLE}">Sources (ranked by relevance)</div>\n')
     out.append(_references_list(refs, token, strict=strict))

@@ -56,6 +56,13 @@ _MAX_STRIDE = 16
 _SHOWN: deque[tuple[Answer, int | None]] = deque(maxlen=8)
 
 
+def _why(exc: BaseException) -> str:
+    """``KeyboardInterrupt`` for a bare Ctrl-C, ``ReadTimeout: timed out`` for an error with a
+    message."""
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
 def _execution_count() -> int | None:
     try:
         from IPython import get_ipython
@@ -286,7 +293,7 @@ class NotebookLiveAnswer(LiveAnswer):
         _SHOWN.append((answer, _execution_count()))
 
     def fail(self, exc: BaseException) -> None:
-        self._refresh(f"incomplete: the stream was interrupted ({type(exc).__name__}: {exc})")
+        self._refresh(f"incomplete: the stream was interrupted ({_why(exc)})")
 
 
 class TerminalLiveAnswer(LiveAnswer):
@@ -367,7 +374,7 @@ class TerminalLiveAnswer(LiveAnswer):
         self._drain()
         prefix = "" if self._at_line_start else "\n"
         self._write(
-            f"{prefix}[incomplete: the stream was interrupted ({type(exc).__name__}: {exc})]\n",
+            f"{prefix}[incomplete: the stream was interrupted ({_why(exc)})]\n",
             last=True,
         )
         with suppress(Exception):

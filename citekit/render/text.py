@@ -1,13 +1,17 @@
 """Plain text for answers and reference lists (``text/plain``, terminals, logs).
 
 The answer text is kept as written (Markdown reads well as text), with markers normalised to
-``[n]`` and definition lines moved into a numbered source list.
+``[n]`` and definition lines moved into a numbered source list. On a colour terminal,
+:class:`StyledTerminal` renders that Markdown with ``rich`` (imported only then).
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..core.models import Answer, References
 from ..core.text import read
@@ -24,7 +28,11 @@ from ._sources import (
     snippet,
 )
 
+if TYPE_CHECKING:
+    from rich.console import Console, ConsoleOptions, RenderResult
+
 __all__ = [
+    "StyledTerminal",
     "TerminalText",
     "answer_text",
     "body_text",
@@ -220,3 +228,146 @@ class TerminalText:
         control characters; what followed them prints as text)."""
         text, self._carry = self._carry, ""
         return terminal_safe(text)
+
+
+# -- a colour terminal ----------------------------------------------------------------------------
+@functools.cache
+def _markdown_class() -> Any:
+    """rich's Markdown with every heading flush left (rich centres the first level)."""
+    from rich.markdown import Heading, Markdown
+
+    class LeftHeading(Heading):
+        LEVEL_ALIGN = dict.fromkeys(("h1", "h2", "h3", "h4", "h5", "h6"), "left")
+
+    class LeftMarkdown(Markdown):
+        elements = {**Markdown.elements, "heading_open": LeftHeading}  # noqa: RUF012
+
+    return LeftMarkdown
+
+
+#: rich's Markdown headings made bold (its second level is only underlined).
+_THEME = {
+    "markdown.h1": "bold underline",
+    "markdown.h2": "bold underline",
+    "markdown.h3": "bold",
+    "markdown.h4": "bold italic",
+}
+
+
+class StyledTerminal:
+    r"""Answers on a colour terminal, through ``rich`` (imported on first use): Markdown shown
+    as headings, bold, lists and code; lines in a chosen style.
+
+    Every piece of text is made :func:`terminal_safe` first and handed to rich as text, never
+    as markup: what a provider sends can neither write its own escape sequences nor style
+    itself (``[bold red]`` prints as written), and links print their address, not a hidden
+    terminal hyperlink. The only escape sequences written are rich's own styling.
+
+    >>> import io
+    >>> from citekit.render.text import StyledTerminal
+    >>> out = io.StringIO()
+    >>> styled = StyledTerminal(out, width=40, color_system="standard")
+    >>> styled.markdown("## Grace\n\nA **free** gift [1]. [bold red]x\x1b]0;owned\x07")
+    >>> styled.line(("[1] ", "bold"), ("Catechism", ""))
+    >>> import re
+    >>> print(re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue()).rstrip())
+    Grace
+    <BLANKLINE>
+    A free gift [1]. [bold red]x
+    [1] Catechism
+    """
+
+    def __init__(
+        self, file: TextIO, *, width: int | None = None, color_system: str | None = "auto"
+    ) -> None:
+        from rich.console import Console
+        from rich.theme import Theme
+
+        self.console = Console(
+            file=file,
+            theme=Theme(_THEME),
+            force_terminal=True,
+            color_system=color_system,  # type: ignore[arg-type]
+            markup=False,
+            emoji=False,
+            highlight=False,
+            width=width,
+        )
+
+    def renderable(self, text: str) -> Any:
+        """``text`` (Markdown) as rich renders it."""
+        return _markdown_class()(terminal_safe(text), code_theme="ansi_dark", hyperlinks=False)
+
+    def markdown(self, text: str) -> None:
+        """Print ``text`` rendered as Markdown."""
+        self.console.print(self.renderable(text))
+
+    def line(self, *parts: str | tuple[str, str]) -> None:
+        """Print one line made of ``parts``: plain strings, or ``(text, rich style)`` pairs
+        (the style is citekit's own constant, never provider text)."""
+        self.console.print(self._text(parts))
+
+    def item(self, marker: str, *parts: str | tuple[str, str], url: str | None = None) -> None:
+        """A numbered entry: ``marker`` (``[1]``) and ``parts`` wrapped under their own first
+        word; ``url`` on the next line, never wrapped (terminals find it whole)."""
+        from rich.padding import Padding
+        from rich.table import Table
+        from rich.text import Text
+
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column(no_wrap=True)
+        grid.add_column()
+        grid.add_row(Text(terminal_safe(marker), style="bold cyan"), self._text(parts))
+        self.console.print(Padding(grid, (0, 0, 0, 2)))
+        if url:
+            indent = " " * (3 + len(marker))
+            self.console.print(
+                Text(indent + " ".join(terminal_safe(url).split()), style="blue"), soft_wrap=True
+            )
+
+    @staticmethod
+    def _text(parts: tuple[str | tuple[str, str], ...]) -> Any:
+        from rich.text import Text
+
+        line = Text(end="\n")
+        for part in parts:
+            text, style = (part, "") if isinstance(part, str) else part
+            line.append(terminal_safe(text), style=style or None)
+        return line
+
+    @contextlib.contextmanager
+    def live(self) -> Iterator[Callable[[str], None]]:
+        """While a text streams in: ``update(text so far)`` shows the last screenful of it
+        rendered; all of it is erased on leaving (print the whole with :meth:`markdown`)."""
+        from rich.live import Live
+
+        tail = _Tail(self)
+        with Live(
+            tail,
+            console=self.console,
+            transient=True,
+            refresh_per_second=8,
+            vertical_overflow="crop",
+        ):
+            yield tail.update
+
+
+class _Tail:
+    """The last screenful of a growing Markdown text (rich's live display cannot scroll)."""
+
+    def __init__(self, terminal: StyledTerminal) -> None:
+        self._terminal = terminal
+        self._text = ""
+
+    def update(self, text: str) -> None:
+        self._text = text
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        from rich.segment import Segment
+
+        lines = console.render_lines(
+            self._terminal.renderable(self._text), options.update(height=None), pad=False
+        )
+        for line in lines[-max(1, console.size.height - 1) :]:
+            yield from line
+            yield Segment.line()

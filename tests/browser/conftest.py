@@ -360,3 +360,15 @@ def marimo_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     finally:
         for process in processes:
             _stop(process)
+
+
+@pytest.fixture(scope="package", autouse=True)
+def _kernels_import_this_checkout() -> Iterator[None]:
+    """Kernels that nbclient starts import the citekit under test (this checkout), not the one
+    the virtual environment was installed from (another checkout, when tests run in a worktree)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(
+            "PYTHONPATH",
+            os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+        )
+        yield

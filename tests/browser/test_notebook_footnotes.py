@@ -271,7 +271,23 @@ def test_strict_html_in_a_sanitized_nbconvert_export(
 
 
 # Elements that can run script or load content; none may come out of a citekit render.
-_ACTIVE = "script, img, iframe, svg, style, object, embed, form, input, [onload], [onerror]"
+_ACTIVE = "script, img, iframe, svg, object, embed, form, input, [onload], [onerror]"
+
+
+def _expect_nothing_active(output: Any) -> None:
+    """No active element in ``output``; a ``<style>`` only as each answer's own scoped style
+    (constants and the answer's id token)."""
+    from playwright.sync_api import expect
+
+    from citekit.render.html import target_style
+
+    expect(output.locator(_ACTIVE)).to_have_count(0)
+    styles = output.evaluate_all(
+        "(outs) => outs.flatMap((o) => [...o.querySelectorAll('style')].map((s) =>"
+        " [s.textContent, s.closest('.citekit-answer, .citekit-references')?.id ?? '']))"
+    )
+    for text, token in styles:
+        assert token and f"<style>{text}</style>" == target_style(token), text
 
 
 def _poke_everything(page: Any, scope: Any) -> None:
@@ -314,7 +330,7 @@ def test_payloads_in_every_field_run_no_script_in_jupyterlab(
     assert any("CONTROL-SCRIPT-RAN" in m for m in events.console), "control script did not run"
     evil = cell(pg, 1)
     expect(evil.locator(".citekit-answer")).to_have_count(1)
-    expect(evil.locator(".jp-OutputArea-output").locator(_ACTIVE)).to_have_count(0)
+    _expect_nothing_active(evil.locator(".jp-OutputArea-output"))
     _poke_everything(pg, pg.locator(NOTEBOOK))
     _assert_no_script_ran(events)
 
@@ -323,7 +339,6 @@ def test_payloads_in_every_field_run_no_script_in_an_nbconvert_export(
     page: tuple[Any, PageEvents], executed_payloads: Any, tmp_path: Path
 ) -> None:
     from nbconvert import HTMLExporter
-    from playwright.sync_api import expect
 
     pg, events = page
     # The export is not sanitized: the control script runs, the payloads must not.
@@ -333,8 +348,6 @@ def test_payloads_in_every_field_run_no_script_in_an_nbconvert_export(
     _open_export(pg, export)
     pg.wait_for_timeout(500)
     assert any("CONTROL-SCRIPT-RAN" in m for m in events.console), "control script did not run"
-    expect(
-        pg.locator(".jp-Cell").nth(1).locator(".jp-OutputArea-output").locator(_ACTIVE)
-    ).to_have_count(0)
+    _expect_nothing_active(pg.locator(".jp-Cell").nth(1).locator(".jp-OutputArea-output"))
     _poke_everything(pg, pg.locator("body"))
     _assert_no_script_ran(events)
