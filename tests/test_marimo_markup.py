@@ -46,3 +46,22 @@ def test_in_page_links_have_no_style_attribute(rendered: dict[str, str]) -> None
     assert seen > 20
     assert 'class="citekit-compare-key"' in rendered["comparison"]
     assert 'class="citekit-backlink"' in rendered["magisterium"]
+
+
+def test_charts_are_left_to_marimo_inside_marimo(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inside marimo the citekit renderer gives nothing and marimo draws the chart itself
+    (tests/browser/test_marimo.py: drawn offline, with its tooltip); elsewhere it gives the
+    static image and the live view."""
+    import sys
+    import types
+
+    from citekit.render import chart
+
+    spec = {"mark": "bar", "data": {"values": [{"a": 1}]}, "encoding": {"x": {"field": "a"}}}
+    bundle, _ = chart.renderer(spec)
+    assert "image/png" in bundle and "text/html" in bundle
+    marimo = types.SimpleNamespace(running_in_notebook=lambda: True)
+    monkeypatch.setitem(sys.modules, "marimo", marimo)
+    assert chart.renderer(spec) == {}
+    marimo.running_in_notebook = lambda: False  # imported, but not running a notebook
+    assert "image/png" in chart.renderer(spec)[0]

@@ -25,12 +25,8 @@ answer = mg.ask({QUESTION!r})
 answer
 """
 
-# The project's notebooks draw charts as SVG through vl-convert (altair's default renderer
-# loads Vega from a CDN, absent offline).
+# citekit's own altair renderer shows it (a static image, drawn live where scripts run).
 _CHART = """\
-import altair as alt
-
-alt.renderers.enable("svg")
 ck.charts.authors(ck.sources_frame([answer]))
 """
 

@@ -23,7 +23,9 @@ pytestmark = pytest.mark.browser
 SHOTS = Path("/work/shots")
 NOTEBOOK = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook"
 OUTPUT = f"{NOTEBOOK} .jp-OutputArea-output"
-CHART = "img, svg, canvas"
+#: A chart as citekit's renderer shows it: drawn live where scripts run, else the static image.
+LIVE = ".citekit-chart[data-citekit-live] .citekit-chart-live"
+STATIC = "img.citekit-chart-static"
 
 
 @pytest.fixture(scope="module")
@@ -98,11 +100,17 @@ def test_answer_footnotes_and_chart_in_notebook7(
     details.locator("summary").click()
     expect(details.locator("blockquote")).to_contain_text("A community of a higher order")
 
-    chart = cell(pg, _fronts.CHART).locator(".jp-OutputArea-output").locator(CHART).first
+    cell(pg, _fronts.CHART).scroll_into_view_if_needed()
+    chart = cell(pg, _fronts.CHART).locator(".jp-OutputArea-output").locator(LIVE).first
     expect(chart).to_be_visible(timeout=120_000)
     chart.scroll_into_view_if_needed()
     box = chart.bounding_box()
     assert box is not None and box["width"] > 200 and box["height"] > 80
+    # Drawn live, offline: a bar's tooltip names the author.
+    chart.locator(".mark-rect path").first.hover()
+    tip = pg.locator(".citekit-chart-tooltip")
+    expect(tip).to_be_visible(timeout=15_000)
+    expect(tip).to_contain_text("Author")
     expect(pg.get_by_text("Error loading script")).to_have_count(0)
     assert not events.dialogs
     assert outside == [], outside
@@ -131,12 +139,6 @@ def test_untrusted_answer_keeps_tooltips_and_sources_in_notebook7(
     assert outside == [], outside
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="charts are image/svg+xml only, which JupyterLab and Notebook 7 do not render in an"
-    " untrusted output (the text/plain 'alt.Chart(...)' shows instead); passes once ck.charts"
-    " carry a static PNG fallback: then remove this mark",
-)
 def test_untrusted_chart_shows_as_an_image_in_notebook7(
     notebook7: Notebook7,
     page: tuple[Any, PageEvents],
@@ -152,7 +154,9 @@ def test_untrusted_chart_shows_as_an_image_in_notebook7(
     cell(pg, _fronts.CHART).scroll_into_view_if_needed()
     output = cell(pg, _fronts.CHART).locator(".jp-OutputArea-output").first
     expect(output).to_be_visible(timeout=60_000)
-    expect(output.locator(CHART).first).to_be_visible(timeout=5_000)
+    # The static image (the live view needs the script an untrusted output loses).
+    expect(output.locator(STATIC)).to_be_visible(timeout=5_000)
+    expect(output.locator(LIVE)).to_have_count(0)
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
@@ -178,7 +182,7 @@ def test_screenshots_and_contrast_of_an_answer_in_notebook7(
     expect(answer).to_have_count(1, timeout=120_000)
     answer.locator("details").first.locator("summary").click()
     cell(pg, _fronts.CHART).scroll_into_view_if_needed()
-    chart = cell(pg, _fronts.CHART).locator(".jp-OutputArea-output").locator(CHART).first
+    chart = cell(pg, _fronts.CHART).locator(".jp-OutputArea-output").locator(LIVE).first
     expect(chart).to_be_visible(timeout=60_000)
     # The notebook scrolls inside its panel: a window as tall as the notebook shows all of it.
     tall = pg.locator(NOTEBOOK).evaluate("e => e.scrollHeight")
