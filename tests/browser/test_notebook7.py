@@ -54,8 +54,14 @@ def open_notebook(pg: Any, server: Notebook7, name: str) -> None:
 def run_all(pg: Any) -> None:
     """Run every cell from the Run menu once the kernel is there."""
     first_prompt = pg.locator(f"{NOTEBOOK} .jp-Cell .jp-InputPrompt").first
+    # On a busy machine the notebook may open before the kernel list has loaded, and ask.
+    dialog = pg.locator(".jp-Dialog", has_text="Select Kernel")
     for _attempt in range(6):
-        first_prompt.click()
+        with contextlib.suppress(Exception):
+            dialog.wait_for(state="visible", timeout=2_000)
+            dialog.locator("button.jp-mod-accept").click()
+            dialog.wait_for(state="hidden", timeout=10_000)
+        first_prompt.click(timeout=15_000)
         pg.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
         pg.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
         with contextlib.suppress(Exception):
