@@ -55,7 +55,7 @@ _HEADER = "margin:0 0 0.5em 0; padding:0 0 0.4em 0; border-bottom:1px solid rgba
 _TITLE = "font-weight:bold; font-size:1.05em"
 _KEY = (
     "display:inline-block; min-width:1.3em; margin:0 0.35em 0 0; padding:0 0.2em;"
-    " text-align:center; font-weight:bold; font-size:0.85em; text-decoration:none;"
+    " text-align:center; font-weight:bold; font-size:0.85em;"
     " color:inherit; border:1px solid rgba(127,127,127,0.7); border-radius:3px"
 )
 _SHARED_BADGE = STYLE.BADGE + "; margin:0 0 0 0.3em; background-color:rgba(33,150,243,0.2)"
@@ -205,8 +205,7 @@ def _strip(shared: pl.DataFrame, keys: dict[str, str], token: str) -> str:
         for row in shared.iter_rows(named=True):
             by = "".join(
                 f'<a class="citekit-compare-key" href="#{token}-col-{order.index(label)}"'
-                f' title="{esc(label)}"'
-                f' style="{_KEY}">{esc(keys[label])}</a>'
+                f' title="{esc(label)}"><span style="{_KEY}">{esc(keys[label])}</span></a>'
                 for label in row["labels"]
             )
             author = (

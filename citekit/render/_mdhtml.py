@@ -80,7 +80,8 @@ class _Renderer:
                 tag = "ul" if kind == "bullet_list_open" else "ol"
                 start = token.attrGet("start")
                 extra = f' start="{int(start)}"' if isinstance(start, int | str) and start else ""
-                out.append(f'<{tag}{extra} style="{STYLE.BLOCK}">\n')
+                style = STYLE.BULLETS if tag == "ul" else STYLE.NUMBERS
+                out.append(f'<{tag}{extra} style="{style}">\n')
             elif kind in ("bullet_list_close", "ordered_list_close"):
                 out.append("</ul>\n" if kind == "bullet_list_close" else "</ol>\n")
             elif kind == "list_item_open":
@@ -146,7 +147,7 @@ class _Renderer:
             return (
                 '<div style="margin:0.6em 0 0.3em 0"><strong>' if opening else "</strong></div>\n"
             )
-        return f'<h{level} style="margin:0.6em 0 0.3em 0">' if opening else f"</h{level}>\n"
+        return f'<h{level} style="{STYLE.HEADING}">' if opening else f"</h{level}>\n"
 
     def inline(self, tokens: Sequence[Token]) -> None:
         out = self.out

@@ -68,13 +68,18 @@ class STYLE:
 
     ROOT = "line-height:1.5"
     BLOCK = "margin:0 0 0.6em 0"
+    # Lists and headings say what they are: marimo's page resets list markers, list padding
+    # and heading weight for every output (a numbered list would lose its numbers there).
+    BULLETS = "margin:0 0 0.6em 0; padding:0 0 0 2em; list-style-type:disc"
+    NUMBERS = "margin:0 0 0.6em 0; padding:0 0 0 2em; list-style-type:decimal"
+    HEADING = "margin:0.6em 0 0.3em 0; font-weight:bold"
     MUTED = "opacity:0.75"
     SMALL_MUTED = "opacity:0.75; font-size:0.85em"
     QUESTION = "opacity:0.75; font-size:0.9em; margin:0 0 0.4em 0"
     SECTION = "margin:0.8em 0 0 0; padding:0.4em 0 0 0; border-top:1px solid rgba(127,127,127,0.35)"
     SECTION_TITLE = "font-weight:bold; margin:0 0 0.3em 0"
     LIST = "margin:0; padding:0 0 0 0.2em; list-style-type:none"
-    RANKED_LIST = "margin:0; padding:0 0 0 2em"
+    RANKED_LIST = "margin:0; padding:0 0 0 2em; list-style-type:decimal"
     ITEM = "margin:0 0 0.35em 0"
     LABEL = "font-weight:bold"
     BADGE = (
@@ -87,9 +92,7 @@ class STYLE:
         "margin:0 0 0.5em 0; padding:0.2em 0.6em;"
         " border-left:3px solid rgba(127,127,127,0.6); background-color:rgba(127,127,127,0.1)"
     )
-    MARKER = "text-decoration:none"
     MARKER_PENDING = "opacity:0.75"
-    BACKLINK = "text-decoration:none; margin:0 0 0 0.3em"
     DETAILS = "margin:0.15em 0 0.15em 1.6em"
     SUMMARY = "cursor:pointer; font-size:0.9em"
     PASSAGE = (

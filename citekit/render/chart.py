@@ -300,6 +300,15 @@ def _in_colab() -> bool:
     return "google.colab" in sys.modules
 
 
+def _in_marimo() -> bool:
+    """Whether a marimo notebook or app runs this code (marimo draws altair charts itself)."""
+    marimo = sys.modules.get("marimo")
+    try:
+        return bool(marimo is not None and marimo.running_in_notebook())
+    except Exception:
+        return False
+
+
 def chart_bundle(
     spec: dict[str, Any], *, runtime: bool | None = None
 ) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -361,9 +370,16 @@ def why_not_drawn(exc: BaseException) -> str:
     )
 
 
-def renderer(spec: dict[str, Any], **_metadata: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+def renderer(spec: dict[str, Any], **_metadata: Any) -> Any:
     """The ``"citekit"`` altair renderer (also registered as an altair entry point, so
-    ``alt.renderers.enable("citekit")`` works before citekit is imported)."""
+    ``alt.renderers.enable("citekit")`` works before citekit is imported).
+
+    In marimo it gives nothing, so marimo draws the chart with its own Vega (offline, with
+    tooltips): marimo runs no inline script, and it reads a base64 ``image/png`` as an address
+    (a broken image).
+    """
+    if _in_marimo():
+        return {}
     try:
         return chart_bundle(spec)
     except Exception as exc:  # a display must not raise into the cell

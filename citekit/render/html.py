@@ -9,6 +9,9 @@ The design follows what notebook front ends do to HTML (``shared/reference/noteb
   ids are stripped (untrusted JupyterLab outputs);
 * the footnote list sits in the same output as its markers (JupyterLab renders only the cells
   on screen, Colab isolates outputs), each passage in a ``<details>`` disclosure;
+* in-page links (``href="#..."``) carry no ``style`` attribute: marimo rebuilds them as React
+  elements with their attributes as given, and a ``style`` string there breaks the whole
+  output ("Minified React error #62");
 * styling is inline and limited to what JupyterLab's sanitizer keeps; ``strict=True`` uses
   only the tags nbconvert's ``sanitize_html=True`` keeps (no ``<sup>``, ``<details>``, ``<p>``).
 """
@@ -79,8 +82,7 @@ class _MarkerLinks:
         self.occurrences[number] = count
         link = (
             f'<a class="citekit-marker" id="{self.token}-m-{number}-{count}"'
-            f' href="#{self.token}-fn-{number}" title="{title}"'
-            f' style="{STYLE.MARKER}">[{number}]</a>'
+            f' href="#{self.token}-fn-{number}" title="{title}">[{number}]</a>'
         )
         return link if self.strict else f"<sup>{link}</sup>"
 
@@ -156,7 +158,7 @@ def _footnote_html(note: Footnote, token: str, occurrences: int, *, strict: bool
             text = "↩" if k == 1 else str(k)
             parts.append(
                 f' <a class="citekit-backlink" href="#{token}-m-{n}-{k}"'
-                f' title="Back to marker [{n}] in the text" style="{STYLE.BACKLINK}">{text}</a>'
+                f' title="Back to marker [{n}] in the text">{text}</a>'
             )
     elif not note.linked:
         parts.append(
@@ -264,7 +266,7 @@ def _related_html(questions: tuple[str, ...]) -> str:
     if not items:
         return ""
     return _section(
-        "Related questions", f'<ul style="{STYLE.BLOCK}">{items}</ul>', "citekit-related"
+        "Related questions", f'<ul style="{STYLE.BULLETS}">{items}</ul>', "citekit-related"
     )
 
 

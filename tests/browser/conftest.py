@@ -226,3 +226,149 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
         os.killpg(process.pid, signal.SIGKILL)
     with contextlib.suppress(subprocess.TimeoutExpired):
         process.wait(timeout=5)
+
+
+# -- other front ends: Notebook 7 and marimo ------------------------------------------------------
+def _serve(
+    command: list[str], *, cwd: Path, log: Path, ready: str, name: str, env: dict[str, str]
+) -> Any:
+    """Start ``command`` in its own process group, wait until ``ready`` answers 200."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+        **env,
+    }
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            command, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=cwd, start_new_session=True
+        )
+    deadline = time.monotonic() + 90
+    while True:
+        if process.poll() is not None:
+            raise RuntimeError(f"{name} exited early:\n{log.read_text(errors='replace')}")
+        try:
+            with urllib.request.urlopen(ready, timeout=2) as response:
+                if response.status == 200:
+                    return process
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            _stop(process)
+            raise RuntimeError(f"{name} did not start:\n{log.read_text(errors='replace')}")
+        time.sleep(0.25)
+
+
+@dataclass
+class Notebook7:
+    url: str
+    root: Path
+    log: Path
+
+    def notebook_url(self, name: str) -> str:
+        return f"{self.url}/notebooks/{name}"
+
+
+@pytest.fixture(scope="session")
+def notebook7(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Notebook7]:
+    """Jupyter Notebook 7 on 127.0.0.1 without token, password or XSRF check, in a temp root."""
+    _ensure_venv_kernel()
+    base = tmp_path_factory.mktemp("notebook7")
+    root, config, runtime, settings, workspaces = (
+        base / name for name in ("root", "config", "runtime", "settings", "workspaces")
+    )
+    for folder in (root, config, runtime, settings, workspaces):
+        folder.mkdir()
+    news = settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
+    news.parent.mkdir(parents=True)
+    news.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+    # The theme follows the browser's colour scheme, so a test can ask for light or dark.
+    themes = news.parent / "themes.jupyterlab-settings"
+    themes.write_text(json.dumps({"adaptive-theme": True}))
+    port = _free_port()
+    command = [
+        sys.executable,
+        "-m",
+        "notebook",
+        "--no-browser",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        "--IdentityProvider.token=",
+        "--ServerApp.password=",
+        "--ServerApp.disable_check_xsrf=True",
+        f"--ServerApp.root_dir={root}",
+        # Both server extensions (notebook and jupyterlab) serve settings: one folder for both.
+        f"--LabServerApp.user_settings_dir={settings}",
+        f"--LabServerApp.workspaces_dir={workspaces}",
+        "--ServerApp.terminals_enabled=False",
+    ]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        command.append("--allow-root")
+    env = {
+        "JUPYTER_CONFIG_DIR": str(config),
+        "JUPYTER_RUNTIME_DIR": str(runtime),
+        "JUPYTER_PLATFORM_DIRS": "1",
+    }
+    log = base / "notebook.log"
+    url = f"http://127.0.0.1:{port}"
+    ready = f"{url}/api/status"
+    process = _serve(command, cwd=root, log=log, ready=ready, name="Notebook 7", env=env)
+    try:
+        yield Notebook7(url=url, root=root, log=log)
+    finally:
+        _stop(process)
+
+
+@pytest.fixture(scope="module")
+def marimo_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """``marimo_run(app_path)``: serve a marimo app (``marimo run --headless``), return its URL."""
+    processes: list[subprocess.Popen[bytes]] = []
+
+    def start(app: Path) -> str:
+        port = _free_port()
+        command = [
+            sys.executable,
+            "-m",
+            "marimo",
+            "run",
+            str(app),
+            "--headless",
+            "--host=127.0.0.1",
+            f"--port={port}",
+            "--no-token",
+            "--no-sandbox",
+            "--no-skew-protection",
+        ]
+        url = f"http://127.0.0.1:{port}"
+        home = tmp_path_factory.mktemp("marimo")
+        log = home / "marimo.log"
+        processes.append(
+            _serve(
+                command,
+                cwd=app.parent,
+                log=log,
+                ready=f"{url}/health",
+                name="marimo",
+                # No update check; the user's own marimo settings stay out of the test.
+                env={"MARIMO_SKIP_UPDATE_CHECK": "1", "XDG_CONFIG_HOME": str(home)},
+            )
+        )
+        return url
+
+    try:
+        yield start
+    finally:
+        for process in processes:
+            _stop(process)
+
+
+@pytest.fixture(scope="package", autouse=True)
+def _kernels_import_this_checkout() -> Iterator[None]:
+    """Kernels that nbclient starts import the citekit under test (this checkout), not the one
+    the virtual environment was installed from (another checkout, when tests run in a worktree)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(
+            "PYTHONPATH",
+            os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+        )
+        yield
