@@ -238,3 +238,22 @@ def _small_png() -> bytes:
 
     spec = {"mark": "point", "data": {"values": [{"x": 1}]}, "encoding": {"x": {"field": "x"}}}
     return bytes(vl_convert.vegalite_to_png(spec))
+
+
+def test_count_axes_tick_whole_numbers_only() -> None:
+    # The live view's Vega ignores tickMinStep: small counts list their ticks (0, 1, 2), larger
+    # ones are left to Vega's nice ticks, always printed as whole numbers.
+    small = charts.authors(frame(["Leo XIII", "Leo XIII", "Pius XI"])).to_dict()
+    (axis,) = [a for a in _axes(small) if a.get("tickMinStep") == 1]
+    assert axis["values"] == [0, 1, 2] and axis["format"] == "d"
+    large = charts.authors(frame(["Leo XIII"] * 40 + ["Pius XI"])).to_dict()
+    (axis,) = [a for a in _axes(large) if a.get("tickMinStep") == 1]
+    assert "values" not in axis and axis["format"] == "d"
+
+
+def _axes(spec: Any) -> list[dict[str, Any]]:
+    """Every axis object in a Vega-Lite spec."""
+    if isinstance(spec, dict):
+        own = [spec["axis"]] if isinstance(spec.get("axis"), dict) else []
+        return own + [a for v in spec.values() for a in _axes(v)]
+    return [a for v in spec for a in _axes(v)] if isinstance(spec, list) else []

@@ -143,6 +143,19 @@ def axis(**options: Any) -> alt.Axis:
     return alt.Axis(labelFontSize=TEXT_SIZE, titleFontSize=TEXT_SIZE, **options)
 
 
+#: Counts up to this get their ticks listed (at most 13: one per whole number).
+_LISTED_TICKS_UP_TO: Final = 12
+
+
+def count_axis(largest: object, **options: Any) -> alt.Axis:
+    """An axis of whole counts, ``largest`` the biggest bar: ticks on whole numbers only. The
+    Vega that draws live charts in the browser does not keep to ``tickMinStep`` (it drew 0.5,
+    1.5 for counts up to 2), so small counts list their ticks."""
+    if isinstance(largest, int | float) and 0 <= largest <= _LISTED_TICKS_UP_TO:
+        options["values"] = list(range(int(largest) + 1))
+    return axis(tickMinStep=1, format="d", **options)
+
+
 def counted(frame: pl.DataFrame) -> str:
     """What a bar counts: "citations", or "sources" when the frame (a ``sources_frame``) also
     holds knowledge chunks or web sources."""

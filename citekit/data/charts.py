@@ -49,6 +49,7 @@ from .chart_parts import (
     axis,
     chart_title,
     citations_of,
+    count_axis,
     counted,
     distinct_labels,
     drawable_rows,
@@ -168,7 +169,11 @@ def authors(cits: pl.DataFrame | Source, *, top: int = 15) -> alt.Chart:
         alt.Chart(drawable_rows(shown), title=chart_title("Most cited authors", subtitle))
         .mark_bar()
         .encode(
-            x=alt.X("citations:Q", title=what.capitalize(), axis=axis(tickMinStep=1)),
+            x=alt.X(
+                "citations:Q",
+                title=what.capitalize(),
+                axis=count_axis(shown["citations"].max()),
+            ),
             y=alt.Y("author:N", sort="-x", title=None, axis=axis(labelLimit=_LABEL_LIMIT)),
             tooltip=[
                 alt.Tooltip("author:N", title="Author"),
@@ -277,7 +282,11 @@ def works(cits: pl.DataFrame | Source, *, top: int = 15) -> alt.Chart:
         alt.Chart(drawable_rows(shown), title=chart_title("Most cited works", subtitle))
         .mark_bar()
         .encode(
-            x=alt.X("citations:Q", title=what.capitalize(), axis=axis(tickMinStep=1)),
+            x=alt.X(
+                "citations:Q",
+                title=what.capitalize(),
+                axis=count_axis(shown["citations"].max()),
+            ),
             y=alt.Y("label:N", sort="-x", title=None, axis=axis(labelLimit=_WORK_LABEL_LIMIT)),
             tooltip=[
                 alt.Tooltip("work:N", title="Work"),
@@ -391,7 +400,7 @@ def years(cits: pl.DataFrame | Source, *, by: Period = "auto") -> alt.Chart:
                 scale=alt.Scale(zero=False, nice=False, domain=_span_of(table)),
             ),
             x2="end:Q",
-            y=alt.Y("citations:Q", title="Citations", axis=axis(tickMinStep=1)),
+            y=alt.Y("citations:Q", title="Citations", axis=count_axis(table["citations"].max())),
             y2=alt.datum(0),
             tooltip=[
                 alt.Tooltip("period:N", title=period.capitalize()),
@@ -470,7 +479,14 @@ def citations_per_answer(cits: pl.DataFrame | Source) -> alt.Chart:
     several = table["provider"].n_unique() > 1
     encoding: dict[str, Any] = {
         "x": alt.X("citations:O", title="Citations in the answer", axis=axis(labelAngle=0)),
-        "y": alt.Y("answers:Q", title="Answers", axis=axis(tickMinStep=1)),
+        "y": alt.Y(
+            "answers:Q",
+            title="Answers",
+            # the bars of several providers stack: the tallest is a sum
+            axis=count_axis(
+                table.group_by("citations").agg(pl.col("answers").sum())["answers"].max()
+            ),
+        ),
         "tooltip": [
             alt.Tooltip("provider:N", title="Provider"),
             alt.Tooltip("citations:O", title="Citations"),

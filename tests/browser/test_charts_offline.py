@@ -81,6 +81,9 @@ def test_trusted_jupyterlab_chart_is_live_with_a_tooltip_and_no_network(
     expect(pg.locator(f"{NOTEBOOK} .citekit-chart-static").first).to_be_hidden()
     text = _hover_first_bar(pg, NOTEBOOK)
     assert "Leo XIII" in text and "Citations" in text and "5" in text
+    # Counts tick on whole numbers in the live view too.
+    ticks = pg.locator(f"{NOTEBOOK} .citekit-chart-live .role-axis-label text").all_text_contents()
+    assert {"0", "1", "5"} <= set(ticks) and not [t for t in ticks if t.endswith(".5")], ticks
     pg.screenshot(path=str(artifacts / "jupyterlab_live_chart_tooltip.png"))
     assert left == [], f"charts asked the network for {left}"
     assert not [e for e in events.errors if "citekit" in e.lower()]
