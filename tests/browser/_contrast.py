@@ -4,18 +4,23 @@
 ratio of its colour (opacity of every ancestor applied) against what is painted under it: the
 backgrounds of its ancestors, and inside an SVG the filled shape under the text (a heatmap's
 cell; the text is scrolled into view to find it). SVG text is measured by its ``fill``, not by
-``color``. Text with opacity 0 (hidden) is left out.
+``color``. Text with opacity 0 (hidden) is left out. Colours are read in any CSS form (marimo
+paints with ``oklch()``) through a canvas pixel.
 """
 
 from __future__ import annotations
 
 CONTRAST_JS = """
 (root) => {
+  // Any CSS colour (rgb, oklch as marimo uses, names), read back through a canvas pixel.
+  const ctx = document.createElement('canvas').getContext('2d', {willReadFrequently: true});
   const parse = (c) => {
-    const m = (c || '').match(/rgba?\\(([^)]+)\\)/);
-    if (!m) return [0, 0, 0, 0];
-    const p = m[1].split(/[\\s,\\/]+/).filter(Boolean).map(Number);
-    return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
+    ctx.clearRect(0, 0, 1, 1);
+    ctx.fillStyle = 'rgba(0,0,0,0)';
+    ctx.fillStyle = c || 'rgba(0,0,0,0)';
+    ctx.fillRect(0, 0, 1, 1);
+    const d = ctx.getImageData(0, 0, 1, 1).data;
+    return [d[0], d[1], d[2], d[3] / 255];
   };
   const over = (top, under) => {
     const a = top[3];

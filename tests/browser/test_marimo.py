@@ -14,6 +14,7 @@ import pytest
 from citekit.testing import ProviderServer
 
 from . import _fronts
+from ._contrast import CONTRAST_JS
 from .conftest import PageEvents
 
 pytestmark = pytest.mark.browser
@@ -197,7 +198,7 @@ def test_every_text_of_the_answer_reads_at_4_5_to_1_in_marimo(
     answer = open_app(pg, app_url, [])
     for details in answer.locator("details").all():
         details.evaluate("e => { e.open = true; }")
-    found = pg.evaluate(_fronts.CONTRAST_JS, answer.element_handle())
+    found = pg.evaluate(CONTRAST_JS, answer.element_handle())
     assert len(found) > 50
     low = [f for f in found if f["ratio"] < 4.5]
     assert low == [], low[:5]

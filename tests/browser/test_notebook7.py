@@ -16,6 +16,7 @@ from citekit.testing import ProviderServer
 
 from . import _fronts
 from . import _notebooks as nbs
+from ._contrast import CONTRAST_JS
 from .conftest import Notebook7, PageEvents
 
 pytestmark = pytest.mark.browser
@@ -200,7 +201,7 @@ def test_screenshots_and_contrast_of_an_answer_in_notebook7(
     # Every piece of the answer's text reads at 4.5:1 in the notebook's own theme.
     for details in answer.locator("details").all():
         details.evaluate("e => { e.open = true; }")
-    found = pg.evaluate(_fronts.CONTRAST_JS, answer.element_handle())
+    found = pg.evaluate(CONTRAST_JS, answer.element_handle())
     assert len(found) > 50
     low = [f for f in found if f["ratio"] < 4.5]
     assert low == [], low[:5]
