@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -83,6 +84,23 @@ class PageEvents:
     console: list[str] = field(default_factory=list)
     dialogs: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+
+
+#: A request that would leave this machine: any address but 127.0.0.1's (files stay allowed).
+_OUTSIDE = re.compile(r"^(?!(?:https?|wss?)://127\.0\.0\.1[:/])(?!file://)[a-z][a-z0-9+.-]*://")
+
+
+def refuse_outside(pg: Any, outside: list[str] | None = None) -> list[str]:
+    """Refuse every request of ``pg`` that would leave this machine, noting its address in
+    ``outside`` (a new list when none is given), which is returned."""
+    noted: list[str] = [] if outside is None else outside
+
+    def refuse(route: Any) -> None:
+        noted.append(route.request.url)
+        route.abort()
+
+    pg.route(_OUTSIDE, refuse)
+    return noted
 
 
 @pytest.hookimpl(wrapper=True)

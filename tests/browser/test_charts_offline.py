@@ -7,14 +7,13 @@ the charts must not need one.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from . import _notebooks as nbs
-from .conftest import Lab, PageEvents
+from .conftest import Lab, PageEvents, refuse_outside
 from .test_notebook_footnotes import NOTEBOOK, open_notebook, run_all_cells
 
 pytestmark = pytest.mark.browser
@@ -44,18 +43,6 @@ frame = pl.DataFrame(
 ]
 
 
-def _offline(pg: Any) -> list[str]:
-    """Refuse and record every request that would leave this machine."""
-    left: list[str] = []
-
-    def refuse(route: Any) -> None:
-        left.append(route.request.url)
-        route.abort()
-
-    pg.route(re.compile(r"^https?://(?!127\.0\.0\.1[:/])"), refuse)
-    return left
-
-
 def _hover_first_bar(pg: Any, scope: str) -> str:
     """Hover the first bar of the first live chart in ``scope``; the tooltip's text."""
     bar = pg.locator(f"{scope} .citekit-chart-live .mark-rect path").first
@@ -71,7 +58,7 @@ def test_trusted_jupyterlab_chart_is_live_with_a_tooltip_and_no_network(
     from playwright.sync_api import expect
 
     pg, events = page
-    left = _offline(pg)
+    left = refuse_outside(pg)
     nbs.write(nbs._notebook(_CHART_CELLS), jupyterlab.root / "charts.ipynb")
     open_notebook(pg, jupyterlab, "charts.ipynb")
     run_all_cells(pg)
@@ -100,7 +87,7 @@ def test_untrusted_notebook_shows_the_static_chart(
     from playwright.sync_api import expect
 
     pg, _ = page
-    left = _offline(pg)
+    left = refuse_outside(pg)
     outputs = [o for c in executed_charts.cells for o in c.get("outputs", [])]
     bundles = [o["data"] for o in outputs if "text/html" in o.get("data", {})]
     assert len(bundles) == 2 and all("image/png" in b for b in bundles)
@@ -127,7 +114,7 @@ def test_nbconvert_export_draws_the_chart_offline(
     body, _ = HTMLExporter(template_name="lab").from_notebook_node(executed_charts)
     export = tmp_path / "charts.html"
     export.write_text(body, encoding="utf-8")
-    left = _offline(pg)
+    left = refuse_outside(pg)
     pg.goto(export.as_uri(), wait_until="domcontentloaded")
     # The export keeps the scripts, and the first chart carries the runtime: both draw live.
     expect(pg.locator(".citekit-chart[data-citekit-live]")).to_have_count(2, timeout=60_000)

@@ -17,8 +17,8 @@ from citekit import charts
 from citekit.render.chart import chart_bundle
 
 from ..test_chart_output import frame
-from .conftest import PageEvents
-from .test_charts_offline import _hover_first_bar, _offline
+from .conftest import PageEvents, refuse_outside
+from .test_charts_offline import _hover_first_bar
 
 pytestmark = pytest.mark.browser
 
@@ -51,7 +51,7 @@ def test_a_hostile_label_is_text_in_the_tooltip_and_runs_nothing(
     spec = charts.authors(frame([PAYLOAD, PAYLOAD, "Pius XI"])).to_dict()
     first, _ = chart_bundle(spec, runtime=True)
     second, _ = chart_bundle(spec, runtime=False)
-    left = _offline(pg)
+    left = refuse_outside(pg)
     pg.goto(_page(tmp_path, [first["text/html"], second["text/html"]]))
     expect(pg.locator(".citekit-chart[data-citekit-live]")).to_have_count(2, timeout=60_000)
     text = _hover_first_bar(pg, "body")

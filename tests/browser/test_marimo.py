@@ -15,7 +15,7 @@ from citekit.testing import ProviderServer
 
 from . import _fronts
 from ._contrast import CONTRAST_JS
-from .conftest import PageEvents
+from .conftest import PageEvents, refuse_outside
 
 pytestmark = pytest.mark.browser
 
@@ -28,18 +28,6 @@ def app_url(marimo_run: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     with ProviderServer() as srv:
         app = _fronts.marimo_app(tmp_path_factory.mktemp("app"), srv.base_url("magisterium"))
         yield marimo_run(app)
-
-
-def refuse_outside(pg: Any, outside: list[str] | None = None) -> list[str]:
-    """Refuse (and note) every request that would leave this machine."""
-    noted: list[str] = [] if outside is None else outside
-
-    def refuse(route: Any) -> None:
-        noted.append(route.request.url)
-        route.abort()
-
-    pg.route(re.compile(r"^(?!https?://127\.0\.0\.1[:/])[a-z]+://"), refuse)
-    return noted
 
 
 def open_app(pg: Any, url: str, outside: list[str]) -> Any:

@@ -17,7 +17,7 @@ from citekit.testing import ProviderServer
 from . import _fronts
 from . import _notebooks as nbs
 from ._contrast import CONTRAST_JS
-from .conftest import Notebook7, PageEvents
+from .conftest import Notebook7, PageEvents, refuse_outside
 
 pytestmark = pytest.mark.browser
 
@@ -33,18 +33,6 @@ STATIC = "img.citekit-chart-static"
 def provider() -> Iterator[ProviderServer]:
     with ProviderServer() as srv:
         yield srv
-
-
-def refuse_outside(pg: Any) -> list[str]:
-    """Refuse (and note) every request that would leave this machine."""
-    outside: list[str] = []
-
-    def refuse(route: Any) -> None:
-        outside.append(route.request.url)
-        route.abort()
-
-    pg.route(re.compile(r"^(?!https?://127\.0\.0\.1[:/])[a-z]+://"), refuse)
-    return outside
 
 
 def open_notebook(pg: Any, server: Notebook7, name: str) -> None:
