@@ -81,13 +81,6 @@ from .core.models import (
     Usage,
 )
 from .core.search import SearchResult, SearchResults
-from .providers._chat import ContentFilteredWarning
-from .providers.gptbots import GPTBots
-from .providers.magisterium import Magisterium
-from .providers.maritaca import Maritaca, MaritacaModel
-from .providers.maritaca import Model as Model  # the name before 0.2
-from .providers.registry import client
-from .transport.stream import AsyncStream, Stream
 
 if TYPE_CHECKING:
     from .data import charts
@@ -101,6 +94,7 @@ if TYPE_CHECKING:
     from .data.health import health_frame
     from .notebook.explorer import explore
     from .notebook.magic import load_ipython_extension
+    from .providers._chat import ContentFilteredWarning
     from .providers.batch import (
         BatchError,
         BatchInterrupted,
@@ -109,9 +103,15 @@ if TYPE_CHECKING:
         aask_many,
         ask_many,
     )
+    from .providers.gptbots import GPTBots
+    from .providers.magisterium import Magisterium
+    from .providers.maritaca import Maritaca, MaritacaModel
+    from .providers.maritaca import Model as Model  # the name before 0.2
+    from .providers.registry import client
     from .store import log
     from .transport.loop import allow_nested_asyncio
     from .transport.ratelimit import RateLimiter
+    from .transport.stream import AsyncStream, Stream
 
     #: The most recent batch (see ``_Facade.last_batch``).
     last_batch: BatchResult | None
@@ -122,7 +122,18 @@ if TYPE_CHECKING:
 logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 #: Names loaded on first use, so that ``import citekit`` stays fast.
+# The clients too: they bring httpx (and, through httpx's command line, rich and click),
+# which a notebook that only reads saved answers never needs.
 _LAZY = {
+    "AsyncStream": ".transport.stream",
+    "ContentFilteredWarning": ".providers._chat",
+    "GPTBots": ".providers.gptbots",
+    "Magisterium": ".providers.magisterium",
+    "Maritaca": ".providers.maritaca",
+    "MaritacaModel": ".providers.maritaca",
+    "Model": ".providers.maritaca",
+    "Stream": ".transport.stream",
+    "client": ".providers.registry",
     "allow_nested_asyncio": ".transport.loop",
     "BatchError": ".providers.batch",
     "BatchInterrupted": ".providers.batch",

@@ -105,3 +105,37 @@ def test_facade_is_sorted_and_complete() -> None:
     assert citekit.__all__ == sorted(citekit.__all__)
     for name in citekit.__all__:
         assert getattr(citekit, name) is not None
+
+
+#: What ``import citekit`` must not load: each is loaded by the first call that needs it (the
+#: clients bring httpx, and httpx's own command line brings rich and click when installed).
+HEAVY_AT_IMPORT = (
+    "altair",
+    "anywidget",
+    "click",
+    "duckdb",
+    "httpx",
+    "IPython",
+    "ipywidgets",
+    "pandas",
+    "polars",
+    "pyarrow",
+    "rapidfuzz",
+    "rich",
+    "vl_convert",
+)
+
+
+def test_import_citekit_loads_nothing_heavy() -> None:
+    code = (
+        "import sys, citekit\n"
+        f"print(','.join(m for m in {HEAVY_AT_IMPORT!r} if m in sys.modules))\n"
+        # the clients, loaded on first use, are the classes the providers' modules define
+        "from citekit.providers.magisterium import Magisterium\n"
+        "assert citekit.Magisterium is Magisterium\n"
+        "assert citekit.client('gptbots', api_key='k').name == 'gptbots'\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.strip() == ""

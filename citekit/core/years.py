@@ -36,6 +36,7 @@ it on arbitrary text). This module imports nothing of citekit, and polars only i
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import TYPE_CHECKING, Final
 
@@ -117,7 +118,14 @@ YEAR_PATTERN: Final = (
     f")|^{_BLANK}(?P<year4>[0-9]{{1,2}}){_BLANK}$"
 )
 
-_YEAR = re.compile(YEAR_PATTERN)
+
+@functools.cache
+def _year_re() -> re.Pattern[str]:
+    # Compiled on first use: the pattern takes about 15 ms to compile, a tenth of what
+    # ``import citekit`` may cost.
+    return re.compile(YEAR_PATTERN)
+
+
 _GROUPS = (("year1", "end1", "bc1"), ("year2", "end2", "bc2"), ("year3", "end3", "bc3"))
 
 
@@ -144,7 +152,7 @@ def parse_year_span(text: str | None) -> tuple[int, int] | None:
     """
     if not text:
         return None
-    found = _YEAR.search(text)
+    found = _year_re().search(text)
     if found is None:
         return None
     digits = found["year4"]
