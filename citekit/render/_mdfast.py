@@ -54,7 +54,7 @@ def _starts_text(line: str) -> bool:
     first = line[0]
     if first.isalnum():
         return _ORDERED.match(line) is None
-    if first in "\"'(":
+    if first in "&(":  # an escaped quote (a bare & is refused before), a parenthesis
         return True
     # ``*word``: not a list item (no space after) and, holding more than stars, not a rule.
     return first == "*" and len(line) > 1 and not line[1].isspace() and line.strip("*") != ""
@@ -63,45 +63,59 @@ def _starts_text(line: str) -> bool:
 # One piece of output: HTML, or a marker (number, source) drawn once the whole text is known.
 _Piece = str | tuple[int, str]
 
+_OTHER, _SPACE, _PUNCT = 0, 1, 2
+_KINDS: dict[str, int] = {}  # character -> its class for emphasis flanking, filled as met
+
+
+def _kind(char: str) -> int:
+    kind = _KINDS.get(char)
+    if kind is None:
+        if isWhiteSpace(ord(char)):
+            kind = _SPACE
+        elif isMdAsciiPunct(ord(char)) or isPunctChar(char):
+            kind = _PUNCT
+        else:
+            kind = _OTHER
+        if len(_KINDS) < 4096:
+            _KINDS[char] = kind
+    return kind
+
 
 def _inline(src: str, out: list[_Piece]) -> bool:
-    """Append the HTML pieces of inline text ``src`` to ``out``; False when ``src`` leaves
-    the subset (``out`` then holds a partial result the caller drops)."""
+    """Append the HTML pieces of inline text ``src`` (already escaped, see
+    :func:`fast_markdown`) to ``out``; False when it leaves the subset (``out`` then holds a
+    partial result the caller drops)."""
     runs: list[tuple[int, int, bool, bool]] = []  # (index in out, length, opens, closes)
     pos = 0
     end = len(src)
-    while True:
-        found = _STOP.search(src, pos)
-        if found is None:
-            if pos < end:
-                out.append(esc(src[pos:]))
-            break
+    for found in _STOP.finditer(src):
         start = found.start()
+        if start < pos:
+            continue  # inside the marker just read
         if start > pos:
-            out.append(esc(src[pos:start]))
-        if src[start] == "*":
-            stop = found.end()
-            length = stop - start
-            if length > 2:
+            out.append(src[pos:start])
+        if src[start] != "*":
+            marker = _marker_at(src, start)
+            if marker is None:
                 return False
-            # markdown-it's scanDelims for "*" (which may split words).
-            last = src[start - 1] if start > 0 else " "
-            after = src[stop] if stop < end else " "
-            last_punct = isMdAsciiPunct(ord(last)) or isPunctChar(last)
-            next_punct = isMdAsciiPunct(ord(after)) or isPunctChar(after)
-            last_space = isWhiteSpace(ord(last))
-            next_space = isWhiteSpace(ord(after))
-            opens = not (next_space or (next_punct and not (last_space or last_punct)))
-            closes = not (last_space or (last_punct and not (next_space or next_punct)))
-            runs.append((len(out), length, opens, closes))
-            out.append("")
-            pos = stop
+            out.append((marker.number, src[start : marker.end]))
+            pos = marker.end
             continue
-        marker = _marker_at(src, start)
-        if marker is None:
+        stop = found.end()
+        length = stop - start
+        if length > 2:
             return False
-        out.append((marker.number, src[marker.start : marker.end]))
-        pos = marker.end
+        # markdown-it's scanDelims for "*" (which may split words); the ends of the text
+        # count as spaces.
+        last = _kind(src[start - 1]) if start > 0 else _SPACE
+        after = _kind(src[stop]) if stop < end else _SPACE
+        opens = after != _SPACE and not (after == _PUNCT and last == _OTHER)
+        closes = last != _SPACE and not (last == _PUNCT and after == _OTHER)
+        runs.append((len(out), length, opens, closes))
+        out.append("")
+        pos = stop
+    if pos < end:
+        out.append(src[pos:])
     if len(runs) % 2:
         return False
     for k in range(0, len(runs), 2):
@@ -138,6 +152,11 @@ def fast_markdown(
     """
     if _UNSAFE.search(text):
         return None
+    # With & < > refused, escaping leaves every character but the quotes alone, and turns a
+    # quote into an entity made of punctuation: each character keeps its class (space,
+    # punctuation, other) at both ends, so emphasis flanks the same, and the whole text is
+    # escaped once.
+    text = esc(text)
     out: list[_Piece] = []
     paragraph: list[str] = []
     in_list = False  # a list is open (its last line was an item)
