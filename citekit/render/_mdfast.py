@@ -2,15 +2,17 @@
 
 Answers are mostly headings, paragraphs and one-line bullet items, with ``*emphasis*``,
 ``**strong**`` and footnote markers in them. For text made only of that (see
-:func:`fast_markdown` for the exact subset) the HTML is written straight from the lines, about
-ten times faster than markdown-it parses it; anything else returns ``None`` and the caller
-parses. The subset is chosen so that nothing in it can mean something else to markdown-it:
-no character that opens code, a link, an entity, HTML, an escape, strikethrough, ``_``
-emphasis or a table; no indentation, no trailing spaces, no line that could start another
-kind of block. Emphasis is accepted only as pairs of equal ``*`` runs (one or two) that
-markdown-it's own flanking rules let open and close, one pair after another, never nested:
-those pair up the same way under CommonMark's delimiter algorithm. Markers are read by the
-text reader's rule (:func:`citekit.core.text._marker_at`), so ``[1]`` means the same here.
+:func:`fast_markdown` for the exact subset) the HTML is written straight from the lines,
+four to five times faster than markdown-it parses it (a 114 KB answer: 6-8 ms against
+30-37 ms); anything else returns ``None`` and the caller parses.
+
+The subset is chosen so that nothing in it can mean something else to markdown-it: no
+character that opens code, a link, an entity, HTML, an escape, strikethrough, ``_`` emphasis
+or a table; no indentation, no hard line break, no line that could start another kind of
+block. Emphasis is accepted only as pairs of equal ``*`` runs (one or two) that markdown-it's
+own flanking rules let open and close, one pair after another, never nested: those pair up
+the same way under CommonMark's delimiter algorithm. Markers are read by the text reader's
+rule (``citekit.core.text._marker_at``), so ``[1]`` means the same here.
 
 ``tests/test_live_final.py`` checks the result against markdown-it on generated text built
 from the subset's pieces and from the characters just outside it.
@@ -142,8 +144,10 @@ def fast_markdown(
     * blank lines (empty), ATX headings ``#`` to ``######`` followed by one space and text
       (no closing ``#``), paragraphs, tight bullet lists of one-line ``- `` items (a blank
       line between two items would make the list loose);
-    * lines without leading or trailing whitespace whose first character cannot start
-      another block (a letter or digit, but not ``1.``/``1)``, a quote, ``(``, ``*word``);
+    * lines without leading whitespace (nor trailing whitespace other than spaces; two
+      spaces or more inside a paragraph would be a hard break) whose first character cannot
+      start another block (a letter or digit, but not ``1.``/``1)``, a quote, ``(``,
+      ``*word``);
     * inline text without ``\\ ` _ ~ < > & |``, tabs, ``\\r``, NUL or ``![``, where every
       ``[``, ``]`` and ``$`` belongs to a marker and ``*`` runs pair as described above.
 
