@@ -1,9 +1,10 @@
 """Rendering cost: a large footnoted answer, and the live display while a stream arrives.
 
 1. A Magisterium-style answer of about 30 KB of Markdown with 200 citations (160 documents,
-   some with several passages) is rendered, best of ``--repeat`` runs: ``answer_html``,
-   the strict variant, ``answer_markdown``, ``answer_text`` and the whole mimebundle. The
-   floor is markdown-it-py rendering the same text with no footnotes at all.
+   some with several passages) is rendered, best of ``--repeat`` runs: the text's HTML alone
+   (``render_markdown``), ``answer_html``, the strict variant, ``answer_markdown``,
+   ``answer_text`` and the whole mimebundle, each against markdown-it-py rendering the same
+   text with no footnotes at all (plain answers skip markdown-it: ``render/_mdfast.py``).
 2. One 20,000-chunk Magisterium stream from the loopback server (``citekit.testing``) is
    consumed with ``Magisterium.ask(..., stream=True)``:
 
@@ -11,14 +12,14 @@
    * the notebook live display: ``NotebookLiveAnswer`` re-rendering the growing text (about
      ten times a second) and finishing with the full footnoted render, its display handle
      JSON-encoding every update as a kernel would before sending it;
-   * the terminal live display, writing to an in-memory stream.
-
+   * the terminal live display, writing to an in-memory stream;
    * ``display=False``, then the answer's mimebundle sent once (what a notebook shows when
      the answer is displayed at the end instead of live).
 
-   The goal: consuming the stream with the live display costs at most 1.2x the time without.
-   Wall time and process CPU time (which other processes on the machine do not inflate) are
-   both reported, with the time spent in the re-renders and in the final render.
+   The goal: consuming the stream with the live display costs at most 1.2x the time without
+   (``GOAL``); the last line says whether it is met. Wall time and process CPU time (which
+   other processes on the machine do not inflate) are both reported, with the time spent in
+   the re-renders and in the final render.
 
 Run: ``.venv/bin/python bench/render.py [--chunks 20000] [--repeat 15]``
 """
@@ -53,9 +54,12 @@ from citekit.render import (
     answer_text,
     mimebundle,
 )
+from citekit.render._mdhtml import render_markdown
 from citekit.testing import ProviderServer
 
 KEY = "bench-key"
+#: Consuming a stream with the notebook live display costs at most this times no display.
+GOAL = 1.2
 WORDS = ["grace", "nature", "law", "faith", "reason", "church", "council", "labour", "wage",
          "dignity", "person", "common", "good", "family", "state", "truth"]  # fmt: skip
 
@@ -153,6 +157,7 @@ def bench_large_answer(repeat: int) -> None:
     answer_html(answer)  # warm up
     t_floor = best_time(lambda: floor.render(answer.text), repeat)
     rows = [
+        ("render_markdown (text)", best_time(lambda: render_markdown(answer.text), repeat)),
         ("answer_html", best_time(lambda: answer_html(answer), repeat)),
         ("answer_html strict", best_time(lambda: answer_html(answer, strict=True), repeat)),
         ("answer_markdown", best_time(lambda: answer_markdown(answer), repeat)),
@@ -164,9 +169,9 @@ def bench_large_answer(repeat: int) -> None:
         f"render of a {len(answer.text) / 1000:.1f} KB answer with {len(answer.citations)} "
         f"citations ({size / 1000:.0f} KB of HTML), best of {repeat}:"
     )
-    print(f"  {'markdown-it floor':22} {t_floor * 1000:7.1f} ms   (Markdown to HTML, no sources)")
+    print(f"  {'markdown-it-py':22} {t_floor * 1000:7.1f} ms   (Markdown to HTML, no sources)")
     for name, seconds in rows:
-        print(f"  {name:22} {seconds * 1000:7.1f} ms   {seconds / t_floor:5.2f}x the floor")
+        print(f"  {name:22} {seconds * 1000:7.1f} ms   {seconds / t_floor:5.2f}x markdown-it-py")
 
 
 def bench_live_display(chunks: int, repeat: int) -> None:
@@ -231,7 +236,7 @@ def bench_live_display(chunks: int, repeat: int) -> None:
     print(f"  no display                    {m['plain']:7.1f} ms          {c['plain']:7.1f} ms")
     print(
         f"  notebook live display         {m['nb']:7.1f} ms {m['nb'] / m['plain']:4.2f}x  "
-        f"{c['nb']:7.1f} ms {c['nb'] / c['plain']:4.2f}x   (goal <= 1.2x)"
+        f"{c['nb']:7.1f} ms {c['nb'] / c['plain']:4.2f}x"
     )
     print(
         f"  terminal live display         {m['term']:7.1f} ms {m['term'] / m['plain']:4.2f}x  "
@@ -248,6 +253,16 @@ def bench_live_display(chunks: int, repeat: int) -> None:
     print(
         f"  inside the notebook live display: {renders:g} re-renders of the growing text "
         f"{refresh:5.1f} ms, the final footnoted render {final:5.1f} ms"
+    )
+    # The goal, on the best runs and, as the machine may be shared, on the medians too.
+    best_wall, best_cpu = m["nb"] / m["plain"], c["nb"] / c["plain"]
+    median_wall = statistics.median(times["nb"]) / statistics.median(times["plain"])
+    median_cpu = statistics.median(cpu["nb"]) / statistics.median(cpu["plain"])
+    verdict = "met" if max(best_wall, best_cpu) <= GOAL else "NOT met"
+    print(
+        f"goal: the notebook live display <= {GOAL:.2f}x no display: {verdict} "
+        f"(best runs {best_wall:.2f}x wall, {best_cpu:.2f}x CPU; "
+        f"medians {median_wall:.2f}x wall, {median_cpu:.2f}x CPU)"
     )
 
 

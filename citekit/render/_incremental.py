@@ -25,7 +25,10 @@ __all__ = ["IncrementalMarkdown", "fill_markers", "placeholder"]
 _PLACEHOLDER = re.compile("\x00([0-9]+):([^\x00]*)\x00")
 _FENCE = re.compile(r"(`{3,}|~{3,})(.*)$")
 _INDENTED_FENCE = re.compile(r"[ \t]+(`{3,}|~{3,})")
-_REFERENCE_DEFINITION = re.compile(r"[ ]{0,3}\[[^\]]+\]:")
+# A line that may hold (or start) a link reference definition, also inside a list item or a
+# quote: a bracket after container marks only, with "]:" later on the line or no "]" at all
+# (a label may go on over the next lines).
+_REFERENCE_DEFINITION = re.compile(r"[ \t>*+\-0-9.)]*\[(?:.*\]:|[^\]]*$)")
 
 
 def placeholder(number: int, source: str) -> str:
@@ -51,10 +54,19 @@ class IncrementalMarkdown:
         self._previous_blank = False
         self._candidate = 0  # the latest safe cut found by the scan
         self.exact = True  # False once cutting stopped (see the module docstring)
+        self._text = ""  # the text of the latest call
 
     def render(self, text: str, *, final: bool = False) -> str:
         """Placeholder HTML of ``text``, which must extend the previous call's text;
-        ``final`` says the text is complete (its last line is checked too)."""
+        ``final`` says the text is complete (its last line is checked too), and then ``text``
+        may also be the previous text without some of its trailing blank lines."""
+        if len(text) < self._scanned:
+            dropped = self._text[len(text) :]
+            if not (final and self._text.startswith(text)) or dropped.strip():
+                raise ValueError("the text must extend the text rendered before")
+            # Blank lines changed nothing but the blank-line flag, and no cut lies in them.
+            self._scanned = len(text)
+        self._text = text
         if self.exact:
             self._scan(text, final=final)
         if self._candidate > self._settled:

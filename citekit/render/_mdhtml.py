@@ -21,6 +21,7 @@ from typing import Any
 from markdown_it.token import Token
 
 from ..core.text import MARKER_TOKEN, NO_MARKERS, make_parser
+from ._mdfast import fast_markdown, heading_tags
 from ._safe import STYLE, esc, safe_url
 
 __all__ = ["MarkerRenderer", "plain_paragraph", "render_markdown"]
@@ -140,14 +141,8 @@ class _Renderer:
 
     def _heading(self, token: Token, *, opening: bool) -> str:
         level = int(token.tag[1:]) if token.tag[1:].isdigit() else 6
-        # Answers use ``#``/``##`` freely; inside an output they must stay below the notebook's
-        # own headings, so ``#`` and ``##`` become ``top_heading`` and the rest follow it.
-        level = min(6, max(self.top_heading, level + self.top_heading - 2))
-        if self.strict:
-            return (
-                '<div style="margin:0.6em 0 0.3em 0"><strong>' if opening else "</strong></div>\n"
-            )
-        return f'<h{level} style="{STYLE.HEADING}">' if opening else f"</h{level}>\n"
+        tags = heading_tags(level, strict=self.strict, top_heading=self.top_heading)
+        return tags[0] if opening else tags[1]
 
     def inline(self, tokens: Sequence[Token]) -> None:
         out = self.out
@@ -214,6 +209,11 @@ def render_markdown(
     plain = plain_paragraph(text)
     if plain is not None:
         return plain
+    fast = fast_markdown(
+        text, strict=strict, markers=markers or _pending_marker, top_heading=top_heading
+    )
+    if fast is not None:
+        return fast
     env: dict[str, Any] = {} if markers is not None else {NO_MARKERS: True}
     tokens = _PARSER.parse(text, env)
     return _Renderer(strict=strict, markers=markers, top_heading=top_heading).block(tokens)

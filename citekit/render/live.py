@@ -282,11 +282,16 @@ class NotebookLiveAnswer(LiveAnswer):
         body: str | None = None
         text = self.text
         # Reuse the HTML rendered while streaming when it is exactly that of the final text.
+        # The answer's HTML renders the text's body: without definition lines (then the
+        # text is rendered afresh) and without trailing blank lines (which count inside an
+        # open code fence).
         if text and text == answer.text:
             try:
-                rendered = self._markdown.render(text, final=True)
-                if self._markdown.exact and not read(text).definitions:
-                    body = rendered
+                reading = read(text)
+                if not reading.definitions and text.startswith(reading.body):
+                    rendered = self._markdown.render(reading.body, final=True)
+                    if self._markdown.exact:
+                        body = rendered
             except Exception:
                 body = None
         self._publish(answer_bundle(answer, body_html=body))

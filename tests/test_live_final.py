@@ -1,0 +1,452 @@
+"""The live display's last output is the answer's own render, and the fast Markdown path is
+markdown-it's.
+
+* Every recorded sample, streamed through the real clients against the loopback server with
+  the notebook live display on, ends with exactly the bundle ``mimebundle(answer)`` gives
+  (ids aside, which are drawn per render): once with the display's own timing, once
+  re-rendering at every delta so the streamed HTML is what the final render reuses.
+* Arbitrary texts streamed in arbitrary pieces (markers, emphasis, code fences, tables and
+  links cut anywhere) end with the one-shot render.
+* :func:`citekit.render._mdfast.fast_markdown`, which writes the HTML of plain answers without
+  parsing, gives markdown-it's HTML whenever it answers, on text built from the pieces of its
+  subset and the characters just outside it.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import citekit as ck
+import citekit.render.bundle as bundle_module
+from citekit.core.models import Answer, Citation
+from citekit.render import NotebookLiveAnswer, mimebundle
+from citekit.render._incremental import IncrementalMarkdown, fill_markers
+from citekit.render._mdfast import fast_markdown
+from citekit.render._mdhtml import _PARSER, _Renderer, render_markdown
+from citekit.render.live import LiveAnswer
+from citekit.testing import ProviderServer
+
+from .conftest import SECRET, sample_records
+from .test_clients import magisterium_options, maritaca_options, streams
+
+
+def _without_tokens(html: str) -> str:
+    return re.sub(r"ck[0-9a-f]{10}", "TOKEN", html)
+
+
+class _Handle:
+    def __init__(self, shown: list[dict[str, str]]) -> None:
+        self.shown = shown
+
+    def update(self, obj: dict[str, str], **kw: Any) -> None:
+        self.shown.append(obj)
+
+
+class _Display:
+    """``IPython.display.display`` as a kernel's: keeps every bundle it is given."""
+
+    def __init__(self) -> None:
+        self.shown: list[dict[str, str]] = []
+
+    def __call__(self, obj: dict[str, str], **kw: Any) -> _Handle:
+        self.shown.append(obj)
+        return _Handle(self.shown)
+
+
+class _Clock:
+    """A clock that moves a second at every read: the display re-renders at every delta."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        self.now += 1.0
+        return self.now
+
+
+@pytest.fixture()
+def kernel(monkeypatch: pytest.MonkeyPatch) -> _Display:
+    """The clients' live display as inside a Jupyter kernel."""
+    import IPython
+    import IPython.display
+
+    class Shell:
+        kernel = object()
+        display_pub = None
+        execution_count = 1
+
+    display = _Display()
+    monkeypatch.setattr(IPython, "get_ipython", lambda: Shell())
+    monkeypatch.setattr(IPython.display, "display", display)
+    return display
+
+
+@pytest.fixture(params=["own timing", "every delta"])
+def live_display(
+    request: pytest.FixtureRequest, kernel: _Display, monkeypatch: pytest.MonkeyPatch
+) -> tuple[_Display, list[bool]]:
+    """The display the clients start, and whether each final render reused streamed HTML."""
+    reused: list[bool] = []
+    original = bundle_module.render_answer_html
+
+    def spy(answer: Answer, *, strict: bool = False, body_html: str | None = None) -> str:
+        reused.append(body_html is not None)
+        return original(answer, strict=strict, body_html=body_html)
+
+    monkeypatch.setattr(bundle_module, "render_answer_html", spy)
+    if request.param == "every delta":
+        started = LiveAnswer.start.__func__  # type: ignore[attr-defined]
+
+        def start(cls: type[LiveAnswer], **kw: Any) -> LiveAnswer:
+            live = started(cls, **kw)
+            assert isinstance(live, NotebookLiveAnswer)
+            return NotebookLiveAnswer(
+                kw["provider"], kw.get("question"), interval=0.0, clock=_Clock()
+            )
+
+        monkeypatch.setattr(LiveAnswer, "start", classmethod(start))
+    return kernel, reused
+
+
+def _assert_final_is_the_answers_render(display: _Display, answer: Answer) -> None:
+    final = display.shown[-1]
+    fresh = mimebundle(answer)
+    assert set(final) == set(fresh)
+    assert _without_tokens(final["text/html"]) == _without_tokens(fresh["text/html"])
+    assert final["text/plain"] == fresh["text/plain"]
+    assert final["text/markdown"] == fresh["text/markdown"]
+    assert 'class="citekit-answer"' in final["text/html"]
+
+
+MAG = sample_records("magisterium")
+MAR = [(s, r) for s, r in sample_records("maritaca") if streams(r["request"]) != (False,)]
+GB = sample_records("gptbots")
+
+
+@pytest.mark.parametrize(("stem", "rec"), MAG, ids=[s for s, _ in MAG])
+def test_magisterium_sample_live_ends_with_its_render(
+    server: ProviderServer,
+    live_display: tuple[_Display, list[bool]],
+    stem: str,
+    rec: dict[str, Any],
+) -> None:
+    display, reused = live_display
+    mg = ck.Magisterium(api_key=SECRET, base_url=server.base_url("magisterium"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ck.ContentFilteredWarning)
+        answer = mg.ask(
+            rec["question"], stream=True, display=True, **magisterium_options(rec["request"])
+        )
+    assert answer.sample == f"magisterium/{stem}"
+    _assert_final_is_the_answers_render(display, answer)
+    if len(display.shown) > 2 and answer.text and "]:" not in answer.text:
+        assert reused == [True]  # the streamed HTML was the final text's
+
+
+@pytest.mark.parametrize(("stem", "rec"), MAR, ids=[s for s, _ in MAR])
+def test_maritaca_sample_live_ends_with_its_render(
+    server: ProviderServer,
+    live_display: tuple[_Display, list[bool]],
+    stem: str,
+    rec: dict[str, Any],
+) -> None:
+    display, _ = live_display
+    mt = ck.Maritaca(api_key=SECRET, base_url=server.base_url("maritaca"))
+    answer = mt.chat(
+        rec["request"]["messages"],
+        stream=True,
+        display=True,
+        **maritaca_options(rec["request"]),
+    )
+    assert answer.sample == f"maritaca/{stem}"
+    _assert_final_is_the_answers_render(display, answer)
+
+
+@pytest.mark.parametrize(("stem", "rec"), GB, ids=[s for s, _ in GB])
+def test_gptbots_sample_live_ends_with_its_render(
+    server: ProviderServer,
+    live_display: tuple[_Display, list[bool]],
+    stem: str,
+    rec: dict[str, Any],
+) -> None:
+    display, _ = live_display
+    gb = ck.GPTBots(api_key=SECRET, base_url=server.base_url("gptbots"))
+    cited = "citations" in rec["message"]
+    answer = gb.ask(rec["question"], stream=True, display=True, citations=cited)
+    assert answer.sample == f"gptbots/{stem}"
+    _assert_final_is_the_answers_render(display, answer)
+
+
+def test_a_long_stream_in_thousands_of_chunks_ends_with_its_render(
+    server: ProviderServer, live_display: tuple[_Display, list[bool]]
+) -> None:
+    display, reused = live_display
+    mg = ck.Magisterium(api_key=SECRET, base_url=server.base_url("magisterium", chunks=3000))
+    answer = mg.ask(MAG[0][1]["question"], stream=True, display=True)
+    assert len(answer.text) > 10_000
+    _assert_final_is_the_answers_render(display, answer)
+    assert reused == [True]
+
+
+# -- arbitrary streamed texts, cut anywhere -----------------------------------------------------
+_PIECES = [
+    "Work has dignity",
+    " and value",
+    "[^1]",
+    "[2]",
+    "$[3]$",
+    "[^1][^2]",
+    "*em*",
+    "**strong**",
+    "*",
+    "**",
+    "_u_",
+    " ",
+    "  ",
+    "\n",
+    "\n\n",
+    "## ",
+    "# Title",
+    "- ",
+    "1. ",
+    "> ",
+    "    ",
+    "```",
+    "```\ncode [1]\n",
+    "~~~",
+    "`span [2]`",
+    "| a | b |\n|---|---|\n| 1 [^1] | 2 |\n",
+    "[link [1]](https://example.org/a)",
+    "[1](https://example.org)",
+    "<https://example.org/[2]>",
+    "[ref]: https://example.org\n",
+    "[^1]: a definition line\n",
+    "&amp; <b>x</b> \\*",
+    '"quoted" (aside), — «x»',
+    "é",
+    "\t",
+    "\r\n",
+    "!",
+    ":",
+]
+
+
+def _answer(text: str) -> Answer:
+    citations = tuple(
+        Citation(
+            cited_text=f"Passage {i} *quoted*.",
+            document_index=i,
+            document_title=f"Document {i}",
+            source_url=f"https://example.org/doc/{i}",
+        )
+        for i in range(3)
+    )
+    return Answer(provider="magisterium", model="m", text=text, citations=citations)
+
+
+@settings(
+    max_examples=250,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    pieces=st.lists(st.sampled_from(_PIECES), min_size=1, max_size=30),
+    cuts=st.lists(st.integers(1, 40), max_size=40),
+)
+def test_any_text_streamed_in_any_pieces_ends_with_the_one_shot_render(
+    pieces: list[str], cuts: list[int]
+) -> None:
+    text = "".join(pieces)
+    answer = _answer(text)
+    display = _Display()
+    live = NotebookLiveAnswer("magisterium", None, display=display, clock=_Clock(), interval=0.0)
+    pos = 0
+    for step in cuts:
+        if pos >= len(text):
+            break
+        live.add(text[pos : pos + step])
+        pos += step
+    if pos < len(text):
+        live.add(text[pos:])
+    live.finish(answer)
+    _assert_final_is_the_answers_render(display, answer)
+
+
+# -- the fast path against markdown-it --------------------------------------------------------
+_INLINE = [
+    "word",
+    "Work",
+    "labour ",
+    "the common good",
+    " is ",
+    "of",
+    " ",
+    " ",
+    "  ",
+    "*",
+    "**",
+    "***",
+    "*a*",
+    "**b c**",
+    "*grace*",
+    "**the person**",
+    " *faith* ",
+    "word ",
+    "Grace, ",
+    "[^1]",
+    "[2]",
+    "$[3]$",
+    "[^12]",
+    "(",
+    ")",
+    ".",
+    ",",
+    ":",
+    "!",
+    '"',
+    "'",
+    "-",
+    "#",
+    "1.",
+    "2)",
+    "—",
+    "«",
+    "\u00a0",
+    "\u2003",
+    "é",
+]
+_LINE_STARTS = ["", "", "", "- ", "- ", "## ", "# ", "###### "]
+
+
+# Pieces outside the subset: the fast path must refuse what holds them (or agree anyway).
+_OUTSIDE = [
+    "[10000]",
+    "_",
+    "`",
+    "&",
+    "<",
+    "|",
+    "\\",
+    "~",
+    "\t",
+    "[x]",
+    "[",
+    "]",
+    "$",
+    "[0]",
+    "[1](x)",
+]
+_OUTSIDE_STARTS = ["####### ", "-", "* ", "1. ", " ", "    ", "+ ", "> ", "```", "[1]: "]
+
+
+@st.composite
+def _markdown_texts(draw: st.DrawFn) -> str:
+    """Lines of headings, items and paragraph text from the subset's pieces; in half the
+    texts, also pieces and line starts just outside it."""
+    outside = draw(st.booleans())
+    inline = _INLINE + _OUTSIDE if outside else _INLINE
+    starts = _LINE_STARTS + _OUTSIDE_STARTS if outside else _LINE_STARTS
+    lines = []
+    for _ in range(draw(st.integers(1, 8))):
+        if draw(st.integers(0, 3)) == 0:
+            blanks = ["", "", " ", "  ", "---", "===", "***"] if outside else ["", "", " "]
+            lines.append(draw(st.sampled_from(blanks)))
+            continue
+        start = draw(st.sampled_from(starts))
+        body = "".join(draw(st.lists(st.sampled_from(inline), min_size=1, max_size=10)))
+        lines.append(start + body)
+    return "\n".join(lines)
+
+
+def _slow(text: str, *, strict: bool, markers: Any, top_heading: int) -> str:
+    env: dict[str, Any] = {} if markers is not None else {"citekit_no_markers": True}
+    renderer = _Renderer(strict=strict, markers=markers, top_heading=top_heading)
+    return renderer.block(_PARSER.parse(text, env))
+
+
+def _mark(number: int, source: str) -> str:
+    return f"<M{number}|{source}>"
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    text=_markdown_texts(),
+    strict=st.booleans(),
+    marked=st.booleans(),
+    top_heading=st.sampled_from([3, 5]),
+)
+def test_fast_path_gives_markdown_its_html(
+    text: str, strict: bool, marked: bool, top_heading: int
+) -> None:
+    markers = _mark if marked else None
+    from citekit.render._mdhtml import _pending_marker
+
+    fast = fast_markdown(
+        text, strict=strict, markers=markers or _pending_marker, top_heading=top_heading
+    )
+    if fast is not None:
+        assert fast == _slow(text, strict=strict, markers=markers, top_heading=top_heading)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(max_size=60))
+def test_fast_path_on_any_characters(text: str) -> None:
+    fast = fast_markdown(text, strict=False, markers=_mark, top_heading=3)
+    if fast is not None:
+        assert fast == _slow(text, strict=False, markers=_mark, top_heading=3)
+
+
+def test_fast_path_takes_the_answers_people_get() -> None:
+    """The fast path is not a path nobody takes: it renders the usual answer shape, and the
+    markers it draws are counted in order (the footnote backlinks rely on it)."""
+    text = (
+        "Work has *dignity*.[^1]\n\n## Why it matters\n\n"
+        'The **person** comes first[^1][^2] ("subjective" work).\n\n'
+        "- **Labour** ranks above capital.[3]\n- Rest is owed.$[2]$\n\n"
+        "Last line, cut mid-sentence as a stream leaves it "
+    )
+    seen: list[int] = []
+
+    def count(number: int, source: str) -> str:
+        seen.append(number)
+        return f"<M{number}>"
+
+    fast = fast_markdown(text, strict=False, markers=count, top_heading=3)
+    assert fast is not None
+    assert seen == [1, 1, 2, 3, 2]
+    assert fast == _slow(text, strict=False, markers=_mark_numbers, top_heading=3)
+    for outside in ("x `code`", "x [link](https://e.org)", "    code", "- a\n\n- b", "a  \nb"):
+        assert fast_markdown(outside, strict=False, markers=count, top_heading=3) is None
+    assert seen == [1, 1, 2, 3, 2]  # refused texts draw no marker
+
+
+def _mark_numbers(number: int, source: str) -> str:
+    return f"<M{number}>"
+
+
+def test_every_sample_text_renders_as_markdown_it_renders_it() -> None:
+    texts = [
+        Answer.from_response(r["response"], provider=p).text
+        for p in ("magisterium", "maritaca")
+        for _, r in sample_records(p)
+    ]
+    texts += [Answer.from_response(r["message"], provider="gptbots").text for _, r in GB]
+    fast_ones = 0
+    for text in texts:
+        assert render_markdown(text, markers=_mark) == _slow(
+            text, strict=False, markers=_mark, top_heading=3
+        )
+        fast_ones += fast_markdown(text, strict=False, markers=_mark, top_heading=3) is not None
+        incremental = IncrementalMarkdown()
+        for end in range(0, len(text), 37):
+            incremental.render(text[:end])
+        html = incremental.render(text, final=True)
+        if incremental.exact:
+            assert fill_markers(html, _mark) == render_markdown(text, markers=_mark)
+    assert fast_ones >= len(texts) // 3
