@@ -480,9 +480,12 @@ def citations_per_answer(cits: Frame | Source) -> alt.Chart:
         )
     else:
         frame = citations_of(cits, "citations_per_answer", ("provider", "answer_id"))
-        per_answer = frame.group_by(answer_key(frame).alias("answer")).agg(
-            provider=labelled("provider", "unknown provider").first(),
-            citations=pl.len().cast(pl.Int64),
+        # Labelled after the grouping: an expression inside first() keeps polars' streaming
+        # engine from aggregating (it held ten million rows).
+        per_answer = (
+            frame.group_by(answer_key(frame).alias("answer"))
+            .agg(pl.col("provider").first(), citations=pl.len().cast(pl.Int64))
+            .with_columns(provider=labelled("provider", "unknown provider"))
         )
     table = collected(per_answer.group_by("provider", "citations").agg(answers=pl.len())).sort(
         "citations", "provider"

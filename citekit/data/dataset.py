@@ -33,10 +33,10 @@ Examples
 >>> folder = "corpus"
 >>> written = ck.to_parquet(default_data_dir(), folder)
 >>> written.rows["citations"], written.rows["answers"]
-(142, 40)
+(155, 42)
 >>> cits = ck.scan_citations(folder)
 >>> cits.group_by("provider").len().sort("provider").collect()
-shape: (2, 2)
+shape: (3, 2)
 ┌─────────────┬─────┐
 │ provider    ┆ len │
 │ ---         ┆ --- │
@@ -44,6 +44,7 @@ shape: (2, 2)
 ╞═════════════╪═════╡
 │ gptbots     ┆ 12  │
 │ magisterium ┆ 130 │
+│ maritaca    ┆ 13  │
 └─────────────┴─────┘
 >>> ck.charts.authors(cits, top=1).data["author"].to_list()
 ['Catholic Church']
@@ -99,7 +100,7 @@ class ParquetDataset:
     >>> written = ck.to_parquet([ck.Magisterium().ask("What is the principle of subsidiarity?")],
     ...                         "one")
     >>> print(written)  # doctest: +ELLIPSIS
-    Wrote 1 answer, 7 citations, 0 references, 7 sources in 4 Parquet files (... KB) to one
+    Wrote 1 answer, 7 citations, 0 references, 7 sources in 3 Parquet files (... KB) to one
     """
 
     folder: Path
@@ -172,8 +173,8 @@ def to_parquet(
     >>> ck.to_parquet(answers, "ds")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     FileExistsError: ds already holds a citekit dataset: pass overwrite=True to replace it ...
-    >>> ck.to_parquet(answers, "ds", overwrite=True).files
-    4
+    >>> ck.to_parquet(answers, "ds", overwrite=True).files  # answers, citations, sources
+    3
     """
     return _write(_items(source, {}), Path(folder), overwrite=overwrite, progress=progress)
 
@@ -266,7 +267,8 @@ def _write(
                     part.drop("month"), staging, "sources", str(provider), str(month)
                 )
                 files += 1
-        staging.mkdir(parents=True, exist_ok=True)
+        for table in TABLES:  # a table without rows is a folder without files: scans typed
+            (staging / table).mkdir(parents=True, exist_ok=True)
         _replace(staging, folder)
     except BaseException:
         bar.close(done, 0, interrupted=True)
@@ -369,7 +371,7 @@ def scan_answers(folder: str | os.PathLike[str]) -> pl.LazyFrame:
     >>> import polars as pl
     >>> _ = ck.to_parquet([ck.Maritaca().ask("O que é o Pix?")], "pix")
     >>> ck.scan_answers("pix").select("provider", "n_citations", "month").collect().row(0)
-    ('maritaca', 0, '2026-01')
+    ('maritaca', 0, '2025-01')
     """
     return _scan(folder, "answers")
 
@@ -393,7 +395,7 @@ def scan_citations(folder: str | os.PathLike[str]) -> pl.LazyFrame:
     >>> _ = ck.to_parquet(default_data_dir() / "magisterium", "mg")
     >>> lazy = ck.scan_citations("mg")
     >>> lazy.filter(pl.col("year") < 1000).select(pl.len()).collect().item()
-    4
+    3
     >>> eager = ck.citations_frame(default_data_dir() / "magisterium")
     >>> lazy.drop("month").collect().sort(eager.columns).equals(eager.sort(eager.columns))
     True
@@ -409,7 +411,7 @@ def scan_references(folder: str | os.PathLike[str]) -> pl.LazyFrame:
     --------
     >>> _ = ck.to_parquet([ck.GPTBots().ask("Why was the Great Wall built?")], "gb")
     >>> ck.charts.scores(ck.scan_references("gb")).title.subtitle
-    '3 of 6 scored chunks at or above 0.5'
+    '6 of 8 scored chunks at or above 0.5'
     """
     return _scan(folder, "references")
 
