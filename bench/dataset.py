@@ -118,10 +118,13 @@ def main() -> None:
                 ours, peer = [], []
                 for k in range(args.repeat):
                     out = f"{tmp}/w{size}-{k}"
-                    ours.append(_run(_WRITE.format(bench=bench, answers=size // 10,
-                                                   mode="dataset", out=out)))  # fmt: skip
-                    peer.append(_run(_WRITE.format(bench=bench, answers=size // 10,
-                                                   mode="frame", out=out + ".parquet")))  # fmt: skip
+                    n = size // 10
+                    ours.append(
+                        _run(_WRITE.format(bench=bench, answers=n, mode="dataset", out=out))
+                    )
+                    peer.append(
+                        _run(_WRITE.format(bench=bench, answers=n, mode="frame", out=out + ".pq"))
+                    )
                 _line("write: to_parquet vs frame+file", ours, peer)
             folder = f"{tmp}/d{size}"
             start = time.perf_counter()
