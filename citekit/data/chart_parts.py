@@ -1,10 +1,12 @@
 """What the chart functions share: their input frame, labels, keys, text sizes, titles, periods.
 
-A chart takes a frame or any source the loaders accept; ``identified`` gives it the work and
-author identity (a ``sources_frame`` has it, anything else goes through
-``citekit.data.clusters.identify``), ``citations_of`` and ``references_of`` load it when needed,
-and all say which columns a frame lacks. ``labelled`` names missing values instead of dropping
-them, ``shortened`` and ``distinct_labels`` keep axis labels short and one per bar,
+A chart takes a frame, a LazyFrame or any source the loaders accept, and aggregates a
+LazyFrame (``collected``: the streaming engine; ``most_frequent`` is a mode that streams);
+``identified`` gives it the work and author identity (a ``sources_frame`` has it, anything else
+goes through ``citekit.data.clusters.identify``), ``citations_of`` and ``references_of`` load it
+when needed, and all say which columns a frame lacks. ``labelled`` names missing values
+instead of dropping them, ``shortened`` and ``distinct_labels`` keep axis labels short and
+one per bar,
 ``names_seen`` lists the names an author or work was cited under, ``answer_key`` tells answers
 apart across a frame, ``axis``, ``legend`` and ``chart_title`` keep text at ``TEXT_SIZE`` pixels
 or more, and the rest words subtitles and the periods of the years chart. altair is imported

@@ -6,6 +6,12 @@ polars, and returns an altair chart of the small aggregated table, so a million 
 as fast as ten and never hit altair's 5000-row limit. Nothing is displayed: the caller shows,
 chains (``.properties(...)``) or saves (``.save("chart.png")`` with vl-convert) the chart.
 
+A polars ``LazyFrame`` of the same columns (``ck.scan_citations(folder)``, ``scan_sources``,
+``scan_references``, ``scan_answers`` over a Parquet dataset, or any ``frame.lazy()``) is
+aggregated lazily: polars' streaming engine reads it in batches and only the aggregated rows
+(one per author, work, period, count) are collected, so ten million citations chart in well
+under a gigabyte and a half (``tests/test_dataset.py``). ``cocitation`` takes an eager frame.
+
 Authors and works are counted by identity (``citekit.data.clusters``): Francis, Francesco and
 Franziskus are one author, the Catechism cited in six languages one work. A ``sources_frame``
 carries its identity (``work_id``, ``author_id``); any other frame or source is identified on
