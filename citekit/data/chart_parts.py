@@ -5,12 +5,11 @@ LazyFrame (``collected``: the streaming engine; ``most_frequent`` is a mode that
 ``identified`` gives it the work and author identity (a ``sources_frame`` has it, anything else
 goes through ``citekit.data.clusters.identify``), ``citations_of`` and ``references_of`` load it
 when needed, and all say which columns a frame lacks. ``labelled`` names missing values
-instead of dropping them, ``shortened`` and ``distinct_labels`` keep axis labels short and
-one per bar,
-``names_seen`` lists the names an author or work was cited under, ``answer_key`` tells answers
-apart across a frame, ``axis``, ``legend`` and ``chart_title`` keep text at ``TEXT_SIZE`` pixels
-or more, and the rest words subtitles and the periods of the years chart. altair is imported
-only when an axis, legend or title is made.
+instead of dropping them, ``shortened`` and ``distinct_labels`` keep axis labels short and one
+per bar, ``names_seen`` lists the names an author or work was cited under, ``answer_key`` tells
+answers apart across a frame, ``axis``, ``legend`` and ``chart_title`` keep text at
+``TEXT_SIZE`` pixels or more, and the rest words subtitles and the periods of the years chart.
+altair is imported only when an axis, legend or title is made.
 """
 
 from __future__ import annotations
