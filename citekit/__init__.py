@@ -89,6 +89,14 @@ if TYPE_CHECKING:
     from .data.compare_clients import acompare, compare
     from .data.comparison import Comparison
     from .data.corpus import sources_frame, works_frame
+    from .data.dataset import (
+        ParquetDataset,
+        scan_answers,
+        scan_citations,
+        scan_references,
+        scan_sources,
+        to_parquet,
+    )
     from .data.exports import export_answer, export_citations
     from .data.frames import answers_frame, citations_frame, references_frame
     from .data.health import health_frame
@@ -159,6 +167,12 @@ _LAZY = {
     "compare": ".data.compare_clients",
     "explore": ".notebook.explorer",
     "charts": ".data.charts",
+    "ParquetDataset": ".data.dataset",
+    "scan_answers": ".data.dataset",
+    "scan_citations": ".data.dataset",
+    "scan_references": ".data.dataset",
+    "scan_sources": ".data.dataset",
+    "to_parquet": ".data.dataset",
 }
 
 
@@ -241,6 +255,7 @@ __all__ = [
     "Maritaca",
     "MaritacaModel",
     "NotFoundError",
+    "ParquetDataset",
     "ProviderError",
     "RateLimitError",
     "RateLimiter",
@@ -279,6 +294,11 @@ __all__ = [
     "load_ipython_extension",
     "log",
     "references_frame",
+    "scan_answers",
+    "scan_citations",
+    "scan_references",
+    "scan_sources",
     "sources_frame",
+    "to_parquet",
     "works_frame",
 ]

@@ -7,6 +7,7 @@
     citekit log list --provider magisterium --since 2026-11-01
     citekit log show 12
     citekit log export refs.bib
+    citekit log export corpus/ --parquet
 
 On a terminal, answers print as styled Markdown (``--color never`` or ``NO_COLOR=1`` for
 plain text, which is also what a pipe gets).
@@ -288,6 +289,8 @@ def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
         return 0
     if args.log_command == "export":
         path = Path(args.path)
+        if args.parquet:
+            return _export_parquet(args, path, out)
         if args.rows:
             _require_suffix("log export --rows", path, _ROW_SUFFIXES)
             frame = log.frame(**_filters(args))
@@ -331,6 +334,23 @@ def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
             f"{row['id']:>6}  {when}  {row['provider']:<11} {sources:>3} src "
             f"{elapsed:>6}  {what[:90]}\n"
         )
+    return 0
+
+
+def _export_parquet(args: argparse.Namespace, folder: Path, out: TextIO) -> int:
+    """``log export folder/ --parquet``: the log's dataset (``Log.to_parquet``)."""
+    from ..store import log
+
+    if args.rows:
+        raise UsageError("log export: --parquet writes the whole dataset; leave out --rows")
+    try:
+        written = log.to_parquet(folder, overwrite=args.overwrite, **_filters(args))
+    except FileExistsError as exc:
+        raise UsageError(str(exc).replace("overwrite=True", "--overwrite")) from None
+    if not written.rows["answers"]:
+        out.write(f"No calls logged in {log.path} match: nothing written to {folder}.\n")
+        return 1
+    out.write(f"{written}\n")
     return 0
 
 
@@ -426,6 +446,15 @@ def build_parser() -> argparse.ArgumentParser:
     export = log_commands.add_parser("export", help="write logged sources (.bib .json .csv ...)")
     export.add_argument("path", help="the file to write: .bib .json .csv .parquet")
     export.add_argument("--rows", action="store_true", help="write the log rows instead")
+    export.add_argument(
+        "--parquet",
+        action="store_true",
+        help="write a Parquet dataset (answers, citations, references, sources) into the "
+        "folder PATH, partitioned by provider and month",
+    )
+    export.add_argument(
+        "--overwrite", action="store_true", help="with --parquet: replace the dataset in PATH"
+    )
     _log_filters(export, None)
     log_commands.add_parser("path", help="print where the log file is")
     return parser

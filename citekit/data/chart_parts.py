@@ -1,14 +1,15 @@
 """What the chart functions share: their input frame, labels, keys, text sizes, titles, periods.
 
-A chart takes a frame or any source the loaders accept; ``identified`` gives it the work and
-author identity (a ``sources_frame`` has it, anything else goes through
-``citekit.data.clusters.identify``), ``citations_of`` and ``references_of`` load it when needed,
-and all say which columns a frame lacks. ``labelled`` names missing values instead of dropping
-them, ``shortened`` and ``distinct_labels`` keep axis labels short and one per bar,
-``names_seen`` lists the names an author or work was cited under, ``answer_key`` tells answers
-apart across a frame, ``axis``, ``legend`` and ``chart_title`` keep text at ``TEXT_SIZE`` pixels
-or more, and the rest words subtitles and the periods of the years chart. altair is imported
-only when an axis, legend or title is made.
+A chart takes a frame, a LazyFrame or any source the loaders accept, and aggregates a
+LazyFrame (``collected``: the streaming engine; ``most_frequent`` is a mode that streams);
+``identified`` gives it the work and author identity (a ``sources_frame`` has it, anything else
+goes through ``citekit.data.clusters.identify``), ``citations_of`` and ``references_of`` load it
+when needed, and all say which columns a frame lacks. ``labelled`` names missing values
+instead of dropping them, ``shortened`` and ``distinct_labels`` keep axis labels short and one
+per bar, ``names_seen`` lists the names an author or work was cited under, ``answer_key`` tells
+answers apart across a frame, ``axis``, ``legend`` and ``chart_title`` keep text at
+``TEXT_SIZE`` pixels or more, and the rest words subtitles and the periods of the years chart.
+altair is imported only when an axis, legend or title is made.
 """
 
 from __future__ import annotations
@@ -48,42 +49,72 @@ _DECADES_UP_TO: Final = 400
 Period = Literal["auto", "year", "decade", "century"]
 
 
-def citations_of(source: pl.DataFrame | Source, caller: str, needs: Iterable[str]) -> pl.DataFrame:
-    frame = source if isinstance(source, pl.DataFrame) else citations_frame(source)
-    return _check(frame, caller, needs, "a citations_frame()")
+#: What a chart takes: an eager frame, a LazyFrame (``scan_citations``...) or a source.
+Frame = pl.DataFrame | pl.LazyFrame
 
 
-def references_of(source: pl.DataFrame | Source, caller: str, needs: Iterable[str]) -> pl.DataFrame:
-    frame = source if isinstance(source, pl.DataFrame) else references_frame(source)
-    return _check(frame, caller, needs, "a references_frame()")
+def collected(frame: pl.LazyFrame) -> pl.DataFrame:
+    """The rows of an aggregated LazyFrame, with polars' streaming engine: a scan of ten
+    million citations is read in batches, never whole."""
+    return frame.collect(engine="streaming")
 
 
-def identified(source: pl.DataFrame | Source, caller: str, needs: Iterable[str]) -> pl.DataFrame:
+def columns_of(frame: Frame) -> list[str]:
+    return frame.collect_schema().names() if isinstance(frame, pl.LazyFrame) else frame.columns
+
+
+def citations_of(source: Frame | Source, caller: str, needs: Iterable[str]) -> pl.LazyFrame:
+    frame = source if isinstance(source, Frame) else citations_frame(source)
+    return _check(frame, caller, needs, "a citations_frame()").lazy()
+
+
+def references_of(source: Frame | Source, caller: str, needs: Iterable[str]) -> pl.LazyFrame:
+    frame = source if isinstance(source, Frame) else references_frame(source)
+    return _check(frame, caller, needs, "a references_frame()").lazy()
+
+
+def identified(source: Frame | Source, caller: str, needs: Iterable[str]) -> pl.LazyFrame:
     """The sources with their work and author identity (``work_id``, ``work``, ``author_id``,
-    ``author``): a frame that has them (a ``sources_frame``) as it is; any other frame (a
-    ``citations_frame``) or source (answers, paths; read with ``citations_frame``) identified
-    by ``citekit.data.clusters.identify``. Columns the charts read and the frame lacks are added
-    as nulls."""
-    if not isinstance(source, pl.DataFrame):
+    ``author``), as a LazyFrame to aggregate: a frame that has them (a ``sources_frame``,
+    ``scan_sources``) as it is; any other frame (a ``citations_frame``, ``scan_citations``) or
+    source (answers, paths; read with ``citations_frame``) identified by
+    ``citekit.data.clusters.identify`` (a LazyFrame lazily: only its distinct documents are
+    collected). Columns the charts read and the frame lacks are added as nulls."""
+    frame: Frame
+    if not isinstance(source, Frame):
         frame = identify(citations_frame(source))
-    elif "work_id" in source.columns and "author_id" in source.columns:
+    elif {"work_id", "author_id"} <= set(columns_of(source)):
         frame = source
     else:
         frame = identify(_check(source, caller, needs, "a sources_frame() or citations_frame()"))
-    missing = [
-        pl.lit(None, t).alias(c) for c, t in _IDENTIFIED_COLUMNS.items() if c not in frame.columns
-    ]
-    return frame.with_columns(missing) if missing else frame
+    have = columns_of(frame)
+    missing = [pl.lit(None, t).alias(c) for c, t in _IDENTIFIED_COLUMNS.items() if c not in have]
+    return (frame.with_columns(missing) if missing else frame).lazy()
 
 
-def _check(frame: pl.DataFrame, caller: str, needs: Iterable[str], kind: str) -> pl.DataFrame:
-    missing = [name for name in needs if name not in frame.columns]
+def _check(frame: Frame, caller: str, needs: Iterable[str], kind: str) -> Frame:
+    have = columns_of(frame)
+    missing = [name for name in needs if name not in have]
     if missing:
         raise ValueError(
             f"{caller}() needs {kind} frame; this one lacks {', '.join(missing)} "
-            f"(it has {', '.join(frame.columns) or 'no columns'})"
+            f"(it has {', '.join(have) or 'no columns'})"
         )
     return frame
+
+
+def most_frequent(frame: pl.LazyFrame, key: str, column: str) -> pl.DataFrame:
+    """Per ``key``, the non-null value of ``column`` seen most often (the smallest of a tie):
+    ``pl.col(column).drop_nulls().mode().sort().first()``, counted in two steps so that a
+    LazyFrame streams (polars' ``mode`` holds a whole group)."""
+    counts = collected(
+        frame.filter(pl.col(column).is_not_null()).group_by(key, column).agg(_n=pl.len())
+    )
+    return (
+        counts.sort([key, "_n", column], descending=[False, True, False], nulls_last=True)
+        .group_by(key, maintain_order=True)
+        .agg(pl.col(column).first())
+    )
 
 
 #: A character XML 1.0 refuses: vl-convert (which draws every chart's image) aborts the whole
@@ -121,16 +152,18 @@ def distinct_labels(label: str, key: str) -> pl.Expr:
     return pl.when(shared).then(pl.col(label) + suffix).otherwise(pl.col(label))
 
 
-def names_seen(frame: pl.DataFrame, key: str, column: str, alias: str) -> pl.DataFrame:
+def names_seen(frame: pl.LazyFrame, key: str, column: str, alias: str) -> pl.DataFrame:
     """Per ``key``, the distinct non-blank values of ``column`` most frequent first, as one
     comma-separated text (for a tooltip): "Francis, Francesco, Franziskus"."""
     text = pl.col(column).cast(pl.String).str.strip_chars()
-    return (
+    counts = collected(
         frame.select(key, name=text)
         .filter(pl.col("name").is_not_null() & (pl.col("name") != ""))
         .group_by(key, "name")
         .len()
-        .sort(["len", "name"], descending=[True, False])
+    )
+    return (
+        counts.sort(["len", "name"], descending=[True, False])
         .group_by(key, maintain_order=True)
         .agg(shortened(pl.col("name").str.join(", "), TOOLTIP_LIMIT).alias(alias))
     )
@@ -156,12 +189,12 @@ def count_axis(largest: object, **options: Any) -> alt.Axis:
     return axis(tickMinStep=1, format="d", **options)
 
 
-def counted(frame: pl.DataFrame) -> str:
+def counted(frame: pl.LazyFrame) -> str:
     """What a bar counts: "citations", or "sources" when the frame (a ``sources_frame``) also
     holds knowledge chunks or web sources."""
-    if "kind" not in frame.columns:
+    if "kind" not in columns_of(frame):
         return "citations"
-    kinds = frame["kind"].drop_nulls().unique()
+    kinds = collected(frame.select(pl.col("kind").drop_nulls().unique()))["kind"]
     return "citations" if kinds.len() == 0 or kinds.to_list() == ["citation"] else "sources"
 
 
@@ -196,10 +229,12 @@ def chart_title(text: str, subtitle: str) -> alt.Title:
     )
 
 
-def answer_key(frame: pl.DataFrame) -> pl.Expr:
-    # answer_id alone may be null (hand-built answers); the question tells those apart.
-    names = [c for c in ("provider", "answer_id", "question") if c in frame.columns]
-    return pl.struct(names) if names else pl.lit(0)
+def answer_key(frame: Frame) -> pl.Expr:
+    """What tells answers apart: a hash of ``provider``, ``answer_id`` and ``question``
+    (answer_id alone may be null: hand-built answers), eight bytes a row however long the
+    question, so that counting the answers of ten million citations stays small."""
+    names = [c for c in ("provider", "answer_id", "question") if c in columns_of(frame)]
+    return pl.struct(names).hash(seed=0) if names else pl.lit(0)
 
 
 def period_of(span: int, by: Period) -> Literal["year", "decade", "century"]:

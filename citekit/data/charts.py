@@ -6,6 +6,12 @@ polars, and returns an altair chart of the small aggregated table, so a million 
 as fast as ten and never hit altair's 5000-row limit. Nothing is displayed: the caller shows,
 chains (``.properties(...)``) or saves (``.save("chart.png")`` with vl-convert) the chart.
 
+A polars ``LazyFrame`` of the same columns (``ck.scan_citations(folder)``, ``scan_sources``,
+``scan_references``, ``scan_answers`` over a Parquet dataset, or any ``frame.lazy()``) is
+aggregated lazily: polars' streaming engine reads it in batches and only the aggregated rows
+(one per author, work, period, count) are collected, so ten million citations chart in well
+under a gigabyte and a half (``tests/test_dataset.py``). ``cocitation`` takes an eager frame.
+
 Authors and works are counted by identity (``citekit.data.clusters``): Francis, Francesco and
 Franziskus are one author, the Catechism cited in six languages one work. A ``sources_frame``
 carries its identity (``work_id``, ``author_id``); any other frame or source is identified on
@@ -44,11 +50,14 @@ import polars as pl
 
 from .chart_parts import (
     TOOLTIP_LIMIT,
+    Frame,
     Period,
     answer_key,
     axis,
     chart_title,
     citations_of,
+    collected,
+    columns_of,
     count_axis,
     counted,
     distinct_labels,
@@ -56,6 +65,7 @@ from .chart_parts import (
     identified,
     labelled,
     legend,
+    most_frequent,
     names_seen,
     period_of,
     plural,
@@ -103,7 +113,7 @@ _LISTED: Final = ("titles", "languages", "providers")
 # -- citations ---------------------------------------------------------------------------------
 
 
-def authors(cits: pl.DataFrame | Source, *, top: int = 15) -> alt.Chart:
+def authors(cits: Frame | Source, *, top: int = 15) -> alt.Chart:
     """The most cited authors, counted by identity: a bar per author, longest first.
 
     An author cited under several names (Francis, Francesco, Franziskus) is one bar, labelled
@@ -142,14 +152,16 @@ def authors(cits: pl.DataFrame | Source, *, top: int = 15) -> alt.Chart:
 
     frame = identified(cits, "authors", ("document_author", "document_title", "source_url"))
     answer = answer_key(frame)
-    table = (
-        frame.group_by("author_id")
-        .agg(
-            author=pl.col("author").drop_nulls().mode().sort().first(),
+    per_author = collected(
+        frame.group_by("author_id").agg(
             citations=pl.len(),
             works=pl.col("work_id").drop_nulls().n_unique(),
             answers=answer.n_unique(),
         )
+    )
+    table = (
+        per_author.join(most_frequent(frame, "author_id", "author"), on="author_id",
+                        how="left", nulls_equal=True)
         .join(names_seen(frame, "author_id", "document_author", "names"), on="author_id",
               how="left", nulls_equal=True)
         .with_columns(
@@ -188,7 +200,7 @@ def authors(cits: pl.DataFrame | Source, *, top: int = 15) -> alt.Chart:
     return chart
 
 
-def works(cits: pl.DataFrame | Source, *, top: int = 15) -> alt.Chart:
+def works(cits: Frame | Source, *, top: int = 15) -> alt.Chart:
     """The most cited works, counted by identity: a bar per work, most citations first.
 
     A work cited under several titles, languages or editions is one bar, labelled
@@ -229,7 +241,15 @@ def works(cits: pl.DataFrame | Source, *, top: int = 15) -> alt.Chart:
 
     frame = identified(cits, "works", ("document_title", "document_author", "source_url"))
     answer = answer_key(frame)
-    untitled = frame.filter(pl.col("work_id").is_null())
+    untitled = collected(
+        frame.filter(pl.col("work_id").is_null()).select(
+            citations=pl.len(),
+            answers=answer.n_unique(),
+            providers=shortened(
+                pl.col("provider").drop_nulls().unique().sort().str.join(", "), TOOLTIP_LIMIT
+            ),
+        )
+    )
     found = works_frame(frame)
     table = found.select(
         "work_id",
@@ -241,7 +261,7 @@ def works(cits: pl.DataFrame | Source, *, top: int = 15) -> alt.Chart:
         answers="answers",
         **{c: shortened(pl.col(c).list.join(", "), TOOLTIP_LIMIT) for c in _LISTED},
     )
-    if untitled.height:
+    if untitled["citations"].item():
         table = pl.concat(
             [
                 table,
@@ -251,14 +271,11 @@ def works(cits: pl.DataFrame | Source, *, top: int = 15) -> alt.Chart:
                     work=pl.lit(UNTITLED),
                     author=pl.lit(UNKNOWN_AUTHOR),
                     year=pl.lit("unknown"),
-                    citations=pl.len(),
-                    answers=answer.n_unique(),
+                    citations="citations",
+                    answers="answers",
                     titles=pl.lit(""),
                     languages=pl.lit(""),
-                    providers=shortened(
-                        pl.col("provider").drop_nulls().unique().sort().str.join(", "),
-                        TOOLTIP_LIMIT,
-                    ),
+                    providers="providers",
                 ),
             ],
             how="vertical_relaxed",
@@ -317,7 +334,7 @@ def _work_label() -> pl.Expr:
     return pl.concat_str([work, by.fill_null(""), year.fill_null("")])
 
 
-def documents(cits: pl.DataFrame | Source, *, top: int = 15) -> alt.Chart:
+def documents(cits: Frame | Source, *, top: int = 15) -> alt.Chart:
     """The most cited documents: the ``works`` chart, under the name it had before works.
 
     Documents are counted by work since works have an identity (a title cited in five
@@ -333,7 +350,7 @@ def documents(cits: pl.DataFrame | Source, *, top: int = 15) -> alt.Chart:
     return works(cits, top=top)
 
 
-def years(cits: pl.DataFrame | Source, *, by: Period = "auto") -> alt.Chart:
+def years(cits: Frame | Source, *, by: Period = "auto") -> alt.Chart:
     """When the cited documents were written: citations per year, decade or century.
 
     Uses the ``year`` column (parsed from the provider's ``document_year``). Citations without
@@ -369,13 +386,20 @@ def years(cits: pl.DataFrame | Source, *, by: Period = "auto") -> alt.Chart:
 
     frame = identified(cits, "years", ("year", "document_title", "source_url"))
     dated = frame.filter(pl.col("year").is_not_null())
-    undated = frame.height - dated.height
-    span = int(dated.select(pl.col("year").max() - pl.col("year").min()).item() or 0)
-    period = period_of(span, by)
+    undated, span = collected(
+        frame.select(
+            undated=pl.col("year").is_null().sum(),
+            span=pl.col("year").max() - pl.col("year").min(),
+        )
+    ).row(0)
+    period = period_of(int(span or 0), by)
     width = {"year": 1, "decade": 10, "century": 100}[period]
     table = (
-        dated.group_by(start=(pl.col("year").cast(pl.Int64) // width) * width)
-        .agg(citations=pl.len(), works=pl.col("work_id").drop_nulls().n_unique())
+        collected(
+            dated.group_by(start=(pl.col("year").cast(pl.Int64) // width) * width).agg(
+                citations=pl.len(), works=pl.col("work_id").drop_nulls().n_unique()
+            )
+        )
         .sort("start")
         .with_columns(end=pl.col("start") + width)
     )
@@ -422,7 +446,7 @@ def _span_of(table: pl.DataFrame) -> list[int] | Any:
     return [int(table["start"].min()), int(table["end"].max())]  # type: ignore[arg-type]
 
 
-def citations_per_answer(cits: pl.DataFrame | Source) -> alt.Chart:
+def citations_per_answer(cits: Frame | Source) -> alt.Chart:
     """How many citations answers carry: a bar per count, its height the number of answers.
 
     Given an ``answers_frame`` (it has ``n_citations``), answers without citations are
@@ -453,26 +477,28 @@ def citations_per_answer(cits: pl.DataFrame | Source) -> alt.Chart:
     """
     import altair as alt
 
-    if isinstance(cits, pl.DataFrame) and "n_citations" in cits.columns:
-        per_answer = cits.select(
+    if isinstance(cits, Frame) and "n_citations" in columns_of(cits):
+        per_answer = cits.lazy().select(
             provider=labelled("provider", "unknown provider")
-            if "provider" in cits.columns
+            if "provider" in columns_of(cits)
             else pl.lit("unknown provider"),
             citations=pl.col("n_citations").fill_null(0).cast(pl.Int64),
         )
     else:
         frame = citations_of(cits, "citations_per_answer", ("provider", "answer_id"))
-        per_answer = frame.group_by(answer_key(frame).alias("answer")).agg(
-            provider=labelled("provider", "unknown provider").first(),
-            citations=pl.len().cast(pl.Int64),
+        # Labelled after the grouping: an expression inside first() keeps polars' streaming
+        # engine from aggregating (it held ten million rows).
+        per_answer = (
+            frame.group_by(answer_key(frame).alias("answer"))
+            .agg(pl.col("provider").first(), citations=pl.len().cast(pl.Int64))
+            .with_columns(provider=labelled("provider", "unknown provider"))
         )
-    table = (
-        per_answer.group_by("provider", "citations")
-        .agg(answers=pl.len())
-        .sort("citations", "provider")
+    table = collected(per_answer.group_by("provider", "citations").agg(answers=pl.len())).sort(
+        "citations", "provider"
     )
-    n_answers = per_answer.height
-    median = per_answer.select(pl.col("citations").median()).item()
+    n_answers, median = collected(
+        per_answer.select(n=pl.len(), median=pl.col("citations").median())
+    ).row(0)
     subtitle = plural(n_answers, "answer")
     if median is not None:
         subtitle += f"; median {float(median):g} citations"
@@ -508,7 +534,7 @@ def citations_per_answer(cits: pl.DataFrame | Source) -> alt.Chart:
 
 
 def scores(
-    refs: pl.DataFrame | Source, *, threshold: float = 0.5, bins: int = 20, top: int = 20
+    refs: Frame | Source, *, threshold: float = 0.5, bins: int = 20, top: int = 20
 ) -> alt.LayerChart:
     """Relevance scores of the retrieved knowledge chunks: a dot strip per knowledge source.
 
@@ -553,18 +579,24 @@ def scores(
     import altair as alt
 
     frame = references_of(refs, "scores", ("score", "document_title"))
-    scored = frame.filter(pl.col("score").is_not_null() & pl.col("score").is_finite())
-    unscored = frame.height - scored.height
-    lowest, highest = scored.select(lo=pl.col("score").min(), hi=pl.col("score").max()).row(0)
+    has_score = pl.col("score").is_not_null() & pl.col("score").is_finite()
+    scored = frame.filter(has_score)
+    n_scored, unscored, lowest, highest, reaching = collected(
+        frame.select(
+            scored=has_score.sum(),
+            unscored=(~has_score).sum(),
+            lo=pl.col("score").filter(has_score).min(),
+            hi=pl.col("score").filter(has_score).max(),
+            reaching=(has_score & (pl.col("score") >= threshold)).sum(),
+        )
+    ).row(0)
     low = min(0.0, float(lowest)) if lowest is not None else 0.0
     high = max(1.0, float(highest)) if highest is not None else 1.0
     step = (high - low) / max(bins, 1)
     named = scored.with_columns(source=labelled("document_title", UNKNOWN_SOURCE))
-    ranked = (
-        named.group_by("source")
-        .agg(chunks=pl.len(), best=pl.col("score").max())
-        .sort(["chunks", "best", "source"], descending=[True, True, False])
-    )
+    ranked = collected(
+        named.group_by("source").agg(chunks=pl.len(), best=pl.col("score").max())
+    ).sort(["chunks", "best", "source"], descending=[True, True, False])
     keep = ranked.head(min(max(top, 1), max(MAX_ROWS // max(bins, 1), 1)))["source"]
     if ranked.height > keep.len():
         named = named.with_columns(
@@ -576,8 +608,11 @@ def scores(
     above, below = f"at or above {threshold:g}", f"below {threshold:g}"
     side = pl.when(pl.col("score") >= threshold).then(pl.lit(above)).otherwise(pl.lit(below))
     table = (
-        named.group_by("source", bin=index.cast(pl.Int64), side=side)
-        .agg(chunks=pl.len(), mean_score=pl.col("score").mean())
+        collected(
+            named.group_by("source", bin=index.cast(pl.Int64), side=side).agg(
+                chunks=pl.len(), mean_score=pl.col("score").mean()
+            )
+        )
         .with_columns(
             start=low + pl.col("bin") * step,
             end=low + (pl.col("bin") + 1) * step,
@@ -586,8 +621,7 @@ def scores(
         .sort("source", "bin", "side")
         .drop("bin")
     )
-    reaching = int((scored["score"] >= threshold).sum())
-    subtitle = f"{reaching:,} of {plural(scored.height, 'scored chunk')} at or above {threshold:g}"
+    subtitle = f"{reaching:,} of {plural(n_scored, 'scored chunk')} at or above {threshold:g}"
     if unscored:
         subtitle += f"; {unscored:,} without a score not shown"
     order = [s for s in ranked["source"].to_list() if s in set(keep.to_list())]

@@ -38,7 +38,7 @@ import hashlib
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-from typing import Any, Final
+from typing import Any, Final, overload
 
 import polars as pl
 
@@ -101,24 +101,38 @@ class _Rows:
                 self.union(first, m)
 
 
+@overload
 def identify(
     frame: pl.DataFrame, *, aliases: AliasSpec = None, lang: str | None = None
-) -> pl.DataFrame:
+) -> pl.DataFrame: ...
+@overload
+def identify(
+    frame: pl.LazyFrame, *, aliases: AliasSpec = None, lang: str | None = None
+) -> pl.LazyFrame: ...
+def identify(
+    frame: pl.DataFrame | pl.LazyFrame, *, aliases: AliasSpec = None, lang: str | None = None
+) -> pl.DataFrame | pl.LazyFrame:
     """``frame`` (with ``document_title``, ``document_author``, ``year``, ``source_url`` and
     ``data_id``) with ``work_id``, ``work``, ``author_id`` and ``author`` added (see the module's
-    rules). Rows with no title, address or data id have no work."""
+    rules). Rows with no title, address or data id have no work. A LazyFrame stays lazy: only
+    its distinct keys are collected (streaming), and the identity is joined back lazily."""
     table = Aliases.resolve(aliases)
+    lazy = isinstance(frame, pl.LazyFrame)
+    columns = frame.collect_schema().names() if lazy else frame.columns
     keyed = frame.with_columns(
-        [pl.lit(None, pl.String).alias(c) for c in _KEYS if c not in frame.columns]
+        [pl.lit(None, pl.String).alias(c) for c in _KEYS if c not in columns]
     )
-    if "year" in frame.columns:
+    if "year" in columns:
         keyed = keyed.with_columns(pl.col("year").cast(pl.Int32))
     # A fragment never changes the document: paragraph anchors (#p12) are one address.
     keyed = keyed.with_columns(
         pl.col("source_url").cast(pl.String).str.replace(r"#.*$", "").alias(_URL)
     )
     keys = [*_KEYS[:3], _URL, _KEYS[4]]
-    distinct = keyed.group_by(keys).agg(_n=pl.len()).sort(keys, nulls_last=True)
+    counts = keyed.group_by(keys).agg(_n=pl.len())
+    if isinstance(counts, pl.LazyFrame):
+        counts = counts.collect(engine="streaming")
+    distinct = counts.sort(keys, nulls_last=True)
     work_ids, works, author_ids, authors = _cluster(distinct.rows(), table, lang)
     ids = distinct.select(keys).with_columns(
         pl.Series("work_id", work_ids, pl.String),
@@ -126,13 +140,18 @@ def identify(
         pl.Series("author_id", author_ids, pl.String),
         pl.Series("author", authors, pl.String),
     )
-    dropped = [c for c in IDENTITY_COLUMNS if c in keyed.columns]
-    out = (
-        keyed.drop(dropped)
-        .join(ids, on=keys, how="left", nulls_equal=True, maintain_order="left")
-        .drop(_URL)
-    )
-    added = [c for c in _KEYS if c not in frame.columns]
+    dropped = [c for c in IDENTITY_COLUMNS if c in columns]
+    if isinstance(keyed, pl.LazyFrame):  # row order is not kept: a lazy frame is aggregated
+        out: pl.DataFrame | pl.LazyFrame = (
+            keyed.drop(dropped).join(ids.lazy(), on=keys, how="left", nulls_equal=True).drop(_URL)
+        )
+    else:
+        out = (
+            keyed.drop(dropped)
+            .join(ids, on=keys, how="left", nulls_equal=True, maintain_order="left")
+            .drop(_URL)
+        )
+    added = [c for c in _KEYS if c not in columns]
     return out.drop(added) if added else out
 
 

@@ -247,7 +247,7 @@ def _chunks(answers: list[Answer], bare: list[References]) -> pl.DataFrame:
 
 
 def works_frame(
-    source: Source | pl.DataFrame,
+    source: Source | pl.DataFrame | pl.LazyFrame,
     *,
     provider: str | None = None,
     aliases: AliasSpec = None,
@@ -265,7 +265,8 @@ def works_frame(
     Parameters
     ----------
     source
-        A ``sources_frame``, or anything it accepts.
+        A ``sources_frame`` (or a LazyFrame of one, ``scan_sources``: only the distinct
+        works, titles and addresses are collected), or anything ``sources_frame`` accepts.
     provider, aliases, lang
         As ``sources_frame`` takes them (ignored for a frame).
 
@@ -283,27 +284,57 @@ def works_frame(
 
     src = (
         source
-        if isinstance(source, pl.DataFrame)
+        if isinstance(source, pl.DataFrame | pl.LazyFrame)
         else sources_frame(source, provider=provider, aliases=aliases, lang=lang)
     )
     table = Aliases.resolve(aliases)
-    src = src.filter(pl.col("work_id").is_not_null())
-    answer = pl.struct("provider", "answer_id", "question")
+    # Counted in two steps, so that a LazyFrame (``scan_sources``) streams: the distinct
+    # (work, author, year, provider, title, address) rows with their count and first row,
+    # then, from those few, the works. Lists keep the order values were first seen in.
+    parts = ("work_id", "work", "author_id", "author", "year", "provider")
+    distinct = (
+        src.lazy()
+        .filter(pl.col("work_id").is_not_null())
+        .with_row_index("_row")
+        .group_by(*parts, "document_title", "source_url")
+        .agg(_n=pl.len(), _first=pl.col("_row").min())
+        .collect(engine="streaming")
+        .sort("_first")
+    )
+    answers = (
+        src.lazy()
+        .filter(pl.col("work_id").is_not_null())
+        .group_by("work_id")
+        .agg(answers=pl.struct("provider", "answer_id", "question").hash(seed=0).n_unique())
+        .collect(engine="streaming")
+    )
+
+    def most(column: str) -> pl.DataFrame:  # mode().sort().first() of the rows behind
+        return (
+            distinct.filter(pl.col(column).is_not_null())
+            .group_by("work_id", column)
+            .agg(pl.col("_n").sum())
+            .sort(["work_id", "_n", column], descending=[False, True, False])
+            .group_by("work_id", maintain_order=True)
+            .agg(pl.col(column).first())
+        )
+
     grouped = (
-        src.group_by("work_id", maintain_order=True)
+        distinct.group_by("work_id", maintain_order=True)
         .agg(
             work=pl.col("work").first(),
-            author_id=pl.col("author_id").drop_nulls().mode().sort().first(),
-            year=pl.col("year").drop_nulls().mode().sort().first(),
-            citations=pl.len(),
-            answers=answer.n_unique(),
+            citations=pl.col("_n").sum().cast(pl.UInt32),
             providers=pl.col("provider").unique(maintain_order=True),
             titles=pl.col("document_title").drop_nulls().unique(maintain_order=True),
             urls=pl.col("source_url").drop_nulls().unique(maintain_order=True),
         )
-        .sort(["citations", "work"], descending=[True, False])
+        .join(most("author_id"), on="work_id", how="left", maintain_order="left")
+        .join(most("year"), on="work_id", how="left", maintain_order="left")
+        .join(answers, on="work_id", how="left", maintain_order="left")
+        .with_columns(pl.col("answers").cast(pl.UInt32))
+        .sort(["citations", "work"], descending=[True, False], maintain_order=True)
     )
-    authors = src.select("author_id", "author").drop_nulls().unique("author_id")
+    authors = distinct.select("author_id", "author").drop_nulls().unique("author_id")
     grouped = grouped.join(authors, on="author_id", how="left", maintain_order="left")
     languages = [
         _languages(table, wid, titles, urls)

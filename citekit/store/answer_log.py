@@ -73,6 +73,8 @@ from .writer import Pending, Row
 if TYPE_CHECKING:
     import polars as pl
 
+    from ..data.dataset import ParquetDataset
+
 __all__ = ["Log", "LogWarning", "LoggedCall", "default_path", "log"]
 
 _logger = logging.getLogger(__name__)
@@ -683,6 +685,38 @@ class Log:
         if not self.path.exists():
             return 0
         return int(self.connect().execute("SELECT count(*) FROM answers").fetchone()[0])
+
+    def to_parquet(
+        self,
+        folder: str | os.PathLike[str],
+        *,
+        overwrite: bool = False,
+        progress: bool | None = None,
+        provider: str | None = None,
+        since: str | date | datetime | float | None = None,
+        until: str | date | datetime | float | None = None,
+        question_contains: str | None = None,
+        limit: int | None = None,
+    ) -> ParquetDataset:
+        """The logged answers (those the filters keep, as ``answers`` takes them) as a Parquet
+        dataset partitioned by provider and month: ``citekit.data.dataset.to_parquet``.
+
+        Examples
+        --------
+        >>> _ = ck.Magisterium().ask("What is the principle of subsidiarity?")
+        >>> ck.log.to_parquet("logged").rows["citations"]
+        7
+        """
+        from ..data.dataset import log_to_parquet
+
+        filters = {
+            "provider": provider,
+            "since": since,
+            "until": until,
+            "question_contains": question_contains,
+            "limit": limit,
+        }
+        return log_to_parquet(self, folder, overwrite=overwrite, progress=progress, filters=filters)
 
 
 #: The log every client writes to (``citekit.log``).
