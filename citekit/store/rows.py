@@ -1,21 +1,27 @@
 """The log's rows: one call as ``answers``, ``citations`` and ``knowledge_references`` rows
 (the sources' columns named as in ``citekit.core.columns``), the query behind the filters, and
-rows read back as answers, dicts or a polars frame."""
+rows read back as answers, dicts or a polars frame.
+
+Large JSON is stored compressed (``pack`` / ``unpack``): a response's citations are in its JSON
+and in the ``citations`` table, and zlib takes the JSON to about a quarter of its size, so that
+a logged answer costs about what its response did (``bench/log.py`` measures it)."""
 
 from __future__ import annotations
 
 import json
 import operator
 import sqlite3
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from ..core.columns import CITATION_COLUMNS, REFERENCE_COLUMNS
 from ..core.errors import ProviderError
 from ..core.models import Answer, References, valid_text
+from ..core.text import read
 from .keys import dumps, question_of, redacted, request_key
 from .schema import write_transaction
 
@@ -25,8 +31,8 @@ if TYPE_CHECKING:
 _CITATION_VALUES = attrgetter(*CITATION_COLUMNS)
 _REFERENCE_VALUES = attrgetter(*REFERENCE_COLUMNS.values())
 _INSERT_CITATION = (
-    f"INSERT INTO citations (answer, position, {', '.join(CITATION_COLUMNS)}) "
-    f"VALUES (?, ?{', ?' * len(CITATION_COLUMNS)})"
+    f"INSERT INTO citations (answer, position, {', '.join(CITATION_COLUMNS)}, cited_inline) "
+    f"VALUES (?, ?{', ?' * len(CITATION_COLUMNS)}, ?)"
 )
 _INSERT_REFERENCE = (
     f"INSERT INTO knowledge_references (answer, {', '.join(REFERENCE_COLUMNS)}) "
@@ -34,6 +40,11 @@ _INSERT_REFERENCE = (
 )
 
 ANSWER_COLUMNS = "id, provider, question, response_json, references_json, notes_json, partial, text"
+
+#: JSON shorter than this is stored as text (compressing it saves too little to pay).
+PACK_FROM = 512
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
 
 #: Columns of ``Log.frame`` / ``Log.rows``: (name, kind).
 LOG_SCHEMA: tuple[tuple[str, str], ...] = (
@@ -75,6 +86,37 @@ _POLARS_TYPES: dict[str, Any] = {
 
 
 # writing ---------------------------------------------------------------------------------
+def pack(text: str | None) -> str | bytes | None:
+    """JSON text as stored: compressed by zlib (a BLOB) when it is long and that is smaller."""
+    if text is None or len(text) < PACK_FROM:
+        return text
+    data = valid_text(text).encode()
+    packed = zlib.compress(data, 6)
+    return packed if len(packed) < len(data) else text
+
+
+def unpack(value: str | bytes | None) -> str | None:
+    """A stored JSON column as text (see :func:`pack`); text written by any schema reads as is."""
+    if isinstance(value, bytes):
+        return zlib.decompress(value).decode()
+    return value
+
+
+def micros(value: datetime | None) -> int | None:
+    """An aware datetime as whole microseconds since 1970 UTC (what ``created_us`` holds)."""
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return (value - _EPOCH) // _MICROSECOND
+
+
+def tools_json(answer: Answer) -> str | None:
+    """``Usage.tools`` of ``answer`` as JSON text, None when it has none."""
+    tools = answer.usage.tools if answer.usage is not None else None
+    return json.dumps(dict(tools)) if tools else None
+
+
 def answer_row(
     answer: Answer | None,
     provider: str,
@@ -108,9 +150,9 @@ def answer_row(
             conversation_id=answer.conversation_id,
             finish_reason=answer.finish_reason,
             text=redacted(answer.text, secrets),
-            response_json=dumps(dict(answer.raw), secrets),
+            response_json=pack(dumps(dict(answer.raw), secrets)),
             references_json=(
-                dumps(dict(answer.references.raw), secrets) if answer.references else None
+                pack(dumps(dict(answer.references.raw), secrets)) if answer.references else None
             ),
             notes_json=json.dumps([redacted(n, secrets) for n in answer.notes], ensure_ascii=False),
             partial=int(answer.partial),
@@ -120,6 +162,8 @@ def answer_row(
             completion_tokens=usage.completion_tokens if usage else None,
             total_tokens=usage.total_tokens if usage else None,
             sample=answer.sample,
+            created_us=micros(answer.created),
+            tools_json=tools_json(answer),
         )
     elif request is not None:
         row["question"] = redacted(question_of(request), secrets)
@@ -148,10 +192,7 @@ def insert(conn: sqlite3.Connection, row: Mapping[str, Any], answer: Answer | No
         cur = conn.execute(f"INSERT INTO answers ({columns}) VALUES ({marks})", values)
         row_id = int(cur.lastrowid or 0)
         if answer is not None and answer.citations:
-            conn.executemany(
-                _INSERT_CITATION,
-                [_valid([row_id, i, *_CITATION_VALUES(c)]) for i, c in enumerate(answer.citations)],
-            )
+            conn.executemany(_INSERT_CITATION, citation_rows(row_id, row.get("text"), answer))
         if answer is not None and answer.references:
             conn.executemany(
                 _INSERT_REFERENCE,
@@ -160,9 +201,19 @@ def insert(conn: sqlite3.Connection, row: Mapping[str, Any], answer: Answer | No
     return row_id
 
 
+def citation_rows(row_id: int, text: str | None, answer: Answer) -> list[list[Any]]:
+    """The ``citations`` rows of ``answer``: ``cited_inline`` says whether a citation's marker is
+    read in ``text`` (the logged text, which the rebuilt answer has: ``Answer.cited_markers``)."""
+    cited = read(text).numbers if text else frozenset()
+    return [
+        _valid([row_id, i, *_CITATION_VALUES(c), int(c.document_index + 1 in cited)])
+        for i, c in enumerate(answer.citations)
+    ]
+
+
 def _valid(values: list[Any]) -> list[Any]:
     """Every text value as valid Unicode (SQLite stores UTF-8: a lone surrogate cannot go)."""
-    return [valid_text(v) if type(v) is str else v for v in values]
+    return [valid_text(v) if type(v) is str and not v.isascii() else v for v in values]
 
 
 # selecting -------------------------------------------------------------------------------
@@ -236,7 +287,7 @@ def text_only_answer(row: tuple[Any, ...]) -> Answer | None:
 def answer_from_row(row: tuple[Any, ...], *, cached: bool = False) -> Answer:
     """The answer rebuilt from a row of ``ANSWER_COLUMNS``."""
     _, provider, question, response_json, references_json, notes_json, partial, text = row
-    raw = json.loads(response_json)
+    raw = json.loads(unpack(response_json) or "null")
     answer = Answer.from_response(raw, provider=provider, question=question)
     changes: dict[str, Any] = {"partial": bool(partial), "cached": cached}
     if text is not None and text != answer.text:
@@ -248,7 +299,7 @@ def answer_from_row(row: tuple[Any, ...], *, cached: bool = False) -> Answer:
         changes["notes"] = tuple(json.loads(notes_json))
     if references_json:
         changes["references"] = References.from_response(
-            json.loads(references_json), message_id=answer.id
+            json.loads(unpack(references_json) or "null"), message_id=answer.id
         )
     return replace(answer, **changes)
 
@@ -268,3 +319,28 @@ def log_frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
 
     schema = {name: _POLARS_TYPES[kind](pl) for name, kind in LOG_SCHEMA}
     return pl.DataFrame(rows, schema=schema)
+
+
+# migrating -------------------------------------------------------------------------------
+def fill_v3(conn: sqlite3.Connection) -> None:
+    """Fill the columns schema 3 added (``created_us``, ``tools_json``, ``cited_inline``) in
+    the rows of an older file, from each answer rebuilt as ``Log.answers`` rebuilds it; a row
+    whose JSON cannot be rebuilt keeps them null. The JSON is left as it was written."""
+    rows = conn.execute(
+        f"SELECT {ANSWER_COLUMNS} FROM answers WHERE response_json IS NOT NULL"
+    ).fetchall()
+    for row in rows:
+        try:
+            answer = answer_from_row(row)
+        except Exception:  # a damaged row: Log.answers keeps its text only
+            continue
+        conn.execute(
+            "UPDATE answers SET created_us = ?, tools_json = ? WHERE id = ?",
+            (micros(answer.created), tools_json(answer), row[0]),
+        )
+        if answer.citations:
+            cited = sorted(answer.cited_markers)
+            inline = f"(document_index + 1) IN ({', '.join('?' * len(cited))})" if cited else "0"
+            conn.execute(
+                f"UPDATE citations SET cited_inline = {inline} WHERE answer = ?", (*cited, row[0])
+            )
