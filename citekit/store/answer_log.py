@@ -68,6 +68,7 @@ from .schema import FILE_NAME as FILE_NAME
 from .schema import HOME_ENV as HOME_ENV
 from .schema import SCHEMA_VERSION as SCHEMA_VERSION
 from .schema import default_path as default_path
+from .selection import LogSelection
 from .writer import Pending, Row
 
 if TYPE_CHECKING:
@@ -667,6 +668,75 @@ class Log:
             errors=errors,
         )
         return log_frame(rows)
+
+    def where(
+        self,
+        *,
+        provider: str | None = None,
+        since: str | date | datetime | float | None = None,
+        until: str | date | datetime | float | None = None,
+        question_contains: str | None = None,
+    ) -> LogSelection:
+        """The logged answers that pass these filters (as :meth:`answers` takes them), as a
+        source for the frames: ``ck.citations_frame(ck.log.where(provider="magisterium"))``
+        reads the citations of those answers straight from the log's tables. ``ck.log`` itself
+        is a source too: every logged answer. Failed calls add nothing; partial answers are
+        kept, as :meth:`answers` keeps them.
+
+        Examples
+        --------
+        >>> _ = ck.Magisterium().ask("What is the principle of subsidiarity?")
+        >>> _ = ck.Maritaca().ask("O que é o Pix?")
+        >>> ck.citations_frame(ck.log).height
+        7
+        >>> mg = ck.log.where(provider="magisterium", since="2020-01-01")
+        >>> ck.answers_frame(mg).select("provider", "n_citations").rows()
+        [('magisterium', 7)]
+        >>> ck.citations_frame(mg).equals(ck.citations_frame(mg.answers()))
+        True
+        """
+        return LogSelection(
+            self,
+            provider=provider,
+            since=since,
+            until=until,
+            question_contains=question_contains,
+        )
+
+    def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """The rows of a read-only query of the log's tables (none when there is no file yet),
+        once the answers recorded so far are written (:meth:`flush`)."""
+        self._settle()
+        if not self.path.exists():
+            return []
+        return self.connect().execute(sql, params).fetchall()
+
+    def size(self) -> int:
+        """The bytes the log takes on disk: the file and its write-ahead log (0 with none)."""
+        path = self.path
+        return sum(os.path.getsize(f) for f in (path, Path(f"{path}-wal")) if os.path.exists(f))
+
+    def vacuum(self) -> tuple[int, int]:
+        """Rewrite the file without its free pages (SQLite's ``VACUUM``, after a checkpoint of
+        the write-ahead log); the bytes on disk ``(before, after)``. Every answer stays; other
+        processes may read meanwhile, and a writer waits (then writes as usual).
+
+        Examples
+        --------
+        >>> _ = ck.Magisterium().ask("What is the principle of subsidiarity?")
+        >>> before, after = ck.log.vacuum()
+        >>> after <= before, ck.log.count()
+        (True, 1)
+        """
+        self._settle()
+        before = self.size()
+        if not self.path.exists():
+            return before, before
+        conn = self.connect()
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        conn.execute("VACUUM")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return before, self.size()
 
     def count(self) -> int:
         """How many calls the log holds (failed ones included).

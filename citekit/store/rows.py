@@ -230,18 +230,15 @@ def _timestamp(value: str | date | datetime | float | None) -> float | None:
     return value.timestamp()  # naive datetimes are taken as local time
 
 
-def select_sql(
-    columns: str,
+def where_sql(
     *,
     provider: str | None,
     since: str | date | datetime | float | None,
     until: str | date | datetime | float | None,
     question_contains: str | None,
-    limit: int | None,
     errors: bool,
 ) -> tuple[str, list[Any]]:
-    """The ``SELECT`` of ``columns`` from ``answers`` for the filters (newest first), and its
-    parameters."""
+    """The ``WHERE`` condition on ``answers`` for the filters, and its parameters."""
     where: list[str] = ["1 = 1"]
     params: list[Any] = []
     if provider is not None:
@@ -259,7 +256,29 @@ def select_sql(
         params.append("%" + escaped.replace("_", "\\_") + "%")
     if not errors:
         where.append("error_type IS NULL AND response_json IS NOT NULL")
-    sql = f"SELECT {columns} FROM answers WHERE {' AND '.join(where)} ORDER BY id DESC"
+    return " AND ".join(where), params
+
+
+def select_sql(
+    columns: str,
+    *,
+    provider: str | None,
+    since: str | date | datetime | float | None,
+    until: str | date | datetime | float | None,
+    question_contains: str | None,
+    limit: int | None,
+    errors: bool,
+) -> tuple[str, list[Any]]:
+    """The ``SELECT`` of ``columns`` from ``answers`` for the filters (newest first), and its
+    parameters."""
+    condition, params = where_sql(
+        provider=provider,
+        since=since,
+        until=until,
+        question_contains=question_contains,
+        errors=errors,
+    )
+    sql = f"SELECT {columns} FROM answers WHERE {condition} ORDER BY id DESC"
     if limit is not None:
         try:
             count = operator.index(limit)
