@@ -149,6 +149,8 @@ def test_large_json_is_stored_compressed_and_read_back_exactly(tmp_path: Path) -
         kinds = conn.execute(
             "SELECT typeof(response_json), length(response_json) FROM answers"
         ).fetchall()
+        once = conn.execute("SELECT count(*) FROM answers WHERE citation_keys IS NOT NULL")
+        assert once.fetchone()[0] > len(MAG) // 2  # citations stored once, in their table
     assert {kind for kind, _ in kinds} == {"blob", "text"}
     assert all(size < PACK_FROM for kind, size in kinds if kind == "text")  # too short to pay
 

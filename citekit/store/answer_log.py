@@ -57,13 +57,23 @@ from .rows import (
     answer_from_row,
     answer_row,
     insert,
+    insert_many,
     log_frame,
     log_row,
     select_sql,
     text_only_answer,
 )
 from .rows import LOG_SCHEMA as LOG_SCHEMA
-from .schema import BUSY_WAIT, CACHE_ENV, LOG_ENV, Connections, NewerLog, env_flag, is_busy
+from .schema import (
+    BUSY_WAIT,
+    CACHE_ENV,
+    LOG_ENV,
+    Connections,
+    NewerLog,
+    env_flag,
+    is_busy,
+    write_transaction,
+)
 from .schema import FILE_NAME as FILE_NAME
 from .schema import HOME_ENV as HOME_ENV
 from .schema import SCHEMA_VERSION as SCHEMA_VERSION
@@ -331,9 +341,19 @@ class Log:
             atexit.register(self._at_exit)
         return None
 
-    def _write_later(self, row: Row) -> None:
-        """The writer thread's write: notices are reported to the caller's next call."""
-        self._write(row, BUSY_WAIT, self._pending.report)
+    def _write_later(self, rows: list[Row]) -> None:
+        """The writer thread's write of rows to one file, in one transaction: notices are
+        reported to the caller's next call."""
+        path = rows[0].path
+        found = self._connections.moved(path)
+        if found is not None:
+            self._pending.report(found)
+        conn = self._connections.get(path, wait=BUSY_WAIT)
+        refused = self._connections.newer(path)
+        if refused is not None:
+            raise NewerLog(refused)
+        with write_transaction(conn):
+            insert_many(conn, [(row.values, row.answer) for row in rows])
 
     def _write(self, row: Row, wait: float, notice: Callable[[str], None]) -> int:
         found = self._connections.moved(row.path)  # the file deleted or replaced: start anew
@@ -469,7 +489,7 @@ class Log:
         if row is None:
             return None
         try:
-            found = answer_from_row(row, cached=True)
+            found = answer_from_row(row, self._connections.get(path, wait=wait), cached=True)
         except (ValueError, CitekitError) as exc:  # a damaged or foreign row: ask anew
             warnings.warn(
                 f"citekit skipped an unreadable row of {path}: {exc}", LogWarning, stacklevel=2
@@ -543,11 +563,14 @@ class Log:
             limit=limit,
             errors=False,
         )
+        if not rows:
+            return []
+        conn = self.connect()
         answers: list[Answer] = []
         damaged: list[int] = []
         for row in rows:
             try:
-                answers.append(answer_from_row(row))
+                answers.append(answer_from_row(row, conn))
             except Exception:  # one damaged row never hides the rest of the log
                 damaged.append(row[0])
                 kept = text_only_answer(row)
@@ -588,7 +611,7 @@ class Log:
         if not found:
             raise KeyError(f"No answer with id {row_id} in {self.path}")
         try:
-            return answer_from_row(found[0])
+            return answer_from_row(found[0], self.connect())
         except Exception:
             kept = text_only_answer(found[0])
             if kept is None:

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from ..core.columns import CITATION_COLUMNS, REFERENCE_COLUMNS
 from ..core.errors import ProviderError
@@ -39,7 +39,15 @@ _INSERT_REFERENCE = (
     f"VALUES (?{', ?' * len(REFERENCE_COLUMNS)})"
 )
 
-ANSWER_COLUMNS = "id, provider, question, response_json, references_json, notes_json, partial, text"
+ANSWER_COLUMNS = (
+    "id, provider, question, response_json, references_json, notes_json, partial, text, "
+    "citation_keys"
+)
+#: The fields of a saved citation that the ``citations`` table holds as they were sent.
+_TABLE_FIELDS: Final = tuple(name for name in CITATION_COLUMNS if name != "marker")
+_SELECT_CITATIONS = (
+    f"SELECT {', '.join(_TABLE_FIELDS)} FROM citations WHERE answer = ? ORDER BY position"
+)
 
 #: JSON shorter than this is stored as text (compressing it saves too little to pay).
 PACK_FROM = 512
@@ -86,6 +94,30 @@ _POLARS_TYPES: dict[str, Any] = {
 
 
 # writing ---------------------------------------------------------------------------------
+def table_keys(saved: Any, answer: Answer) -> list[str] | None:
+    """The keys of the saved citations when the ``citations`` rows of ``answer`` hold every one
+    exactly as it was sent (same keys in the same order, same values of the same types), so
+    that the saved JSON need not hold them again; else None (they stay in the JSON)."""
+    cits = answer.citations
+    if type(saved) is not list or not saved or len(saved) != len(cits):
+        return None
+    keys: list[str] | None = None
+    for item, cit in zip(saved, cits, strict=True):
+        if type(item) is not dict:
+            return None
+        if keys is None:
+            keys = list(item)
+            if not set(keys) <= set(_TABLE_FIELDS):
+                return None
+        elif list(item) != keys:
+            return None
+        for key, value in item.items():
+            held = getattr(cit, key)
+            if type(value) is not type(held) or value != held:
+                return None
+    return keys
+
+
 def pack(text: str | None) -> str | bytes | None:
     """JSON text as stored: compressed by zlib (a BLOB) when it is long and that is smaller."""
     if text is None or len(text) < PACK_FROM:
@@ -143,6 +175,10 @@ def answer_row(
     }
     if answer is not None:
         usage = answer.usage
+        saved = dict(answer.raw)
+        keys = table_keys(saved.get("citations"), answer)
+        if keys is not None:  # stored once, in the citations table (put back by answer_from_row)
+            saved["citations"] = None
         row.update(
             question=redacted(answer.question, secrets),
             model=answer.model,
@@ -150,7 +186,8 @@ def answer_row(
             conversation_id=answer.conversation_id,
             finish_reason=answer.finish_reason,
             text=redacted(answer.text, secrets),
-            response_json=pack(dumps(dict(answer.raw), secrets)),
+            response_json=pack(dumps(saved, secrets)),
+            citation_keys=json.dumps(keys) if keys is not None else None,
             references_json=(
                 pack(dumps(dict(answer.references.raw), secrets)) if answer.references else None
             ),
@@ -185,20 +222,34 @@ def answer_row(
 
 def insert(conn: sqlite3.Connection, row: Mapping[str, Any], answer: Answer | None) -> int:
     """Write ``row`` and the answer's citations and references in one transaction; its id."""
-    columns = ", ".join(row)
-    marks = ", ".join("?" for _ in row)
     with write_transaction(conn):
+        return insert_many(conn, [(row, answer)])[0]
+
+
+def insert_many(
+    conn: sqlite3.Connection, calls: Sequence[tuple[Mapping[str, Any], Answer | None]]
+) -> list[int]:
+    """Write each call's ``answers`` row, citations and references (in the caller's
+    transaction: one for many calls is what makes writing many fast); their ids."""
+    ids: list[int] = []
+    citations: list[list[Any]] = []
+    references: list[list[Any]] = []
+    for row, answer in calls:
+        columns = ", ".join(row)
+        marks = ", ".join("?" for _ in row)
         values = _valid([*row.values()])
         cur = conn.execute(f"INSERT INTO answers ({columns}) VALUES ({marks})", values)
         row_id = int(cur.lastrowid or 0)
+        ids.append(row_id)
         if answer is not None and answer.citations:
-            conn.executemany(_INSERT_CITATION, citation_rows(row_id, row.get("text"), answer))
+            citations += citation_rows(row_id, row.get("text"), answer)
         if answer is not None and answer.references:
-            conn.executemany(
-                _INSERT_REFERENCE,
-                [_valid([row_id, *_REFERENCE_VALUES(r)]) for r in answer.references],
-            )
-    return row_id
+            references += [_valid([row_id, *_REFERENCE_VALUES(r)]) for r in answer.references]
+    if citations:
+        conn.executemany(_INSERT_CITATION, citations)
+    if references:
+        conn.executemany(_INSERT_REFERENCE, references)
+    return ids
 
 
 def citation_rows(row_id: int, text: str | None, answer: Answer) -> list[list[Any]]:
@@ -294,7 +345,7 @@ def select_sql(
 def text_only_answer(row: tuple[Any, ...]) -> Answer | None:
     """What a row of ``ANSWER_COLUMNS`` whose JSON cannot be rebuilt still holds: its provider,
     question and text (None when it has no text), with a note saying so."""
-    row_id, provider, question, _, _, _, partial, text = row
+    row_id, provider, question, _, _, _, partial, text, _ = row
     if text is None or not isinstance(provider, str):
         return None
     note = f"rebuilt from the logged text only: the saved response of row {row_id} is unreadable"
@@ -303,10 +354,24 @@ def text_only_answer(row: tuple[Any, ...]) -> Answer | None:
     )
 
 
-def answer_from_row(row: tuple[Any, ...], *, cached: bool = False) -> Answer:
-    """The answer rebuilt from a row of ``ANSWER_COLUMNS``."""
-    _, provider, question, response_json, references_json, notes_json, partial, text = row
+def answer_from_row(
+    row: tuple[Any, ...], conn: sqlite3.Connection, *, cached: bool = False
+) -> Answer:
+    """The answer rebuilt from a row of ``ANSWER_COLUMNS`` (its citations read from the
+    ``citations`` table through ``conn`` when the saved JSON left them there)."""
+    row_id, provider, question, response_json, references_json, notes_json, partial, text, keys = (
+        row
+    )
     raw = json.loads(unpack(response_json) or "null")
+    if keys is not None and isinstance(raw, dict):
+        names = json.loads(keys)
+        raw["citations"] = [
+            {name: values[name] for name in names}
+            for values in (
+                dict(zip(_TABLE_FIELDS, found, strict=True))
+                for found in conn.execute(_SELECT_CITATIONS, (row_id,))
+            )
+        ]
     answer = Answer.from_response(raw, provider=provider, question=question)
     changes: dict[str, Any] = {"partial": bool(partial), "cached": cached}
     if text is not None and text != answer.text:
@@ -350,7 +415,7 @@ def fill_v3(conn: sqlite3.Connection) -> None:
     ).fetchall()
     for row in rows:
         try:
-            answer = answer_from_row(row)
+            answer = answer_from_row(row, conn)
         except Exception:  # a damaged row: Log.answers keeps its text only
             continue
         conn.execute(

@@ -28,6 +28,8 @@ _FALSE = ("0", "false", "no", "off", "")
 #: when that is smaller (``rows.pack``). ``created_us`` (the answer's ``created``, microseconds
 #: since 1970 UTC), ``tools_json`` (``Usage.tools``) and ``cited_inline`` (whether the citation's
 #: marker is read in the logged ``text``) are what the frames read without the JSON.
+#: ``citation_keys`` (a JSON list of keys) says that the response's ``citations`` are stored
+#: once, in the ``citations`` table, and left out of ``response_json`` (``rows.table_keys``).
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS answers (
     id INTEGER PRIMARY KEY,
@@ -60,7 +62,8 @@ CREATE TABLE IF NOT EXISTS answers (
     error_code TEXT,
     pid INTEGER,
     created_us INTEGER,
-    tools_json TEXT
+    tools_json TEXT,
+    citation_keys TEXT
 );
 CREATE INDEX IF NOT EXISTS answers_request ON answers (request_key, id);
 CREATE INDEX IF NOT EXISTS answers_time ON answers (ts);
@@ -112,7 +115,7 @@ _RENAMED: dict[int, dict[str, tuple[tuple[str, str], ...]]] = {
 #: already there get their values from ``_FILLED``.
 _ADDED: dict[int, dict[str, tuple[tuple[str, str], ...]]] = {
     3: {
-        "answers": (("created_us", "INTEGER"), ("tools_json", "TEXT")),
+        "answers": (("created_us", "INTEGER"), ("tools_json", "TEXT"), ("citation_keys", "TEXT")),
         "citations": (("cited_inline", "INTEGER"),),
     },
 }
