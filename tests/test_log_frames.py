@@ -250,6 +250,7 @@ json_values = st.recursive(
     title=st.text() | st.none(),
     year=st.text(max_size=12) | st.none(),
     extra=json_values,
+    with_extra=st.booleans(),
 )
 def test_any_text_and_json_round_trip(
     tmp_path: Path,
@@ -259,6 +260,7 @@ def test_any_text_and_json_round_trip(
     title: str | None,
     year: str | None,
     extra: Any,
+    with_extra: bool,
 ) -> None:
     body = {
         "id": "chatcmpl-h",
@@ -274,7 +276,7 @@ def test_any_text_and_json_round_trip(
                 "document_index": 0,
                 "document_title": title,
                 "document_year": year,
-                "extra": extra,
+                **({"extra": extra} if with_extra else {}),
             }
         ],
         "extra": extra,

@@ -94,14 +94,18 @@ _POLARS_TYPES: dict[str, Any] = {
 
 
 # writing ---------------------------------------------------------------------------------
-def table_keys(saved: Any, answer: Answer) -> list[str] | None:
-    """The keys of the saved citations when the ``citations`` rows of ``answer`` hold every one
-    exactly as it was sent (same keys in the same order, same values of the same types), so
-    that the saved JSON need not hold them again; else None (they stay in the JSON)."""
+def table_keys(saved: Any, answer: Answer) -> tuple[list[str], Any] | None:
+    """How a response's citations are stored once: their keys (the same, in the same order,
+    in every one, all of them columns of the ``citations`` table) and what the JSON keeps of
+    them, each value the table holds as it was sent left out (None when that is all of
+    them, else one object per citation with the values the table holds otherwise, such as
+    a text whose HTML entities the table holds decoded). None when they cannot be stored so
+    (they stay in the JSON)."""
     cits = answer.citations
     if type(saved) is not list or not saved or len(saved) != len(cits):
         return None
     keys: list[str] | None = None
+    patches: list[dict[str, Any]] = []
     for item, cit in zip(saved, cits, strict=True):
         if type(item) is not dict:
             return None
@@ -111,11 +115,15 @@ def table_keys(saved: Any, answer: Answer) -> list[str] | None:
                 return None
         elif list(item) != keys:
             return None
+        patch = {}
         for key, value in item.items():
             held = getattr(cit, key)
             if type(value) is not type(held) or value != held:
-                return None
-    return keys
+                patch[key] = value
+        patches.append(patch)
+    if keys is None:
+        return None
+    return keys, (patches if any(patches) else None)
 
 
 def pack(text: str | None) -> str | bytes | None:
@@ -176,9 +184,10 @@ def answer_row(
     if answer is not None:
         usage = answer.usage
         saved = dict(answer.raw)
-        keys = table_keys(saved.get("citations"), answer)
-        if keys is not None:  # stored once, in the citations table (put back by answer_from_row)
-            saved["citations"] = None
+        once = table_keys(saved.get("citations"), answer)
+        keys = None
+        if once is not None:  # stored once, in the citations table (put back by answer_from_row)
+            keys, saved["citations"] = once
         row.update(
             question=redacted(answer.question, secrets),
             model=answer.model,
@@ -365,11 +374,12 @@ def answer_from_row(
     raw = json.loads(unpack(response_json) or "null")
     if keys is not None and isinstance(raw, dict):
         names = json.loads(keys)
+        found = conn.execute(_SELECT_CITATIONS, (row_id,)).fetchall()
+        patches = raw.get("citations") or [{}] * len(found)
         raw["citations"] = [
-            {name: values[name] for name in names}
-            for values in (
-                dict(zip(_TABLE_FIELDS, found, strict=True))
-                for found in conn.execute(_SELECT_CITATIONS, (row_id,))
+            {name: patch[name] if name in patch else values[name] for name in names}
+            for patch, values in zip(
+                patches, (dict(zip(_TABLE_FIELDS, f, strict=True)) for f in found), strict=True
             )
         ]
     answer = Answer.from_response(raw, provider=provider, question=question)
