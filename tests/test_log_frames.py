@@ -308,3 +308,16 @@ def test_vacuum_shrinks_a_log_and_keeps_every_answer(tmp_path: Path) -> None:
     assert after < before
     assert store.answers() == kept[:3]
     assert pl.DataFrame({"n": [store.count()]})["n"].item() == 3
+
+
+def test_what_the_tables_hold_is_stored_once(logged: Log) -> None:
+    [(citations, texts, chunks, answers)] = logged.fetch(
+        "SELECT count(citation_keys), sum(text_elided), count(reference_keys), count(*) "
+        "FROM answers WHERE response_json IS NOT NULL AND error_type IS NULL"
+    )
+    assert citations >= len(MAG) and texts >= len(MAG) + len(MAR) and chunks >= len(GB)
+    # ... and every answer comes back whole, raw JSON and all, key order included.
+    for row in logged.rows():
+        again = logged.get(row["id"])
+        assert json.loads(json.dumps(dict(again.raw))) == dict(again.raw)
+    assert answers == len(logged.answers())

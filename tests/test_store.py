@@ -501,9 +501,10 @@ def test_a_schema_1_log_is_migrated_in_place_with_nothing_lost(tmp_path: Path) -
     after = table_dump(path)
     assert after["user_version"][1] == [(SCHEMA_VERSION,)] and SCHEMA_VERSION == 3
     # Schema 3 added columns at the end, filled from the answers: the rest stays as it was.
-    assert [row[:-3] for row in after["answers"][1]] == before["answers"][1]
-    assert after["answers"][0][-3:] == ["created_us", "tools_json", "citation_keys"]
-    assert [row[-3:-1] for row in after["answers"][1]] == [
+    added = ["created_us", "tools_json", "citation_keys", "text_elided", "reference_keys"]
+    assert [row[: -len(added)] for row in after["answers"][1]] == before["answers"][1]
+    assert after["answers"][0][-len(added) :] == added
+    assert [row[-5:-3] for row in after["answers"][1]] == [
         (1767225600000000, None),
         (1760354899071000, None),
     ]

@@ -41,12 +41,19 @@ _INSERT_REFERENCE = (
 
 ANSWER_COLUMNS = (
     "id, provider, question, response_json, references_json, notes_json, partial, text, "
-    "citation_keys"
+    "citation_keys, text_elided, reference_keys"
 )
 #: The fields of a saved citation that the ``citations`` table holds as they were sent.
 _TABLE_FIELDS: Final = tuple(name for name in CITATION_COLUMNS if name != "marker")
 _SELECT_CITATIONS = (
     f"SELECT {', '.join(_TABLE_FIELDS)} FROM citations WHERE answer = ? ORDER BY position"
+)
+#: The ``Reference`` fields the ``knowledge_references`` table holds, by their JSON names.
+_REFERENCE_FIELDS: Final = tuple(field for field in REFERENCE_COLUMNS.values() if field != "rank")
+_SELECT_REFERENCES = (
+    "SELECT "
+    + ", ".join(name for name, field in REFERENCE_COLUMNS.items() if field != "rank")
+    + " FROM knowledge_references WHERE answer = ? ORDER BY rank"
 )
 
 #: JSON shorter than this is stored as text (compressing it saves too little to pay).
@@ -94,36 +101,66 @@ _POLARS_TYPES: dict[str, Any] = {
 
 
 # writing ---------------------------------------------------------------------------------
-def table_keys(saved: Any, answer: Answer) -> tuple[list[str], Any] | None:
-    """How a response's citations are stored once: their keys (the same, in the same order,
-    in every one, all of them columns of the ``citations`` table) and what the JSON keeps of
-    them, each value the table holds as it was sent left out (None when that is all of
-    them, else one object per citation with the values the table holds otherwise, such as
-    a text whose HTML entities the table holds decoded). None when they cannot be stored so
-    (they stay in the JSON)."""
-    cits = answer.citations
-    if type(saved) is not list or not saved or len(saved) != len(cits):
+def stored_once(
+    saved: Any, held: Sequence[Any], fields: Sequence[str]
+) -> tuple[list[Any], Any] | None:
+    """How a response's list of objects (citations, knowledge chunks) is stored once, in its
+    table: the objects' keys (a list of keys when every object has the same ones in the same
+    order, else one such list per object; each key a field of ``held``, the values the table
+    holds) and what the JSON keeps of them: each value the table holds as it was sent is left
+    out (None when that is all of them, else one object per item with the values the table
+    holds otherwise, such as a text whose HTML entities the table holds decoded). None when the
+    list cannot be stored so (it stays in the JSON)."""
+    if type(saved) is not list or not saved or len(saved) != len(held):
         return None
-    keys: list[str] | None = None
+    allowed = set(fields)
+    keys: list[list[str]] = []
     patches: list[dict[str, Any]] = []
-    for item, cit in zip(saved, cits, strict=True):
-        if type(item) is not dict:
+    for item, value in zip(saved, held, strict=True):
+        if type(item) is not dict or not allowed.issuperset(item):
             return None
-        if keys is None:
-            keys = list(item)
-            if not set(keys) <= set(_TABLE_FIELDS):
-                return None
-        elif list(item) != keys:
-            return None
+        keys.append(list(item))
         patch = {}
-        for key, value in item.items():
-            held = getattr(cit, key)
-            if type(value) is not type(held) or value != held:
-                patch[key] = value
+        for key, sent in item.items():
+            kept = getattr(value, key)
+            if type(sent) is not type(kept) or sent != kept:
+                patch[key] = sent
         patches.append(patch)
-    if keys is None:
-        return None
-    return keys, (patches if any(patches) else None)
+    same = all(k == keys[0] for k in keys)
+    return (keys[0] if same else keys), (patches if any(patches) else None)
+
+
+def put_back(keys: str, kept: Any, found: list[tuple[Any, ...]], fields: Sequence[str]) -> Any:
+    """The list :func:`stored_once` stored: ``found`` are the table's rows of ``fields``."""
+    names = json.loads(keys)
+    each = names if names and isinstance(names[0], list) else [names] * len(found)
+    patches = kept if isinstance(kept, list) else [{}] * len(found)
+    return [
+        {name: patch[name] if name in patch else values[name] for name in item_names}
+        for item_names, patch, values in zip(
+            each,
+            patches,
+            (dict(zip(fields, row, strict=True)) for row in found),
+            strict=True,
+        )
+    ]
+
+
+def _elide_text(saved: dict[str, Any], text: str | None) -> bool:
+    """Leave the text out of a ``chat.completion`` body when it is the ``text`` column's."""
+    choices = saved.get("choices")
+    if text is None or type(choices) is not list or not choices or type(choices[0]) is not dict:
+        return False
+    message = choices[0].get("message")
+    if type(message) is not dict or message.get("content") != text:
+        return False
+    saved["choices"] = [{**choices[0], "message": {**message, "content": None}}, *choices[1:]]
+    return True
+
+
+def _restore_text(raw: dict[str, Any], text: str) -> None:
+    choice = raw["choices"][0]
+    raw["choices"][0] = {**choice, "message": {**choice["message"], "content": text}}
 
 
 def pack(text: str | None) -> str | bytes | None:
@@ -183,23 +220,33 @@ def answer_row(
     }
     if answer is not None:
         usage = answer.usage
+        # What the tables hold is left out of the JSON (answer_from_row puts it back).
+        text = redacted(answer.text, secrets)
         saved = dict(answer.raw)
-        once = table_keys(saved.get("citations"), answer)
-        keys = None
-        if once is not None:  # stored once, in the citations table (put back by answer_from_row)
+        keys = refs_keys = None
+        once = stored_once(saved.get("citations"), answer.citations, _TABLE_FIELDS)
+        if once is not None:
             keys, saved["citations"] = once
+        elided = _elide_text(saved, text)
+        refs_saved = dict(answer.references.raw) if answer.references is not None else None
+        if refs_saved is not None and answer.references is not None:
+            once = stored_once(
+                refs_saved.get("correlate_dataset"), answer.references.items, _REFERENCE_FIELDS
+            )
+            if once is not None:
+                refs_keys, refs_saved["correlate_dataset"] = once
         row.update(
             question=redacted(answer.question, secrets),
             model=answer.model,
             answer_id=answer.id,
             conversation_id=answer.conversation_id,
             finish_reason=answer.finish_reason,
-            text=redacted(answer.text, secrets),
+            text=text,
             response_json=pack(dumps(saved, secrets)),
             citation_keys=json.dumps(keys) if keys is not None else None,
-            references_json=(
-                pack(dumps(dict(answer.references.raw), secrets)) if answer.references else None
-            ),
+            text_elided=int(elided),
+            references_json=pack(dumps(refs_saved, secrets)) if answer.references else None,
+            reference_keys=json.dumps(refs_keys) if refs_keys is not None else None,
             notes_json=json.dumps([redacted(n, secrets) for n in answer.notes], ensure_ascii=False),
             partial=int(answer.partial),
             n_citations=len(answer.citations),
@@ -354,7 +401,7 @@ def select_sql(
 def text_only_answer(row: tuple[Any, ...]) -> Answer | None:
     """What a row of ``ANSWER_COLUMNS`` whose JSON cannot be rebuilt still holds: its provider,
     question and text (None when it has no text), with a note saying so."""
-    row_id, provider, question, _, _, _, partial, text, _ = row
+    row_id, provider, question, _, _, _, partial, text, *_ = row
     if text is None or not isinstance(provider, str):
         return None
     note = f"rebuilt from the logged text only: the saved response of row {row_id} is unreadable"
@@ -368,20 +415,14 @@ def answer_from_row(
 ) -> Answer:
     """The answer rebuilt from a row of ``ANSWER_COLUMNS`` (its citations read from the
     ``citations`` table through ``conn`` when the saved JSON left them there)."""
-    row_id, provider, question, response_json, references_json, notes_json, partial, text, keys = (
-        row
-    )
+    (row_id, provider, question, response_json, references_json, notes_json, partial, text,
+     keys, elided, refs_keys) = row  # fmt: skip
     raw = json.loads(unpack(response_json) or "null")
     if keys is not None and isinstance(raw, dict):
-        names = json.loads(keys)
         found = conn.execute(_SELECT_CITATIONS, (row_id,)).fetchall()
-        patches = raw.get("citations") or [{}] * len(found)
-        raw["citations"] = [
-            {name: patch[name] if name in patch else values[name] for name in names}
-            for patch, values in zip(
-                patches, (dict(zip(_TABLE_FIELDS, f, strict=True)) for f in found), strict=True
-            )
-        ]
+        raw["citations"] = put_back(keys, raw.get("citations"), found, _TABLE_FIELDS)
+    if elided and isinstance(raw, dict):
+        _restore_text(raw, text)
     answer = Answer.from_response(raw, provider=provider, question=question)
     changes: dict[str, Any] = {"partial": bool(partial), "cached": cached}
     if text is not None and text != answer.text:
@@ -392,9 +433,13 @@ def answer_from_row(
     if notes_json:
         changes["notes"] = tuple(json.loads(notes_json))
     if references_json:
-        changes["references"] = References.from_response(
-            json.loads(unpack(references_json) or "null"), message_id=answer.id
-        )
+        saved = json.loads(unpack(references_json) or "null")
+        if refs_keys is not None and isinstance(saved, dict):
+            found = conn.execute(_SELECT_REFERENCES, (row_id,)).fetchall()
+            saved["correlate_dataset"] = put_back(
+                refs_keys, saved.get("correlate_dataset"), found, _REFERENCE_FIELDS
+            )
+        changes["references"] = References.from_response(saved, message_id=answer.id)
     return replace(answer, **changes)
 
 

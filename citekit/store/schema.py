@@ -28,8 +28,10 @@ _FALSE = ("0", "false", "no", "off", "")
 #: when that is smaller (``rows.pack``). ``created_us`` (the answer's ``created``, microseconds
 #: since 1970 UTC), ``tools_json`` (``Usage.tools``) and ``cited_inline`` (whether the citation's
 #: marker is read in the logged ``text``) are what the frames read without the JSON.
-#: ``citation_keys`` (a JSON list of keys) says that the response's ``citations`` are stored
-#: once, in the ``citations`` table, and left out of ``response_json`` (``rows.table_keys``).
+#: What a table holds is stored once: ``citation_keys`` (a JSON list of keys) says that the
+#: response's ``citations`` are in the ``citations`` table, ``reference_keys`` that the chunks
+#: of ``references_json`` are in ``knowledge_references`` (``rows.stored_once``), and
+#: ``text_elided`` that the text of a ``chat.completion`` body is the ``text`` column's.
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS answers (
     id INTEGER PRIMARY KEY,
@@ -63,7 +65,9 @@ CREATE TABLE IF NOT EXISTS answers (
     pid INTEGER,
     created_us INTEGER,
     tools_json TEXT,
-    citation_keys TEXT
+    citation_keys TEXT,
+    text_elided INTEGER NOT NULL DEFAULT 0,
+    reference_keys TEXT
 );
 CREATE INDEX IF NOT EXISTS answers_request ON answers (request_key, id);
 CREATE INDEX IF NOT EXISTS answers_time ON answers (ts);
@@ -115,7 +119,13 @@ _RENAMED: dict[int, dict[str, tuple[tuple[str, str], ...]]] = {
 #: already there get their values from ``_FILLED``.
 _ADDED: dict[int, dict[str, tuple[tuple[str, str], ...]]] = {
     3: {
-        "answers": (("created_us", "INTEGER"), ("tools_json", "TEXT"), ("citation_keys", "TEXT")),
+        "answers": (
+            ("created_us", "INTEGER"),
+            ("tools_json", "TEXT"),
+            ("citation_keys", "TEXT"),
+            ("text_elided", "INTEGER NOT NULL DEFAULT 0"),
+            ("reference_keys", "TEXT"),
+        ),
         "citations": (("cited_inline", "INTEGER"),),
     },
 }
