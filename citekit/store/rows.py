@@ -12,7 +12,7 @@ import json
 import operator
 import sqlite3
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 from operator import attrgetter
@@ -116,18 +116,36 @@ def stored_once(
     allowed = set(fields)
     keys: list[list[str]] = []
     patches: list[dict[str, Any]] = []
+    getters: dict[tuple[str, ...], Callable[[Any], Any]] = {}
     for item, value in zip(saved, held, strict=True):
         if type(item) is not dict or not allowed.issuperset(item):
             return None
-        keys.append(list(item))
-        patch = {}
-        for key, sent in item.items():
-            kept = getattr(value, key)
-            if type(sent) is not type(kept) or sent != kept:
-                patch[key] = sent
-        patches.append(patch)
+        names = tuple(item)
+        keys.append(list(names))
+        getter = getters.get(names)
+        if getter is None:
+            getter = getters[names] = _getter(names)
+        sent, kept = tuple(item.values()), getter(value)
+        if sent == kept and tuple(map(type, sent)) == tuple(map(type, kept)):
+            patches.append({})  # the common case: every value as the table holds it
+            continue
+        patches.append(
+            {
+                name: a
+                for name, a, b in zip(names, sent, kept, strict=True)
+                if type(a) is not type(b) or a != b
+            }
+        )
     same = all(k == keys[0] for k in keys)
     return (keys[0] if same else keys), (patches if any(patches) else None)
+
+
+def _getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """The values of fields ``names`` of an object, as a tuple (also for one or none)."""
+    if not names:
+        return lambda _: ()
+    get = attrgetter(*names)
+    return (lambda value: (get(value),)) if len(names) == 1 else get
 
 
 def put_back(keys: str, kept: Any, found: list[tuple[Any, ...]], fields: Sequence[str]) -> Any:
