@@ -12,7 +12,9 @@ side by side, with ratios:
 (b) size: log bytes per answer (file and WAL after a checkpoint) against the raw response JSON
     (compact, as the log dumps it), for the generated answers and for the recorded samples;
 (c) writing: answers/s from one process, and from 4 processes writing one file at once (each
-    writes N/4; every answer is counted back).
+    writes N/4; every answer is counted back); recorded on an event loop, as ``ask_many`` and
+    the async clients record (the writer thread writes the rows waiting in one transaction),
+    and on a plain thread (one transaction per answer).
 
 Run: ``.venv/bin/python bench/log.py [--answers 100000] [--citations 10] [--repeat 3]``
 """
@@ -20,6 +22,7 @@ Run: ``.venv/bin/python bench/log.py [--answers 100000] [--citations 10] [--repe
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import multiprocessing
 import random
@@ -108,32 +111,45 @@ def raw_bytes(bodies: list[dict[str, Any]]) -> int:
     )
 
 
-def write(log: Log, answers: list[Answer], tag: str = "") -> float:
-    """Seconds to record ``answers`` and have every one in the file."""
+def write(log: Log, answers: list[Answer], tag: str = "", *, loop: bool = False) -> float:
+    """Seconds to record ``answers`` and have every one in the file: from a plain thread (one
+    transaction per answer, in the file when ``record`` returns), or with ``loop`` from a
+    thread running an event loop, where ``ask_many`` and the async clients record (the rows go
+    to the writer thread, which writes those waiting in one transaction)."""
+
+    def each() -> None:
+        for i, a in enumerate(answers):
+            log.record(a, request={"model": "magisterium-1", "q": f"{tag}{i}"}, elapsed=0.5)
+
+    async def on_loop() -> None:
+        each()
+
     start = time.perf_counter()
-    for i, a in enumerate(answers):
-        log.record(a, request={"model": "magisterium-1", "q": f"{tag}{i}"}, elapsed=0.5)
+    if loop:
+        asyncio.run(on_loop())
+    else:
+        each()
     log.flush()
     return time.perf_counter() - start
 
 
-def _worker(path: str, n: int, citations: int, seed: int, ready: Any, go: Any, out: Any) -> None:
+def _worker(path: str, n: int, citations: int, seed: int, loop: bool, ready: Any, go: Any) -> None:
     answers = answers_of(make_bodies(n, citations, seed=seed))
     log = Log(path)
     log.connect()
     ready.release()
     go.wait()
-    out.put(write(log, answers, tag=f"p{seed}-"))
+    write(log, answers, tag=f"p{seed}-", loop=loop)
     log.close()
 
 
-def four_writers(path: str, n: int, citations: int) -> float:
+def four_writers(path: str, n: int, citations: int, *, loop: bool) -> float:
     """Answers/s of 4 processes writing ``n`` answers in all to one file at once."""
     ctx = multiprocessing.get_context("spawn")
-    ready, go, out = ctx.Semaphore(0), ctx.Event(), ctx.Queue()
+    ready, go = ctx.Semaphore(0), ctx.Event()
     each = n // 4
     procs = [
-        ctx.Process(target=_worker, args=(path, each, citations, 100 + w, ready, go, out))
+        ctx.Process(target=_worker, args=(path, each, citations, 100 + w, loop, ready, go))
         for w in range(4)
     ]
     for p in procs:
@@ -217,8 +233,10 @@ def main() -> None:
 
     # (c) writing, one process
     log = Log(folder / "log.sqlite3")
-    seconds = write(log, answers)
-    one = n / seconds
+    one_loop = n / write(log, answers, loop=True)
+    plain = Log(folder / "plain.sqlite3")
+    one_plain = n / write(plain, answers)
+    plain.close()
 
     # (b) size
     log.vacuum()  # a checkpoint: the WAL folded into the file (no free pages to drop here)
@@ -234,7 +252,8 @@ def main() -> None:
     assert frame.equals(old), "the SQL frame differs from the frame of the answers"
 
     # (c) writing, 4 processes at once
-    four = four_writers(str(folder / "four.sqlite3"), n, c)
+    four_loop = four_writers(str(folder / "four-loop.sqlite3"), n, c, loop=True)
+    four_plain = four_writers(str(folder / "four-plain.sqlite3"), n, c, loop=False)
 
     print()
     print("(a) 1M citations from the log into a frame" if n * c == 1_000_000 else "(a) reading")
@@ -247,9 +266,13 @@ def main() -> None:
     print("(b) log bytes per answer vs raw response JSON")
     print(f"    generated: {size / n:8.0f} B vs {raw / n:8.0f} B raw   {size / raw:.2f}x")
     print(f"    samples ({s_n}): {s_log:8.0f} B vs {s_raw:8.0f} B raw   {s_log / s_raw:.2f}x")
-    print("(c) write throughput, Log.record (one transaction per answer unless the file is busy)")
-    print(f"    one process   {one:8.0f} answers/s")
-    print(f"    4 processes   {four:8.0f} answers/s in all, every answer read back")
+    print("(c) write throughput, Log.record, every answer read back")
+    print("    recorded on an event loop (ask_many, async clients; batched by the writer thread)")
+    print(f"      one process   {one_loop:8.0f} answers/s")
+    print(f"      4 processes   {four_loop:8.0f} answers/s in all")
+    print("    recorded on a plain thread (one transaction each, in the file when record returns)")
+    print(f"      one process   {one_plain:8.0f} answers/s")
+    print(f"      4 processes   {four_plain:8.0f} answers/s in all")
 
 
 if __name__ == "__main__":
