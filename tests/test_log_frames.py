@@ -321,3 +321,28 @@ def test_what_the_tables_hold_is_stored_once(logged: Log) -> None:
         again = logged.get(row["id"])
         assert json.loads(json.dumps(dict(again.raw))) == dict(again.raw)
     assert answers == len(logged.answers())
+
+
+def test_answers_recorded_on_an_event_loop_are_written_in_batches(tmp_path: Path) -> None:
+    import asyncio
+    import warnings
+
+    store = Log(tmp_path / "log.sqlite3")
+    body = MAG[0][1]["response"]
+    answers = [
+        ck.Answer.from_response(body, provider="magisterium", question=f"q{i}") for i in range(300)
+    ]
+    huge = replace(answers[7], usage=ck.Usage(prompt_tokens=2**70))  # no SQLite INTEGER holds it
+
+    async def record_all() -> None:  # as ask_many and the async clients record
+        for i, answer in enumerate(answers):
+            assert store.record(huge if i == 7 else answer, request={"q": i}) is None
+
+    asyncio.run(record_all())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert store.flush()
+    # The bad row costs only itself: the batch it was in is written without it.
+    assert [str(w.message) for w in caught if "could not write" in str(w.message)]
+    assert [a.question for a in store.answers()] == [f"q{i}" for i in range(300) if i != 7]
+    assert ck.citations_frame(store).height == 299 * len(body["citations"])

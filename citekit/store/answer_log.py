@@ -8,8 +8,13 @@ The file lives at ``$CITEKIT_HOME/log.sqlite3``, or in the user's data directory
 ``%LOCALAPPDATA%\\citekit`` on Windows). ``CITEKIT_LOG=0`` turns recording off.
 
 The file is opened in WAL mode with a busy timeout and every answer is written in one
-``BEGIN IMMEDIATE`` transaction, so several processes can write at once and a process killed
-mid-write leaves a file that still opens. A log held busy by another program delays the record,
+``BEGIN IMMEDIATE`` transaction (the rows waiting for the writer thread, many to one), so
+several processes can write at once and a process killed mid-write leaves a file that still
+opens. ``synchronous = NORMAL``: a committed answer survives its process being killed; a power
+cut may undo the last commits (WAL's trade, which a log of paid answers takes for speed).
+Large JSON is stored compressed, and what the tables hold (citations, knowledge chunks, the
+text) is left out of it and put back on read (``rows``); ``Log.vacuum`` gives back the space
+of deleted rows. A log held busy by another program delays the record,
 never the answer: a row the file cannot take at once (and every row recorded on a thread
 running an event loop, where SQLite never runs) is written in order by a background thread
 (``writer``); ``log.flush()`` waits for it, and the log's reads do. A log file deleted or
@@ -550,7 +555,7 @@ class Log:
         >>> [ans] = ck.log.answers(question_contains="common good")
         >>> ans.citations[0].document_title
         'Gaudium et spes'
-        >>> cits = ck.citations_frame(ck.log.answers())  # every logged citation, as a frame
+        >>> cits = ck.citations_frame(ck.log)  # every logged citation, read from the tables
         >>> cits.height
         15
         """
