@@ -54,15 +54,17 @@ def log_citations(selection: LogSelection, schema: pl.Schema) -> pl.DataFrame:
     condition, params = _answers_where(selection)
     answers = _fetch_frame(
         selection.log,
-        f"SELECT id, provider, answer_id, question, model FROM answers WHERE {condition}",
+        "SELECT id, provider, answer_id, question, model FROM answers "
+        f"WHERE {condition} ORDER BY id",
         params,
         {
             "answer": pl.Int64(),
             **{n: schema[n] for n in ("provider", "answer_id", "question", "model")},
         },
     )
-    # Every citation of the file when nothing but failed calls is left out (the join drops
-    # theirs), else only those of the chosen answers.
+    # Every citation of the file when nothing but failed calls is left out, else only those
+    # of the chosen answers; either way only those whose answer was read are kept (the
+    # failed calls', and any written between the two reads, are not).
     narrowed = any(v is not None for v in selection.filters.values())
     fields = ", ".join(CITATION_COLUMNS)
     sql = f"SELECT answer, position, {fields}, cited_inline FROM citations"
@@ -79,7 +81,18 @@ def log_citations(selection: LogSelection, schema: pl.Schema) -> pl.DataFrame:
             "cited_inline": pl.Int8(),
         },
     )
-    joined = citations.join(answers, on="answer", how="inner").sort("answer", "position")
+    ids = answers.get_column("answer")
+    owner = citations.get_column("answer")
+    kept = owner.is_in(ids.implode())
+    if not kept.all():
+        citations = citations.filter(kept)
+        owner = citations.get_column("answer")
+    if not _in_order(citations):  # rows come in the order written: (answer, position)
+        citations = citations.sort("answer", "position")
+        owner = citations.get_column("answer")
+    # Each citation's answer columns, gathered by position in the answers read (sorted by id).
+    per_answer = answers.drop("answer")[ids.search_sorted(owner)]
+    joined = pl.concat([per_answer, citations], how="horizontal")
     return (
         joined.with_columns(
             year=_years(joined.get_column("document_year")),
@@ -88,6 +101,14 @@ def log_citations(selection: LogSelection, schema: pl.Schema) -> pl.DataFrame:
         .select(schema.names())
         .cast(schema)
     )
+
+
+def _in_order(citations: pl.DataFrame) -> bool:
+    """Whether the rows are sorted by answer, then position."""
+    answer, position = citations.get_column("answer"), citations.get_column("position")
+    if not answer.is_sorted():
+        return False
+    return not ((answer.diff() == 0) & (position.diff() <= 0)).any()
 
 
 def _years(document_year: pl.Series) -> pl.Series:
