@@ -733,14 +733,30 @@ class Log:
 
     def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """The rows of a read-only query of the log's tables (none when there is no file yet),
-        once the answers recorded so far are written (:meth:`flush`)."""
+        once the answers recorded so far are written (:meth:`flush`).
+
+        Examples
+        --------
+        >>> _ = ck.Magisterium().ask("What is the principle of subsidiarity?")
+        >>> ck.log.fetch("SELECT count(*), sum(cited_inline) FROM citations")
+        [(7, 7)]
+        """
         self._settle()
         if not self.path.exists():
             return []
         return self.connect().execute(sql, params).fetchall()
 
     def size(self) -> int:
-        """The bytes the log takes on disk: the file and its write-ahead log (0 with none)."""
+        """The bytes the log takes on disk: the file and its write-ahead log (0 with none).
+
+        Examples
+        --------
+        >>> ck.log.size()
+        0
+        >>> _ = ck.Magisterium().ask("What is the principle of subsidiarity?")
+        >>> ck.log.size() > 0
+        True
+        """
         path = self.path
         return sum(os.path.getsize(f) for f in (path, Path(f"{path}-wal")) if os.path.exists(f))
 

@@ -22,6 +22,13 @@ class LogSelection:
 
     Failed calls are left out, partial answers (an interrupted stream) kept: what
     ``Log.answers`` gives for the same filters.
+
+    Examples
+    --------
+    >>> _ = ck.GPTBots().ask("Why was the Great Wall built?")
+    >>> chunks = ck.log.where(provider="gptbots", question_contains="Great Wall")
+    >>> ck.references_frame(chunks).select("rank", "document_title").head(2).rows()
+    [(1, 'great_wall_history.pdf'), (2, 'The Great Wall - UNESCO World Heritage Centre')]
     """
 
     log: Log
