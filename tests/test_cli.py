@@ -168,7 +168,11 @@ def test_log_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert main(["log", "list", "--provider", "maritaca"]) == 0
     assert "No calls" in capsys.readouterr().out
     assert main(["log", "path"]) == 0
-    assert capsys.readouterr().out.strip() == str(log.path)
+    shown = capsys.readouterr()
+    assert shown.out.strip() == str(log.path)
+    assert "2 calls logged" in shown.err and " kB" in shown.err
+    assert main(["log", "vacuum"]) == 0
+    assert "before" in capsys.readouterr().out and log.count() == 2
 
 
 def test_python_dash_m(tmp_path: Path) -> None:

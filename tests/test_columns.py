@@ -22,7 +22,7 @@ from citekit.testing import ProviderServer
 pytestmark = pytest.mark.filterwarnings("ignore::citekit.ContentFilteredWarning")
 
 POLARS = {"str": pl.String(), "int": pl.Int32(), "float": pl.Float64(), "bool": pl.Boolean()}
-SQLITE = {"str": "TEXT", "int": "INTEGER", "float": "REAL"}
+SQLITE = {"str": "TEXT", "int": "INTEGER", "float": "REAL", "bool": "INTEGER"}
 #: The log's own columns: they tie a source row to its row of ``answers``.
 LOG_KEYS = ("answer", "position")
 
@@ -94,7 +94,10 @@ def test_the_exports_name_and_type_every_column_by_the_vocabulary(tmp_path: Path
 
 @pytest.mark.parametrize(
     ("table", "fields"),
-    [("citations", CITATION_COLUMNS), ("knowledge_references", tuple(REFERENCE_COLUMNS))],
+    [
+        ("citations", (*CITATION_COLUMNS, "cited_inline")),  # cited_inline: read when written
+        ("knowledge_references", tuple(REFERENCE_COLUMNS)),
+    ],
 )
 def test_the_log_names_and_types_every_column_by_the_vocabulary(
     table: str, fields: tuple[str, ...]

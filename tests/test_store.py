@@ -499,13 +499,22 @@ def test_a_schema_1_log_is_migrated_in_place_with_nothing_lost(tmp_path: Path) -
     old = log.answers()  # opening the file migrates it
     log.close()
     after = table_dump(path)
-    assert after["user_version"][1] == [(SCHEMA_VERSION,)] and SCHEMA_VERSION == 2
-    assert after["answers"] == before["answers"]
-    assert after["citations"][1] == before["citations"][1]
+    assert after["user_version"][1] == [(SCHEMA_VERSION,)] and SCHEMA_VERSION == 3
+    # Schema 3 added columns at the end, filled from the answers: the rest stays as it was.
+    added = ["created_us", "tools_json", "citation_keys", "text_elided", "reference_keys"]
+    assert [row[: -len(added)] for row in after["answers"][1]] == before["answers"][1]
+    assert after["answers"][0][-len(added) :] == added
+    assert [row[-5:-3] for row in after["answers"][1]] == [
+        (1767225600000000, None),
+        (1760354899071000, None),
+    ]
+    assert [row[:-1] for row in after["citations"][1]] == before["citations"][1]
+    assert [row[-1] for row in after["citations"][1]] == [1]
     assert after["knowledge_references"][1] == before["knowledge_references"][1]
     assert after["citations"][0] == [
         "answer", "position", "marker", "document_index", "cited_text", "cited_text_heading",
         "document_title", "document_author", "document_year", "document_reference", "source_url",
+        "cited_inline",
     ]  # fmt: skip
     assert after["knowledge_references"][0] == [
         "answer", "rank", "data_id", "document_title", "source_url", "score", "cited_text"

@@ -256,11 +256,34 @@ def _filters(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def _bytes(size: int) -> str:
+    """``size`` bytes for a reader: ``"812 B"``, ``"4.2 MB"``."""
+    value = float(size)
+    for unit in ("B", "kB", "MB", "GB"):
+        if value < 1000 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1000
+    return f"{value:.1f} TB"  # pragma: no cover - the loop returns at GB
+
+
 def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -> int:
     from ..store import log
 
     if args.log_command == "path":
+        # The path alone on stdout (scripts read it); its size for the reader on stderr.
         out.write(f"{log.path}\n")
+        if log.path.exists():
+            print(
+                f"{_bytes(log.size())}, {log.count():,} calls logged "
+                "(`citekit log vacuum` gives back the space of deleted rows)",
+                file=sys.stderr,
+            )
+        else:
+            print("no log yet: the first answer creates it", file=sys.stderr)
+        return 0
+    if args.log_command == "vacuum":
+        before, after = log.vacuum()
+        out.write(f"{log.path}: {_bytes(before)} before, {_bytes(after)} after\n")
         return 0
     if args.log_command == "show":
         try:
@@ -456,7 +479,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--overwrite", action="store_true", help="with --parquet: replace the dataset in PATH"
     )
     _log_filters(export, None)
-    log_commands.add_parser("path", help="print where the log file is")
+    log_commands.add_parser("path", help="print where the log file is (its size on stderr)")
+    log_commands.add_parser("vacuum", help="rewrite the log file without free space")
     return parser
 
 

@@ -23,7 +23,10 @@ A source is any of:
 * the path of a directory: every ``*.json`` answer below it, in name order (files that hold
   no answer, such as ``maritaca/models.json``, and names starting with ``_`` or ``.`` are
   skipped);
-* an iterable mixing any of the above.
+* an iterable mixing any of the above;
+* the answer log, ``ck.log`` (every logged answer) or ``ck.log.where(provider=, since=,
+  until=, question_contains=)``: read straight from its SQLite tables
+  (``citekit.data._log_frames``; ``provider=`` here is not a filter, use ``where``).
 
 Columns are read straight off the ``Answer`` objects into lists and handed to polars once;
 year parsing and the repeated per-answer columns are computed in polars over whole columns
@@ -42,6 +45,7 @@ from ..core.columns import CITATION_COLUMNS, COLUMNS, REFERENCE_COLUMNS, TOOL_US
 from ..core.models import Answer, Citation, References
 from ..core.text import Reading, read
 from ..core.years import year_expr
+from ._log_frames import log_answers, log_citations, log_references, log_selection
 from .sources import Source, iter_items, load_answers
 
 __all__ = [
@@ -173,6 +177,8 @@ def citations_frame(source: Source, *, provider: str | None = None) -> pl.DataFr
     │ Pontifical Council for Justice… ┆ 8   │
     └─────────────────────────────────┴─────┘
     """
+    if (logged := log_selection(source)) is not None:
+        return log_citations(logged, CITATIONS_SCHEMA)
     answers = [
         a
         for a in iter_items(source, provider=provider, caller="citations_frame")
@@ -272,6 +278,8 @@ def references_frame(source: Source, *, provider: str | None = None) -> pl.DataF
     TypeError
         When ``source`` is not one of the accepted kinds (see ``load_answers`` for the rest).
     """
+    if (logged := log_selection(source)) is not None:
+        return log_references(logged, REFERENCES_SCHEMA)
     columns: dict[str, list[Any]] = {name: [] for name in REFERENCES_SCHEMA.names()}
     for item in iter_items(source, provider=provider, caller="references_frame"):
         if isinstance(item, Answer):
@@ -330,6 +338,8 @@ def answers_frame(source: Source, *, provider: str | None = None) -> pl.DataFram
     TypeError
         When ``source`` is not one of the accepted kinds (see ``load_answers`` for the rest).
     """
+    if (logged := log_selection(source)) is not None:
+        return log_answers(logged, ANSWERS_SCHEMA)
     answers = [
         a
         for a in iter_items(source, provider=provider, caller="answers_frame")

@@ -19,6 +19,8 @@ from typing import Any
 
 from ..core.errors import warn
 from ..core.models import SAMPLE_FIELD, Answer, References
+from ..store import Log
+from ..store.selection import LogSelection
 
 __all__ = ["Source", "iter_items", "load_answers"]
 
@@ -26,6 +28,8 @@ __all__ = ["Source", "iter_items", "load_answers"]
 Source = (
     Answer
     | References
+    | Log
+    | LogSelection
     | Mapping[str, Any]
     | str
     | os.PathLike[str]
@@ -34,7 +38,8 @@ Source = (
 
 _ACCEPTED = (
     "an Answer, an iterable of Answers, a References, a provider response or sample record "
-    "(dict), or the path of a .json file or of a directory of them"
+    "(dict), the path of a .json file or of a directory of them, or the answer log (ck.log, "
+    "ck.log.where(...))"
 )
 
 
@@ -68,6 +73,8 @@ def load_answers(source: Source, *, provider: str | None = None) -> list[Answer 
 def iter_items(source: Any, *, provider: str | None, caller: str) -> Iterator[Answer | References]:
     if isinstance(source, Answer | References):
         yield source
+    elif isinstance(source, Log | LogSelection):  # the answer log, rebuilt answer by answer
+        yield from (source if isinstance(source, LogSelection) else LogSelection(source)).answers()
     elif isinstance(source, Mapping):
         yield from _from_json(source, provider=provider, caller=caller, origin=None)
     elif isinstance(source, str | os.PathLike):

@@ -4,5 +4,6 @@ from __future__ import annotations
 
 from .answer_log import Log, LogWarning, default_path, log
 from .call import LoggedCall
+from .selection import LogSelection
 
-__all__ = ["Log", "LogWarning", "LoggedCall", "default_path", "log"]
+__all__ = ["Log", "LogSelection", "LogWarning", "LoggedCall", "default_path", "log"]

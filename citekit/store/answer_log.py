@@ -8,8 +8,13 @@ The file lives at ``$CITEKIT_HOME/log.sqlite3``, or in the user's data directory
 ``%LOCALAPPDATA%\\citekit`` on Windows). ``CITEKIT_LOG=0`` turns recording off.
 
 The file is opened in WAL mode with a busy timeout and every answer is written in one
-``BEGIN IMMEDIATE`` transaction, so several processes can write at once and a process killed
-mid-write leaves a file that still opens. A log held busy by another program delays the record,
+``BEGIN IMMEDIATE`` transaction (the rows waiting for the writer thread, many to one), so
+several processes can write at once and a process killed mid-write leaves a file that still
+opens. ``synchronous = NORMAL``: a committed answer survives its process being killed; a power
+cut may undo the last commits (WAL's trade, which a log of paid answers takes for speed).
+Large JSON is stored compressed, and what the tables hold (citations, knowledge chunks, the
+text) is left out of it and put back on read (``rows``); ``Log.vacuum`` gives back the space
+of deleted rows. A log held busy by another program delays the record,
 never the answer: a row the file cannot take at once (and every row recorded on a thread
 running an event loop, where SQLite never runs) is written in order by a background thread
 (``writer``); ``log.flush()`` waits for it, and the log's reads do. A log file deleted or
@@ -57,17 +62,28 @@ from .rows import (
     answer_from_row,
     answer_row,
     insert,
+    insert_many,
     log_frame,
     log_row,
     select_sql,
     text_only_answer,
 )
 from .rows import LOG_SCHEMA as LOG_SCHEMA
-from .schema import BUSY_WAIT, CACHE_ENV, LOG_ENV, Connections, NewerLog, env_flag, is_busy
+from .schema import (
+    BUSY_WAIT,
+    CACHE_ENV,
+    LOG_ENV,
+    Connections,
+    NewerLog,
+    env_flag,
+    is_busy,
+    write_transaction,
+)
 from .schema import FILE_NAME as FILE_NAME
 from .schema import HOME_ENV as HOME_ENV
 from .schema import SCHEMA_VERSION as SCHEMA_VERSION
 from .schema import default_path as default_path
+from .selection import LogSelection
 from .writer import Pending, Row
 
 if TYPE_CHECKING:
@@ -332,9 +348,19 @@ class Log:
             atexit.register(self._at_exit)
         return None
 
-    def _write_later(self, row: Row) -> None:
-        """The writer thread's write: notices are reported to the caller's next call."""
-        self._write(row, BUSY_WAIT, self._pending.report)
+    def _write_later(self, rows: list[Row]) -> None:
+        """The writer thread's write of rows to one file, in one transaction: notices are
+        reported to the caller's next call."""
+        path = rows[0].path
+        found = self._connections.moved(path)
+        if found is not None:
+            self._pending.report(found)
+        conn = self._connections.get(path, wait=BUSY_WAIT)
+        refused = self._connections.newer(path)
+        if refused is not None:
+            raise NewerLog(refused)
+        with write_transaction(conn):
+            insert_many(conn, [(row.values, row.answer) for row in rows])
 
     def _write(self, row: Row, wait: float, notice: Callable[[str], None]) -> int:
         found = self._connections.moved(row.path)  # the file deleted or replaced: start anew
@@ -470,7 +496,7 @@ class Log:
         if row is None:
             return None
         try:
-            found = answer_from_row(row, cached=True)
+            found = answer_from_row(row, self._connections.get(path, wait=wait), cached=True)
         except (ValueError, CitekitError) as exc:  # a damaged or foreign row: ask anew
             warnings.warn(
                 f"citekit skipped an unreadable row of {path}: {exc}", LogWarning, stacklevel=2
@@ -531,7 +557,7 @@ class Log:
         >>> [ans] = ck.log.answers(question_contains="common good")
         >>> ans.citations[0].document_title
         'Gaudium et spes'
-        >>> cits = ck.citations_frame(ck.log.answers())  # every logged citation, as a frame
+        >>> cits = ck.citations_frame(ck.log)  # every logged citation, read from the tables
         >>> cits.height
         15
         """
@@ -544,11 +570,14 @@ class Log:
             limit=limit,
             errors=False,
         )
+        if not rows:
+            return []
+        conn = self.connect()
         answers: list[Answer] = []
         damaged: list[int] = []
         for row in rows:
             try:
-                answers.append(answer_from_row(row))
+                answers.append(answer_from_row(row, conn))
             except Exception:  # one damaged row never hides the rest of the log
                 damaged.append(row[0])
                 kept = text_only_answer(row)
@@ -589,7 +618,7 @@ class Log:
         if not found:
             raise KeyError(f"No answer with id {row_id} in {self.path}")
         try:
-            return answer_from_row(found[0])
+            return answer_from_row(found[0], self.connect())
         except Exception:
             kept = text_only_answer(found[0])
             if kept is None:
@@ -669,6 +698,91 @@ class Log:
             errors=errors,
         )
         return log_frame(rows)
+
+    def where(
+        self,
+        *,
+        provider: str | None = None,
+        since: str | date | datetime | float | None = None,
+        until: str | date | datetime | float | None = None,
+        question_contains: str | None = None,
+    ) -> LogSelection:
+        """The logged answers that pass these filters (as :meth:`answers` takes them), as a
+        source for the frames: ``ck.citations_frame(ck.log.where(provider="magisterium"))``
+        reads the citations of those answers straight from the log's tables. ``ck.log`` itself
+        is a source too: every logged answer. Failed calls add nothing; partial answers are
+        kept, as :meth:`answers` keeps them.
+
+        Examples
+        --------
+        >>> _ = ck.Magisterium().ask("What is the principle of subsidiarity?")
+        >>> _ = ck.Maritaca().ask("O que é o Pix?")
+        >>> ck.citations_frame(ck.log).height
+        7
+        >>> mg = ck.log.where(provider="magisterium", since="2020-01-01")
+        >>> ck.answers_frame(mg).select("provider", "n_citations").rows()
+        [('magisterium', 7)]
+        >>> ck.citations_frame(mg).equals(ck.citations_frame(mg.answers()))
+        True
+        """
+        return LogSelection(
+            self,
+            provider=provider,
+            since=since,
+            until=until,
+            question_contains=question_contains,
+        )
+
+    def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """The rows of a read-only query of the log's tables (none when there is no file yet),
+        once the answers recorded so far are written (:meth:`flush`).
+
+        Examples
+        --------
+        >>> _ = ck.Magisterium().ask("What is the principle of subsidiarity?")
+        >>> ck.log.fetch("SELECT count(*), sum(cited_inline) FROM citations")
+        [(7, 7)]
+        """
+        self._settle()
+        if not self.path.exists():
+            return []
+        return self.connect().execute(sql, params).fetchall()
+
+    def size(self) -> int:
+        """The bytes the log takes on disk: the file and its write-ahead log (0 with none).
+
+        Examples
+        --------
+        >>> ck.log.size()
+        0
+        >>> _ = ck.Magisterium().ask("What is the principle of subsidiarity?")
+        >>> ck.log.size() > 0
+        True
+        """
+        path = self.path
+        return sum(os.path.getsize(f) for f in (path, Path(f"{path}-wal")) if os.path.exists(f))
+
+    def vacuum(self) -> tuple[int, int]:
+        """Rewrite the file without its free pages (SQLite's ``VACUUM``, after a checkpoint of
+        the write-ahead log); the bytes on disk ``(before, after)``. Every answer stays; other
+        processes may read meanwhile, and a writer waits (then writes as usual).
+
+        Examples
+        --------
+        >>> _ = ck.Magisterium().ask("What is the principle of subsidiarity?")
+        >>> before, after = ck.log.vacuum()
+        >>> after <= before, ck.log.count()
+        (True, 1)
+        """
+        self._settle()
+        before = self.size()
+        if not self.path.exists():
+            return before, before
+        conn = self.connect()
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        conn.execute("VACUUM")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return before, self.size()
 
     def count(self) -> int:
         """How many calls the log holds (failed ones included).

@@ -18,12 +18,20 @@ LOG_ENV = "CITEKIT_LOG"
 CACHE_ENV = "CITEKIT_CACHE"
 FILE_NAME = "log.sqlite3"
 #: The layout of the tables; raised by one for each change, and a file of an older layout is
-#: migrated in place when it is opened (``_RENAMED``).
-SCHEMA_VERSION = 2
+#: migrated in place when it is opened (``_RENAMED``, ``_ADDED``, ``_FILLED``).
+SCHEMA_VERSION = 3
 _FALSE = ("0", "false", "no", "off", "")
 
 #: The sources' columns are named as in ``citekit.core.columns`` (the vocabulary of every table
-#: of sources); ``answer`` and ``position`` tie a row to its answer.
+#: of sources); ``answer`` and ``position`` tie a row to its answer. ``response_json`` and
+#: ``references_json`` hold JSON text, or (schema 3 on) that text compressed by zlib as a BLOB
+#: when that is smaller (``rows.pack``). ``created_us`` (the answer's ``created``, microseconds
+#: since 1970 UTC), ``tools_json`` (``Usage.tools``) and ``cited_inline`` (whether the citation's
+#: marker is read in the logged ``text``) are what the frames read without the JSON.
+#: What a table holds is stored once: ``citation_keys`` (a JSON list of keys) says that the
+#: response's ``citations`` are in the ``citations`` table, ``reference_keys`` that the chunks
+#: of ``references_json`` are in ``knowledge_references`` (``rows.stored_once``), and
+#: ``text_elided`` that the text of a ``chat.completion`` body is the ``text`` column's.
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS answers (
     id INTEGER PRIMARY KEY,
@@ -54,7 +62,12 @@ CREATE TABLE IF NOT EXISTS answers (
     error_message TEXT,
     error_status INTEGER,
     error_code TEXT,
-    pid INTEGER
+    pid INTEGER,
+    created_us INTEGER,
+    tools_json TEXT,
+    citation_keys TEXT,
+    text_elided INTEGER NOT NULL DEFAULT 0,
+    reference_keys TEXT
 );
 CREATE INDEX IF NOT EXISTS answers_request ON answers (request_key, id);
 CREATE INDEX IF NOT EXISTS answers_time ON answers (ts);
@@ -69,7 +82,8 @@ CREATE TABLE IF NOT EXISTS citations (
     document_author TEXT,
     document_year TEXT,
     document_reference TEXT,
-    source_url TEXT
+    source_url TEXT,
+    cited_inline INTEGER
 );
 CREATE INDEX IF NOT EXISTS citations_answer ON citations (answer);
 CREATE TABLE IF NOT EXISTS knowledge_references (
@@ -101,6 +115,26 @@ _RENAMED: dict[int, dict[str, tuple[tuple[str, str], ...]]] = {
 }
 
 
+#: Columns each schema version added, ``{version: {table: ((name, type), ...)}}``; the rows
+#: already there get their values from ``_FILLED``.
+_ADDED: dict[int, dict[str, tuple[tuple[str, str], ...]]] = {
+    3: {
+        "answers": (
+            ("created_us", "INTEGER"),
+            ("tools_json", "TEXT"),
+            ("citation_keys", "TEXT"),
+            ("text_elided", "INTEGER NOT NULL DEFAULT 0"),
+            ("reference_keys", "TEXT"),
+        ),
+        "citations": (("cited_inline", "INTEGER"),),
+    },
+}
+
+#: What fills the columns a version added in the rows already there, by version: the name of a
+#: function of ``citekit.store.rows`` taking the connection (imported when a file needs it).
+_FILLED: dict[int, str] = {3: "fill_v3"}
+
+
 @contextlib.contextmanager
 def write_transaction(conn: sqlite3.Connection) -> Iterator[None]:
     """``BEGIN IMMEDIATE`` ... ``COMMIT`` around the block; rolled back if anything raises.
@@ -124,7 +158,8 @@ def migrate(conn: sqlite3.Connection, version: int) -> None:
 
     Runs inside the caller's transaction, so a file is migrated whole or not at all. Columns
     are renamed in place (``ALTER TABLE ... RENAME COLUMN``): every row stays as it was. A
-    rename already done, or of a table the file does not have yet, is skipped.
+    rename already done, or of a table the file does not have yet, is skipped. Added columns
+    (``ALTER TABLE ... ADD COLUMN``) are filled for the rows already there (``_FILLED``).
     """
     for step in range(version + 1, SCHEMA_VERSION + 1):
         for table, renames in _RENAMED.get(step, {}).items():
@@ -132,6 +167,17 @@ def migrate(conn: sqlite3.Connection, version: int) -> None:
             for old, new in renames:
                 if old in present and new not in present:
                     conn.execute(f'ALTER TABLE "{table}" RENAME COLUMN "{old}" TO "{new}"')
+        added = False
+        for table, columns in _ADDED.get(step, {}).items():
+            present = {row[1] for row in conn.execute(f'PRAGMA table_info("{table}")')}
+            for name, kind in columns:
+                if present and name not in present:
+                    conn.execute(f'ALTER TABLE "{table}" ADD COLUMN "{name}" {kind}')
+                    added = True
+        if added and step in _FILLED:
+            from . import rows  # rows imports this module: imported when a file needs it
+
+            getattr(rows, _FILLED[step])(conn)
 
 
 def default_path() -> Path:
@@ -169,6 +215,8 @@ def env_flag(name: str, default: bool) -> bool:
     return value.strip().lower() not in _FALSE
 
 
+#: Bytes per page of a new log file.
+PAGE_SIZE = 16384
 #: How long a connection waits for another writer's lock, in seconds.
 BUSY_WAIT = 60.0
 _SIDECARS = ("-wal", "-shm")
@@ -321,6 +369,9 @@ class Connections:
         return conn
 
     def _setup(self, conn: sqlite3.Connection, key: tuple[int, str]) -> None:
+        # Set before the file has a page (a file that has them keeps its own): an answer row
+        # (its text and packed JSON) takes a few KB, and pages that hold several waste less.
+        conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")
         # Switching to WAL takes a lock; busy_timeout makes concurrent openers wait.
         conn.execute("PRAGMA journal_mode = WAL")
         with write_transaction(conn):

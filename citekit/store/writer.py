@@ -7,11 +7,18 @@ async clients, a notebook's cell), where SQLite must not run at all. One daemon 
 the rows in the order they came, retrying while the file is busy; ``log.flush()``, the log's
 reads and its ``close()`` wait for it, and so does the interpreter's exit (for
 ``EXIT_WAIT`` seconds, then a ``LogWarning`` says how many answers were not written).
+
+The rows waiting when the thread takes them (up to ``BATCH``) are written in one transaction:
+a commit costs far more than a row, so answers arriving faster than one commit each (``ask_many``,
+many async calls) are written many to a commit. A row is counted as waiting until its
+transaction has committed; a batch that fails for another reason than a busy file is written
+again row by row, so that one bad row costs only itself.
 """
 
 from __future__ import annotations
 
 import collections
+import itertools
 import logging
 import os
 import threading
@@ -30,6 +37,8 @@ _logger = logging.getLogger(__name__)
 EXIT_WAIT = 10.0
 #: Pause between two attempts on a busy file (each attempt also waits inside SQLite).
 _RETRY_PAUSE = 0.05
+#: The most rows written in one transaction by the writer thread.
+BATCH = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,12 +53,13 @@ class Row:
 class Pending:
     """Rows waiting for the log, written in order by one daemon thread started on first use.
 
-    ``write(row)`` writes one row on that thread and raises what SQLite raises: a busy file
-    is retried until it is free; any other failure is kept for :meth:`problems` (the caller's
-    thread warns, so the warning reaches the notebook) and the row is dropped.
+    ``write(rows)`` writes rows of one file in one transaction on that thread and raises what
+    SQLite raises: a busy file is retried until it is free; any other failure is kept for
+    :meth:`problems` (the caller's thread warns, so the warning reaches the notebook) and the
+    row is dropped.
     """
 
-    def __init__(self, write: Callable[[Row], object]) -> None:
+    def __init__(self, write: Callable[[list[Row]], object]) -> None:
         self._write = write
         self._rows: collections.deque[Row] = collections.deque()
         self._problems: list[str] = []
@@ -115,22 +125,32 @@ class Pending:
             with self._cond:
                 while not self._rows:
                     self._cond.wait()
-                row = self._rows[0]  # stays queued (and counted) until written
-            problem = self._attempt(row)
+                # The rows stay queued (and counted) until written.
+                batch = list(itertools.islice(self._rows, BATCH))
+            problems: list[str] = []
+            start = 0
+            while start < len(batch):  # one transaction per run of rows to one file
+                end = start + 1
+                while end < len(batch) and batch[end].path == batch[start].path:
+                    end += 1
+                problems += self._attempt(batch[start:end])
+                start = end
             with self._cond:
-                self._rows.popleft()
-                if problem is not None:
-                    self._problems.append(problem)
+                for _ in batch:
+                    self._rows.popleft()
+                self._problems += problems
                 self._cond.notify_all()
 
-    def _attempt(self, row: Row) -> str | None:
+    def _attempt(self, rows: list[Row]) -> list[str]:
         while True:
             try:
-                self._write(row)
-                return None
+                self._write(rows)
+                return []
             except Exception as exc:
                 if is_busy(exc):
                     time.sleep(_RETRY_PAUSE)
                     continue
-                _logger.warning("Could not write the answer log %s: %s", row.path, exc)
-                return f"citekit could not write the answer log {row.path}: {exc}"
+                if len(rows) > 1:  # one bad row: the others are written without it
+                    return [p for row in rows for p in self._attempt([row])]
+                _logger.warning("Could not write the answer log %s: %s", rows[0].path, exc)
+                return [f"citekit could not write the answer log {rows[0].path}: {exc}"]
