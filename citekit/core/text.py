@@ -80,6 +80,7 @@ __all__ = [
     "link_allowed",
     "make_parser",
     "marker_plugin",
+    "numbers",
     "read",
 ]
 
@@ -532,6 +533,32 @@ def _scan(text: str) -> list[Marker]:
             markers.append(marker)
             taken = marker.end
     return markers
+
+
+# A bracket or caret marker as the scan judges it in the plain case: not after a backslash
+# or a "$" (an escape, a corner mark), not before "(" (a link), ":" (maybe a definition) or a
+# "[" that does not open another marker (a reference link). Where every ``_BRACKET`` match is
+# one of these, ``_scan`` makes a marker of each, and of nothing else.
+_PLAIN_MARKER = re.compile(r"(?<![\\$])\[\^?([1-9][0-9]{0,3})\](?![(:]|\[(?!\^?[1-9][0-9]{0,3}\]))")
+
+
+def numbers(text: str) -> frozenset[int]:
+    """The footnote numbers cited inline in ``text``: ``read(text).numbers``, found without
+    building the reading where the scan applies and every marker candidate is plain (what
+    the frames ask of every answer; ``tests/test_text_reader.py`` checks it equals ``read``).
+
+    >>> from citekit.core.text import numbers
+    >>> sorted(numbers("Work is for man.[^1][^3] See `[2]`."))
+    [1, 3]
+    """
+    if "[" not in text:
+        return frozenset()
+    if "]:" in text or "\r" in text or _needs_parse(text):
+        return read(text).numbers  # definitions, other line ends, code or links: read it
+    plain = _PLAIN_MARKER.findall(text)
+    if len(plain) != len(_BRACKET.findall(text)):
+        return read(text).numbers  # an escape, a corner mark, a link-like bracket
+    return frozenset(map(int, plain))
 
 
 @lru_cache(maxsize=64)

@@ -32,16 +32,17 @@ year parsing and the repeated per-answer columns are computed in polars over who
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from operator import attrgetter
 from typing import Any, Final
 
 import polars as pl
 
 from ..core.columns import CITATION_COLUMNS, COLUMNS, REFERENCE_COLUMNS, TOOL_USAGE_COLUMNS, Kind
-from ..core.models import Answer, Citation, References
-from ..core.text import Reading, read
+from ..core.models import Answer, Citation, References, Usage
+from ..core.text import Reading, numbers
 from ..core.years import year_expr
+from ._columnar import Header, Item, citation_columns, read_items
 from .sources import Source, iter_items, load_answers
 
 __all__ = [
@@ -173,45 +174,116 @@ def citations_frame(source: Source, *, provider: str | None = None) -> pl.DataFr
     │ Pontifical Council for Justice… ┆ 8   │
     └─────────────────────────────────┴─────┘
     """
-    answers = [
-        a
-        for a in iter_items(source, provider=provider, caller="citations_frame")
-        if isinstance(a, Answer)
-    ]
-    return _citations(answers)
+    items = iter_items(source, provider=provider, caller="citations_frame", saved=True)
+    return _citations_of(read_items(items))
 
 
-def _citations(answers: list[Answer], readings: list[Reading | None] | None = None) -> pl.DataFrame:
-    # Per-answer values are gathered once per answer and repeated in polars; citation fields
-    # are read attribute by attribute into column lists, the fastest way out of Python objects.
-    owner: list[int] = []
-    inline: list[bool] = []
-    cits: list[Citation] = []
-    kept: list[Answer] = []
-    for i, a in enumerate(answers):
-        cs = a.citations
-        if not cs:
+def _citations_of(items: Iterable[Item]) -> pl.DataFrame:
+    # Saved responses of the plain shape (``Header``) keep their citation arrays as they are,
+    # read column-wise at the end; other answers give ``Citation`` objects, read field by
+    # field. Both kinds are numbered by their answer's place (``owner``) and merged in order.
+    per_answer: list[tuple[str, str | None, str | None, str | None]] = []
+    cited_owner: list[int] = []  # (answer, number) pairs of the numbers cited inline
+    cited_number: list[int] = []
+    obj_owner: list[int] = []
+    objs: list[Citation] = []
+    raw_owner: list[int] = []
+    raw_lists: list[list[Any]] = []
+    raw_headers: list[Header] = []
+    for item in items:
+        if isinstance(item, References):
             continue
-        position = len(kept)
-        kept.append(a)
-        owner.extend([position] * len(cs))
-        reading = readings[i] if readings is not None else None
-        cited = (reading or read(a.text)).numbers
-        inline.extend([c.document_index + 1 in cited for c in cs])
-        cits.extend(cs)
-    per_answer = pl.DataFrame(
-        {
-            "provider": [a.provider for a in kept],
-            "answer_id": [a.id for a in kept],
-            "question": [a.question for a in kept],
-            "model": [a.model for a in kept],
-        },
+        if isinstance(item, Header):
+            raw = item.citations_raw
+            if item.web_sources or raw is None or not all(type(c) is dict for c in raw):
+                cs: tuple[Citation, ...] = item.citations()
+                if not cs:
+                    continue
+            elif not raw:
+                continue
+            else:
+                position = len(per_answer)
+                per_answer.append((item.provider, item.id, item.question, item.model))
+                _add_cited(cited_owner, cited_number, position, item.text)
+                raw_owner.extend([position] * len(raw))
+                raw_lists.append(raw)
+                raw_headers.append(item)
+                continue
+            ident, question, model = item.id, item.question, item.model
+            name, text = item.provider, item.text
+        else:
+            cs = item.citations
+            if not cs:
+                continue
+            name, ident, question, model, text = (
+                item.provider,
+                item.id,
+                item.question,
+                item.model,
+                item.text,
+            )
+        position = len(per_answer)
+        per_answer.append((name, ident, question, model))
+        _add_cited(cited_owner, cited_number, position, text)
+        obj_owner.extend([position] * len(cs))
+        objs.extend(cs)
+    parts: list[pl.DataFrame] = []
+    mixed = bool(raw_lists and objs)  # rows of both kinds: put back in answer order
+    if raw_lists:
+        columns = citation_columns(raw_lists)
+        if columns is None:  # an odd value somewhere: read those arrays as Citation objects
+            for run, header in zip(_owners(raw_owner), raw_headers, strict=True):
+                obj_owner.extend(run)
+                objs.extend(header.citations())
+        else:
+            owners = pl.Series(raw_owner, dtype=pl.UInt32)
+            parts.append(pl.DataFrame(columns).with_columns(owner=owners))
+    parts.append(_object_rows(objs, obj_owner))
+    per_citation = pl.concat(parts, how="vertical") if len(parts) > 1 else parts[0]
+    if mixed:
+        per_citation = per_citation.sort("owner", maintain_order=True)
+    answers = pl.DataFrame(
+        per_answer,
         schema=source_schema(("provider", "answer_id", "question", "model")),
+        orient="row",
     )
+    owner = per_citation.get_column("owner")
+    marker = (per_citation.get_column("document_index") + 1).cast(pl.Int32).alias("marker")
+    cited = pl.DataFrame(
+        {"owner": cited_owner, "marker": cited_number, "cited_inline": True},
+        schema={"owner": pl.UInt32(), "marker": pl.Int32(), "cited_inline": pl.Boolean()},
+    )
+    inline = (
+        pl.DataFrame([owner, marker])
+        .join(cited, on=["owner", "marker"], how="left", maintain_order="left")
+        .get_column("cited_inline")
+        .fill_null(False)
+    )
+    rows = pl.concat([answers[owner], per_citation.drop("owner")], how="horizontal")
+    return rows.with_columns(marker, inline, year=_years(rows.get_column("document_year"))).select(
+        CITATIONS_SCHEMA.names()
+    )
+
+
+def _add_cited(owners: list[int], found: list[int], position: int, text: str) -> None:
+    cited = numbers(text)
+    owners.extend([position] * len(cited))
+    found.extend(cited)
+
+
+def _owners(raw_owner: list[int]) -> Iterator[list[int]]:
+    """``raw_owner`` cut into the runs of one answer each."""
+    start = 0
+    for end in range(1, len(raw_owner) + 1):
+        if end == len(raw_owner) or raw_owner[end] != raw_owner[start]:
+            yield raw_owner[start:end]
+            start = end
+
+
+def _object_rows(cits: list[Citation], owner: list[int]) -> pl.DataFrame:
     # Each column is the Citation field of its name (CITATION_COLUMNS), spelled out: a list
     # comprehension reads a slot about 1.5x faster than ``map(attrgetter(name), ...)``.
-    # ``marker`` is computed in polars from ``document_index``.
-    per_citation = pl.DataFrame(
+    return pl.DataFrame(
         {
             "document_index": [c.document_index for c in cits],
             "cited_text": [c.cited_text for c in cits],
@@ -221,19 +293,17 @@ def _citations(answers: list[Answer], readings: list[Reading | None] | None = No
             "document_year": [c.document_year for c in cits],
             "document_reference": [c.document_reference for c in cits],
             "source_url": [c.source_url for c in cits],
-            "cited_inline": inline,
+            "owner": owner,
         },
-        schema=source_schema((*_CITATION_FIELDS, "cited_inline")),
+        schema={**source_schema(_CITATION_FIELDS), "owner": pl.UInt32()},
     )
-    index = pl.Series("owner", owner, dtype=pl.UInt32)
-    return (
-        pl.concat([per_answer[index], per_citation], how="horizontal")
-        .with_columns(
-            marker=(pl.col("document_index") + 1).cast(pl.Int32),
-            year=_years(per_citation.get_column("document_year")),
-        )
-        .select(CITATIONS_SCHEMA.names())
-    )
+
+
+def _citations(answers: list[Answer], readings: list[Reading | None] | None = None) -> pl.DataFrame:
+    """The citations frame of ``answers`` (``readings``: their texts' readings, where known)."""
+    if readings is not None:  # the readings are cached by text: reading again is a lookup
+        del readings
+    return _citations_of(answers)
 
 
 def _years(document_year: pl.Series) -> pl.Series:
@@ -273,7 +343,10 @@ def references_frame(source: Source, *, provider: str | None = None) -> pl.DataF
         When ``source`` is not one of the accepted kinds (see ``load_answers`` for the rest).
     """
     columns: dict[str, list[Any]] = {name: [] for name in REFERENCES_SCHEMA.names()}
-    for item in iter_items(source, provider=provider, caller="references_frame"):
+    items = iter_items(source, provider=provider, caller="references_frame", saved=True)
+    for item in read_items(items):
+        if isinstance(item, Header):
+            continue  # a chat completion has no knowledge chunks
         if isinstance(item, Answer):
             refs = item.references
             if refs is None or not refs.items:
@@ -330,33 +403,62 @@ def answers_frame(source: Source, *, provider: str | None = None) -> pl.DataFram
     TypeError
         When ``source`` is not one of the accepted kinds (see ``load_answers`` for the rest).
     """
-    answers = [
-        a
-        for a in iter_items(source, provider=provider, caller="answers_frame")
-        if isinstance(a, Answer)
-    ]
-    usage = [a.usage for a in answers]
-    return pl.DataFrame(
-        {
-            "provider": [a.provider for a in answers],
-            "answer_id": [a.id for a in answers],
-            "model": [a.model for a in answers],
-            "created": [a.created for a in answers],
-            "question": [a.question for a in answers],
-            "text": [a.text for a in answers],
-            "finish_reason": [a.finish_reason for a in answers],
-            "n_citations": [len(a.citations) for a in answers],
-            "n_references": [None if a.references is None else len(a.references) for a in answers],
-            "prompt_tokens": [u.prompt_tokens if u else None for u in usage],
-            "completion_tokens": [u.completion_tokens if u else None for u in usage],
-            "total_tokens": [u.total_tokens if u else None for u in usage],
-            **{
-                name: [u.tools.get(name) if u and u.tools else None for u in usage]
-                for name in TOOL_USAGE_COLUMNS
-            },
-            "partial": [a.partial for a in answers],
-            "cached": [a.cached for a in answers],
-            "sample": [a.sample for a in answers],
-        },
-        schema=ANSWERS_SCHEMA,
+    rows = []
+    items = iter_items(source, provider=provider, caller="answers_frame", saved=True)
+    for item in read_items(items):
+        if isinstance(item, Header):
+            rows.append(_header_row(item))
+        elif isinstance(item, Answer):
+            rows.append(_answer_row(item))
+    return pl.DataFrame(rows, schema=ANSWERS_SCHEMA, orient="row")
+
+
+def _usage_cells(u: Usage | None) -> tuple[Any, ...]:
+    if u is None:
+        return (None,) * (3 + len(TOOL_USAGE_COLUMNS))
+    tools = u.tools
+    return (
+        u.prompt_tokens,
+        u.completion_tokens,
+        u.total_tokens,
+        *(tools.get(name) if tools else None for name in TOOL_USAGE_COLUMNS),
+    )
+
+
+def _answer_row(a: Answer) -> tuple[Any, ...]:
+    """A row of ``ANSWERS_SCHEMA``."""
+    return (
+        a.provider,
+        a.id,
+        a.model,
+        a.created,
+        a.question,
+        a.text,
+        a.finish_reason,
+        len(a.citations),
+        None if a.references is None else len(a.references),
+        *_usage_cells(a.usage),
+        a.partial,
+        a.cached,
+        a.sample,
+    )
+
+
+def _header_row(h: Header) -> tuple[Any, ...]:
+    """The row a plain chat completion's ``Answer`` gives (no references, not partial, not
+    cached: a saved body is none of these)."""
+    return (
+        h.provider,
+        h.id,
+        h.model,
+        h.created(),
+        h.question,
+        h.text,
+        h.finish_reason,
+        h.n_citations(),
+        None,
+        *_usage_cells(h.usage()),
+        False,
+        False,
+        h.sample,
     )
