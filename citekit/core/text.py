@@ -491,13 +491,19 @@ def _needs_parse(text: str) -> bool:
     code (backticks, ``~~~``, indentation by a tab or four spaces), a link (``](``, an
     autolink), a table (``|``), a reference definition or a definition head (``]:`` with a
     line that opens with ``[``), or blocks nested deep enough to reach the nesting limit."""
-    if "`" in text or "|" in text or "\t" in text or "~~~" in text or "    " in text:
-        return True
     if "](" in text:
         return True
     if "]:" in text and _LINE_OPENS_BRACKET.search(text):
         return True
-    if "<" in text and _AUTOLINK.search(text):
+    return _may_hide(text)
+
+
+def _may_hide(text: str) -> bool:
+    """The part of :func:`_needs_parse` that is not about what follows a ``]``: code, a table,
+    an autolink or deep nesting. (Single characters first: they are the fast searches.)"""
+    if "`" in text or "|" in text or "\t" in text or ("~" in text and "~~~" in text):
+        return True
+    if "    " in text or ("<" in text and _AUTOLINK.search(text)):
         return True
     return bool(_DEEP_FIRST.match(text) or _DEEP.search(text))
 
@@ -537,9 +543,13 @@ def _scan(text: str) -> list[Marker]:
 
 # A bracket or caret marker as the scan judges it in the plain case: not after a backslash
 # or a "$" (an escape, a corner mark), not before "(" (a link), ":" (maybe a definition) or a
-# "[" that does not open another marker (a reference link). Where every ``_BRACKET`` match is
-# one of these, ``_scan`` makes a marker of each, and of nothing else.
-_PLAIN_MARKER = re.compile(r"(?<![\\$])\[\^?([1-9][0-9]{0,3})\](?![(:]|\[(?!\^?[1-9][0-9]{0,3}\]))")
+# "[" that does not open another marker (a reference link); its number is the group. Any
+# other ``_BRACKET`` match is the second branch, where the group is empty. Where every match
+# is plain, ``_scan`` makes a marker of each and of nothing else. (Led by "[": a fast search.)
+_PLAIN_MARKER = re.compile(
+    r"\[(?:(?<![\\$]\[)\^?([1-9][0-9]{0,3})\](?![(:]|\[(?!\^?[1-9][0-9]{0,3}\]))"
+    r"|\^?[1-9][0-9]{0,3}\])"
+)
 
 
 def numbers(text: str) -> frozenset[int]:
@@ -553,12 +563,12 @@ def numbers(text: str) -> frozenset[int]:
     """
     if "[" not in text:
         return frozenset()
-    if "]:" in text or "\r" in text or _needs_parse(text):
-        return read(text).numbers  # definitions, other line ends, code or links: read it
-    plain = _PLAIN_MARKER.findall(text)
-    if len(plain) != len(_BRACKET.findall(text)):
-        return read(text).numbers  # an escape, a corner mark, a link-like bracket
-    return frozenset(map(int, plain))
+    found = _PLAIN_MARKER.findall(text)
+    # Every "]" closes a plain marker (none before "(" or ":"): no link "](", no definition
+    # or reference "]:" (so the text is its own body), no escaped or corner mark.
+    if "" in found or text.count("]") != len(found) or "\r" in text or _may_hide(text):
+        return read(text).numbers  # then read it
+    return frozenset(map(int, found))
 
 
 @lru_cache(maxsize=64)

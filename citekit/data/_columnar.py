@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from datetime import datetime
+from itertools import chain, repeat
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from ..core.fields import MAX_INDEX
@@ -169,28 +170,35 @@ _STRING_FIELDS: Final = {
 }
 
 
+#: The fields read off each citation object, ``document_index`` first.
+_FIELDS: Final = ("document_index", *_STRING_FIELDS)
+
+
 def citation_columns(lists: list[list[Any]]) -> dict[str, pl.Series] | None:
-    """The citation columns of citation arrays ``lists`` (arrays of objects only), one row
-    per citation in order: ``document_index`` and the string fields of ``Citation``, as
-    ``Citation.from_dict`` would give them. ``None`` when a value is not of the plain kind
-    (an index that is not an integer from 0 to ``MAX_INDEX - 1``, a missing ``cited_text``,
-    a field that is not a string, text that is not valid Unicode): the caller then builds
-    ``Citation`` objects."""
+    """The citation columns of citation arrays ``lists``, one row per citation in order:
+    ``document_index`` and the string fields of ``Citation``, as ``Citation.from_dict`` (by
+    way of ``parse_citations``) would give them. ``None`` when a value is not of the plain
+    kind (an item that is not an object, an index that is not an integer from 0 to
+    ``MAX_INDEX - 1``, a missing ``cited_text``, a field that is not a string, text that is
+    not valid Unicode): the caller then builds ``Citation`` objects."""
     import polars as pl
 
-    flat = [c for cs in lists for c in cs]
-    indexes = [c.get("document_index") for c in flat]
+    flat = list(chain.from_iterable(lists))
+    if flat and set(map(type, flat)) != {dict}:
+        return None  # parse_citations skips what is not an object, and counts its place
+    # one pass in C per field (dict.get over the objects): no per-citation Python code
+    values = [list(map(dict.get, flat, repeat(name))) for name in _FIELDS]
+    indexes = values[0]
     # bool is an int to polars: only plain integers are kept as they are
-    if not all(type(i) is int for i in indexes):
+    if set(map(type, indexes)) - {int}:
         return None
     index = pl.Series("document_index", indexes, dtype=pl.Int64)
     if index.len() and (index.min() < 0 or index.max() > MAX_INDEX - 1):  # type: ignore[operator]
         return None
     columns = {"document_index": index.cast(pl.Int32)}
-    for name, decoded in _STRING_FIELDS.items():
-        values = [c.get(name) for c in flat]
+    for (name, decoded), column in zip(_STRING_FIELDS.items(), values[1:], strict=True):
         try:
-            series = pl.Series(name, values, dtype=pl.String, strict=True)
+            series = pl.Series(name, column, dtype=pl.String, strict=True)
         except (TypeError, UnicodeEncodeError, pl.exceptions.PolarsError):
             return None  # a number, an object... or a lone surrogate: Citation decides
         if name == "cited_text" and series.null_count():

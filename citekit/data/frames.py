@@ -195,7 +195,7 @@ def _citations_of(items: Iterable[Item]) -> pl.DataFrame:
             continue
         if isinstance(item, Header):
             raw = item.citations_raw
-            if item.web_sources or raw is None or not all(type(c) is dict for c in raw):
+            if item.web_sources or raw is None:
                 cs: tuple[Citation, ...] = item.citations()
                 if not cs:
                     continue
@@ -233,8 +233,9 @@ def _citations_of(items: Iterable[Item]) -> pl.DataFrame:
         columns = citation_columns(raw_lists)
         if columns is None:  # an odd value somewhere: read those arrays as Citation objects
             for run, header in zip(_owners(raw_owner), raw_headers, strict=True):
-                obj_owner.extend(run)
-                objs.extend(header.citations())
+                cs = header.citations()  # (an item that is not an object is left out)
+                obj_owner.extend(run[: len(cs)])
+                objs.extend(cs)
         else:
             owners = pl.Series(raw_owner, dtype=pl.UInt32)
             parts.append(pl.DataFrame(columns).with_columns(owner=owners))
