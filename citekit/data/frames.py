@@ -42,6 +42,7 @@ from ..core.columns import CITATION_COLUMNS, COLUMNS, REFERENCE_COLUMNS, TOOL_US
 from ..core.models import Answer, Citation, References, Usage
 from ..core.text import Reading, numbers
 from ..core.years import year_expr
+from ..wire.openai_compat import parse_citations
 from ._columnar import Header, Item, citation_columns, read_items
 from .sources import Source, iter_items, load_answers
 
@@ -189,7 +190,6 @@ def _citations_of(items: Iterable[Item]) -> pl.DataFrame:
     objs: list[Citation] = []
     raw_owner: list[int] = []
     raw_lists: list[list[Any]] = []
-    raw_headers: list[Header] = []
     for item in items:
         if isinstance(item, References):
             continue
@@ -207,7 +207,6 @@ def _citations_of(items: Iterable[Item]) -> pl.DataFrame:
                 _add_cited(cited_owner, cited_number, position, item.text)
                 raw_owner.extend([position] * len(raw))
                 raw_lists.append(raw)
-                raw_headers.append(item)
                 continue
             ident, question, model = item.id, item.question, item.model
             name, text = item.provider, item.text
@@ -232,8 +231,8 @@ def _citations_of(items: Iterable[Item]) -> pl.DataFrame:
     if raw_lists:
         columns = citation_columns(raw_lists)
         if columns is None:  # an odd value somewhere: read those arrays as Citation objects
-            for run, header in zip(_owners(raw_owner), raw_headers, strict=True):
-                cs = header.citations()  # (an item that is not an object is left out)
+            for run, raw in zip(_owners(raw_owner), raw_lists, strict=True):
+                cs = parse_citations(raw)  # (an item that is not an object is left out)
                 obj_owner.extend(run[: len(cs)])
                 objs.extend(cs)
         else:

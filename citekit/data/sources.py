@@ -131,22 +131,27 @@ class BadLine(ValueError):
         self.line = line
 
 
+def _iter_jsonl(file: Path, caller: str) -> Iterator[Any]:
+    """The JSON values of the lines of ``file``, one at a time (blank lines skipped): a large
+    file is never held whole. A line that is not JSON is a ``ValueError`` (:class:`BadLine`)
+    naming the file and the line's number."""
+    with file.open("rb") as lines:
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                value = json.loads(line)
+            except (ValueError, RecursionError) as exc:
+                raise BadLine(
+                    f"{caller}(): line {number} of {file} is not readable JSON "
+                    f"({_reason(exc)}); each line of a .jsonl file must hold one JSON value",
+                    number,
+                ) from exc
+            yield value
+
+
 def _read_jsonl(file: Path, caller: str) -> list[Any]:
-    """The JSON values of the lines of ``file`` (blank lines skipped). A line that is not
-    JSON is a ``ValueError`` (:class:`BadLine`) naming the file and the line's number."""
-    values = []
-    for number, line in enumerate(file.read_bytes().splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            values.append(json.loads(line))
-        except (ValueError, RecursionError) as exc:
-            raise BadLine(
-                f"{caller}(): line {number} of {file} is not readable JSON ({_reason(exc)}); "
-                "each line of a .jsonl file must hold one JSON value",
-                number,
-            ) from exc
-    return values
+    return list(_iter_jsonl(file, caller))
 
 
 #: The files a directory is read from: one JSON value each, or one per line.
@@ -198,7 +203,11 @@ def _from_path(
         return
     if not path.is_file():
         raise FileNotFoundError(f"{caller}(): no file or directory at {path}")
-    data = _read_jsonl(path, caller) if path.suffix == ".jsonl" else _read_json(path, caller)
+    if path.suffix == ".jsonl":  # read as it is used, line by line
+        for value in _iter_jsonl(path, caller):
+            yield from _from_json(value, provider=provider, caller=caller, origin=path, saved=saved)
+        return
+    data = _read_json(path, caller)
     yield from _from_json(data, provider=provider, caller=caller, origin=path, saved=saved)
 
 
