@@ -40,7 +40,7 @@ import polars as pl
 
 from ..core.columns import CITATION_COLUMNS, COLUMNS, REFERENCE_COLUMNS, TOOL_USAGE_COLUMNS, Kind
 from ..core.models import Answer, Citation, References, Usage
-from ..core.text import Reading, numbers
+from ..core.text import numbers
 from ..core.years import year_expr
 from ..wire.openai_compat import parse_citations
 from ._columnar import Header, Item, citation_columns, read_items
@@ -180,6 +180,12 @@ def citations_frame(source: Source, *, provider: str | None = None) -> pl.DataFr
 
 
 def _citations_of(items: Iterable[Item]) -> pl.DataFrame:
+    return _citation_rows(items)[0].select(CITATIONS_SCHEMA.names())
+
+
+def _citation_rows(items: Iterable[Item]) -> tuple[pl.DataFrame, list[Answer | Header]]:
+    """The citations frame with an ``owner`` column (each row's answer: its place in the
+    list returned beside, the answers that have citations, in order)."""
     # Saved responses of the plain shape (``Header``) keep their citation arrays as they are,
     # read column-wise at the end; other answers give ``Citation`` objects, read field by
     # field. Both kinds are numbered by their answer's place (``owner``) and merged in order.
@@ -190,6 +196,7 @@ def _citations_of(items: Iterable[Item]) -> pl.DataFrame:
     objs: list[Citation] = []
     raw_owner: list[int] = []
     raw_lists: list[list[Any]] = []
+    kept: list[Answer | Header] = []
     for item in items:
         if isinstance(item, References):
             continue
@@ -204,6 +211,7 @@ def _citations_of(items: Iterable[Item]) -> pl.DataFrame:
             else:
                 position = len(per_answer)
                 per_answer.append((item.provider, item.id, item.question, item.model))
+                kept.append(item)
                 _add_cited(cited_owner, cited_number, position, item.text)
                 raw_owner.extend([position] * len(raw))
                 raw_lists.append(raw)
@@ -223,6 +231,7 @@ def _citations_of(items: Iterable[Item]) -> pl.DataFrame:
             )
         position = len(per_answer)
         per_answer.append((name, ident, question, model))
+        kept.append(item)
         _add_cited(cited_owner, cited_number, position, text)
         obj_owner.extend([position] * len(cs))
         objs.extend(cs)
@@ -259,10 +268,9 @@ def _citations_of(items: Iterable[Item]) -> pl.DataFrame:
         .get_column("cited_inline")
         .fill_null(False)
     )
-    rows = pl.concat([answers[owner], per_citation.drop("owner")], how="horizontal")
-    return rows.with_columns(marker, inline, year=_years(rows.get_column("document_year"))).select(
-        CITATIONS_SCHEMA.names()
-    )
+    rows = pl.concat([answers[owner], per_citation], how="horizontal")
+    years = _years(rows.get_column("document_year"))
+    return rows.with_columns(marker, inline, year=years), kept
 
 
 def _add_cited(owners: list[int], found: list[int], position: int, text: str) -> None:
@@ -297,13 +305,6 @@ def _object_rows(cits: list[Citation], owner: list[int]) -> pl.DataFrame:
         },
         schema={**source_schema(_CITATION_FIELDS), "owner": pl.UInt32()},
     )
-
-
-def _citations(answers: list[Answer], readings: list[Reading | None] | None = None) -> pl.DataFrame:
-    """The citations frame of ``answers`` (``readings``: their texts' readings, where known)."""
-    if readings is not None:  # the readings are cached by text: reading again is a lookup
-        del readings
-    return _citations_of(answers)
 
 
 def _years(document_year: pl.Series) -> pl.Series:
