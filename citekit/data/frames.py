@@ -20,14 +20,21 @@ A source is any of:
   a provider response (a ``chat.completion`` body, a GPTBots blocking ``message`` body or a
   GPTBots ``correlate/dataset`` body), or a recorded sample ``{"question", "response"}``
   (GPTBots: ``{"question", "message", "correlate"}``), or a list of those;
-* the path of a directory: every ``*.json`` answer below it, in name order (files that hold
-  no answer, such as ``maritaca/models.json``, and names starting with ``_`` or ``.`` are
-  skipped);
+* the path of a JSON Lines file (``.jsonl``): one such response or sample per line, read line
+  by line (a line that is not JSON is a ``ValueError`` naming the file and the line);
+* the path of a directory: every ``*.json`` and ``*.jsonl`` answer below it, in name order
+  (files that hold no answer, such as ``maritaca/models.json`` or a recorded stream's JSON
+  lines, and names starting with ``_`` or ``.`` are skipped; a file that is not JSON is
+  named in a warning and skipped);
 * an iterable mixing any of the above.
 
-Columns are read straight off the ``Answer`` objects into lists and handed to polars once;
-year parsing and the repeated per-answer columns are computed in polars over whole columns
-(``bench/frames.py`` measures a million citations against pandas and a polars floor).
+Saved chat completions (Magisterium's, Maritaca's) are read column-wise, without building an
+``Answer`` (``citekit.data._columnar``): their citation arrays become whole columns, entities
+decoded once per distinct value. Other answers (GPTBots bodies, any response of an unusual
+shape) are parsed into ``Answer`` objects and read field by field; the frames are the same
+either way (``tests/test_frames_columnar.py``). Year parsing and the repeated per-answer
+columns are computed in polars over whole columns (``bench/frames.py`` measures 100,000 saved
+responses, as dicts and as a JSON Lines file, against pandas and a polars floor).
 """
 
 from __future__ import annotations

@@ -1,10 +1,12 @@
 """Reading the sources the frame loaders take into ``Answer`` and ``References`` values.
 
 ``iter_items`` walks a source (an ``Answer``, a ``References``, a saved provider response or
-sample record as a dict, the path of a ``.json`` file or of a directory of them, or an iterable
-of any of these; ``citekit.data.frames`` lists them) and yields its answers and bare references in
-source order. It tells the kind of each JSON body apart and, when a saved response does not say
-its provider, reads it from the sample label, the model name or the body's shape. Nothing here
+sample record as a dict, the path of a ``.json`` or ``.jsonl`` file or of a directory of them,
+or an iterable of any of these; ``citekit.data.frames`` lists them) and yields its answers and
+bare references in source order (with ``saved=True``, each saved answer as the :class:`Saved`
+it was read from, for the column-wise reader). It tells the kind of each JSON body apart
+and, when a saved response does not say its provider, reads it from the sample label, the
+model name or the body's shape. Nothing here
 needs polars; ``citekit.data.frames`` re-exports ``Source`` and ``load_answers``.
 """
 
