@@ -142,6 +142,18 @@ def test_odd_citation_values_give_the_answer_path_frame(field: str, value: Any) 
         assert_frame_equal(make(records), make(_answer_path(records)))
 
 
+def test_batches_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    # citation arrays are read into columns by batches; one batch read as Citation objects
+    # (an odd value in it) and answers parsed whole (GPTBots) keep their place
+    monkeypatch.setattr("citekit.data.frames._BATCH", 7)
+    records: list[Any] = _bulk(30)
+    records[13]["response"]["citations"][0]["document_index"] = "1"
+    records.insert(3, sample_records("gptbots")[10][1])
+    records.insert(20, sample_records("maritaca")[7][1])
+    for make in FRAMES.values():
+        assert_frame_equal(make(records), make(_answer_path(records)))
+
+
 # -- arbitrary JSON anywhere in a response -------------------------------------------------------
 
 _json = st.recursive(

@@ -165,7 +165,7 @@ def _cited(answers: list[Answer | Header]) -> pl.DataFrame:
     A citation's span is its number's first marker in the text (a join on the answer and the
     number, so a saved response's citations stay columns); a web source's is its annotated
     span, read off its raw JSON; a GPTBots citation's data id too."""
-    cits, kept = _citation_rows(answers)
+    cits, kept = _citation_rows(answers, keep=True)
     n = cits.height
     data_ids: list[str | None] = [None] * n
     starts: list[int | None] = [None] * n

@@ -190,11 +190,18 @@ def _citations_of(items: Iterable[Item]) -> pl.DataFrame:
     return _citation_rows(items)[0].select(CITATIONS_SCHEMA.names())
 
 
-def _citation_rows(items: Iterable[Item]) -> tuple[pl.DataFrame, list[Answer | Header]]:
-    """The citations frame with an ``owner`` column (each row's answer: its place in the
-    list returned beside, the answers that have citations, in order)."""
+#: Citations of saved responses read into columns at once: their JSON objects are let go
+#: batch by batch (a JSON Lines file is never held whole as Python objects).
+_BATCH: Final = 100_000
+
+
+def _citation_rows(
+    items: Iterable[Item], *, keep: bool = False
+) -> tuple[pl.DataFrame, list[Answer | Header]]:
+    """The citations frame with an ``owner`` column (each row's answer: its place among the
+    answers that have citations, in order; with ``keep``, the list of those answers)."""
     # Saved responses of the plain shape (``Header``) keep their citation arrays as they are,
-    # read column-wise at the end; other answers give ``Citation`` objects, read field by
+    # read column-wise by batches; other answers give ``Citation`` objects, read field by
     # field. Both kinds are numbered by their answer's place (``owner``) and merged in order.
     per_answer: list[tuple[str, str | None, str | None, str | None]] = []
     cited_owner: list[int] = []  # (answer, number) pairs of the numbers cited inline
@@ -204,6 +211,24 @@ def _citation_rows(items: Iterable[Item]) -> tuple[pl.DataFrame, list[Answer | H
     raw_owner: list[int] = []
     raw_lists: list[list[Any]] = []
     kept: list[Answer | Header] = []
+    parts: list[pl.DataFrame] = []
+    fell_back = False
+
+    def flush() -> None:
+        nonlocal fell_back
+        columns = citation_columns(raw_lists)
+        if columns is None:  # an odd value somewhere: read those arrays as Citation objects
+            fell_back = True
+            for run, raw in zip(_owners(raw_owner), raw_lists, strict=True):
+                cs = parse_citations(raw)  # (an item that is not an object is left out)
+                obj_owner.extend(run[: len(cs)])
+                objs.extend(cs)
+        else:
+            owners = pl.Series(raw_owner, dtype=pl.UInt32)
+            parts.append(pl.DataFrame(columns).with_columns(owner=owners))
+        raw_lists.clear()
+        raw_owner.clear()
+
     for item in items:
         if isinstance(item, References):
             continue
@@ -218,10 +243,13 @@ def _citation_rows(items: Iterable[Item]) -> tuple[pl.DataFrame, list[Answer | H
             else:
                 position = len(per_answer)
                 per_answer.append((item.provider, item.id, item.question, item.model))
-                kept.append(item)
+                if keep:
+                    kept.append(item)
                 _add_cited(cited_owner, cited_number, position, item.text)
                 raw_owner.extend([position] * len(raw))
                 raw_lists.append(raw)
+                if len(raw_owner) >= _BATCH:
+                    flush()
                 continue
             ident, question, model = item.id, item.question, item.model
             name, text = item.provider, item.text
@@ -238,22 +266,15 @@ def _citation_rows(items: Iterable[Item]) -> tuple[pl.DataFrame, list[Answer | H
             )
         position = len(per_answer)
         per_answer.append((name, ident, question, model))
-        kept.append(item)
+        if keep:
+            kept.append(item)
         _add_cited(cited_owner, cited_number, position, text)
         obj_owner.extend([position] * len(cs))
         objs.extend(cs)
-    parts: list[pl.DataFrame] = []
-    mixed = bool(raw_lists and objs)  # rows of both kinds: put back in answer order
     if raw_lists:
-        columns = citation_columns(raw_lists)
-        if columns is None:  # an odd value somewhere: read those arrays as Citation objects
-            for run, raw in zip(_owners(raw_owner), raw_lists, strict=True):
-                cs = parse_citations(raw)  # (an item that is not an object is left out)
-                obj_owner.extend(run[: len(cs)])
-                objs.extend(cs)
-        else:
-            owners = pl.Series(raw_owner, dtype=pl.UInt32)
-            parts.append(pl.DataFrame(columns).with_columns(owner=owners))
+        flush()
+    # rows of both kinds, or arrays read as objects after others: put back in answer order
+    mixed = bool(objs) and (bool(parts) or fell_back)
     parts.append(_object_rows(objs, obj_owner))
     per_citation = pl.concat(parts, how="vertical") if len(parts) > 1 else parts[0]
     if mixed:
