@@ -42,7 +42,9 @@ Speed
     is read by a scan of its characters (:func:`_scan`) that finds what the parse would find,
     without parsing. Other text is parsed into blocks by markdown-it, and the text of each
     block is parsed inline only if it may hold code or a link; the other blocks are scanned.
-    ``tests/test_text_reader.py`` checks both shortcuts against the full parse.
+    ``tests/test_text_reader.py`` checks both shortcuts against the full parse. :func:`numbers`
+    (the numbers alone, as the frames ask for every answer) skips even the scan's markers where
+    every ``]`` of the text closes a plain marker and nothing may hide one.
 
 This module imports nothing of citekit (only the standard library and markdown-it-py), so every
 layer can use it.
@@ -555,7 +557,8 @@ _PLAIN_MARKER = re.compile(
 def numbers(text: str) -> frozenset[int]:
     """The footnote numbers cited inline in ``text``: ``read(text).numbers``, found without
     building the reading where the scan applies and every marker candidate is plain (what
-    the frames ask of every answer; ``tests/test_text_reader.py`` checks it equals ``read``).
+    the frames ask of every answer; ``tests/test_frames_columnar.py`` checks it against
+    ``read`` and markdown-it's full parse on generated text).
 
     >>> from citekit.core.text import numbers
     >>> sorted(numbers("Work is for man.[^1][^3] See `[2]`."))
