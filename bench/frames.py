@@ -1,14 +1,27 @@
-"""How fast ``citations_frame`` turns answers into a frame, against two baselines.
+"""Saved responses to a citations frame, end to end, against pandas and a polars floor.
 
-Builds N Magisterium-style responses with C citations each (default 100,000 x 10), parses them
-into ``Answer`` objects (timed apart), then times, best of ``--repeat`` runs:
+Builds N Magisterium-style responses with C citations each (default 100,000 x 10; every
+answer's text is its own, as in a real corpus), as sample records ``{question, response}``,
+and times, best of ``--repeat`` runs, from the data the user has:
 
-* ``citekit.citations_frame(answers)``, the full frame (15 columns, years parsed,
-  ``cited_inline`` from the inline markers of every answer);
-* ``pandas.json_normalize`` of the same responses (citations as records, answer id, model and
-  question as meta): the usual pandas route;
-* a polars floor: ``pl.DataFrame`` of the raw citation dicts, plus the answer columns, the
+(a) a list of response dicts (what ``json.load`` of a saved corpus gives):
+
+* ``citekit.citations_frame(dicts)``: the full frame (15 columns, entities decoded, years
+  parsed, ``cited_inline`` from each answer's inline markers), read column-wise;
+* ``pandas.json_normalize`` of the same dicts (citations as records, answer id, model and
+  question as meta): the usual pandas route, with no entity decoding, years or markers;
+* a polars floor: ``pl.DataFrame`` of the raw citation dicts plus the answer columns, the
   marker and the parsed year (no entity decoding, no ``cited_inline``).
+
+(b) a JSON Lines file on disk (one record per line):
+
+* ``citekit.citations_frame(path)``;
+* pandas: ``json.loads`` of each line, then ``json_normalize``;
+* a polars floor: ``pl.read_ndjson`` of the file, exploded and unnested, with the marker
+  and the parsed year.
+
+With ``--from-answers``, also the old figure: ``citations_frame`` of ``Answer`` objects
+parsed beforehand (the parse, which a user with saved responses pays, is not timed there).
 
 Peak memory is the growth of the resident set during one call, sampled in a fresh interpreter
 per run (polars allocates outside the Python heap, so ``tracemalloc`` would miss most of it).
@@ -20,10 +33,12 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import os
 import random
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -88,7 +103,8 @@ def make_records(n_answers: int, n_citations: int, seed: int = 7) -> list[dict[s
                             "index": 0,
                             "message": {
                                 "role": "assistant",
-                                "content": f"{bodies[i % len(bodies)]} {markers}.",
+                                # every text its own: no reading is a cache hit
+                                "content": f"Answer {i}: {bodies[i % len(bodies)]} {markers}.",
                             },
                             "finish_reason": "stop",
                         }
@@ -101,6 +117,12 @@ def make_records(n_answers: int, n_citations: int, seed: int = 7) -> list[dict[s
     return records
 
 
+def write_jsonl(records: list[dict[str, Any]], path: Path) -> None:
+    with path.open("w", encoding="utf-8") as f:
+        for record in records:
+            f.write(json.dumps(record) + "\n")
+
+
 def pandas_normalize(records: list[dict[str, Any]]) -> Any:
     import pandas as pd
 
@@ -108,6 +130,20 @@ def pandas_normalize(records: list[dict[str, Any]]) -> Any:
         records,
         record_path=["response", "citations"],
         meta=["question", ["response", "id"], ["response", "model"]],
+    )
+
+
+def pandas_jsonl(path: Path) -> Any:
+    with path.open("rb") as f:
+        records = [json.loads(line) for line in f if line.strip()]
+    return pandas_normalize(records)
+
+
+def _floor_columns(frame: pl.DataFrame) -> pl.DataFrame:
+    return frame.with_columns(
+        provider=pl.lit("magisterium"),
+        marker=(pl.col("document_index") + 1).cast(pl.Int32),
+        year=year_expr("document_year"),
     )
 
 
@@ -123,23 +159,37 @@ def polars_floor(records: list[dict[str, Any]]) -> pl.DataFrame:
     )
     owner = pl.Series([i for i, n in enumerate(counts) for _ in range(n)], dtype=pl.UInt32)
     cits = pl.DataFrame(raw, infer_schema_length=None)
-    return pl.concat([answers[owner], cits], how="horizontal").with_columns(
-        provider=pl.lit("magisterium"),
-        marker=(pl.col("document_index") + 1).cast(pl.Int32),
-        year=year_expr("document_year"),
+    return _floor_columns(pl.concat([answers[owner], cits], how="horizontal"))
+
+
+def polars_floor_jsonl(path: Path) -> pl.DataFrame:
+    response = pl.col("response")
+    frame = (
+        pl.read_ndjson(path)
+        .select(
+            "question",
+            response.struct.field("id").alias("answer_id"),
+            response.struct.field("model").alias("model"),
+            response.struct.field("citations").alias("citation"),
+        )
+        .explode("citation")
+        .unnest("citation")
     )
+    return _floor_columns(frame)
 
 
-def best_time(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
-    best = float("inf")
+def best_time(fn: Callable[[], Any], repeat: int) -> tuple[list[float], list[float], Any]:
+    """Wall-clock seconds and CPU seconds (all threads of the process) of each run."""
+    times, cpu = [], []
     result: Any = None
     for _ in range(repeat):
         result = None
         gc.collect()
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         result = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, result
+        times.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
+    return times, cpu, result
 
 
 def _rss_bytes() -> int:
@@ -170,12 +220,29 @@ def peak_growth(fn: Callable[[], Any]) -> float:
     return (peak - before) / 2**20
 
 
-def _runs(records: list[dict[str, Any]], answers: list[Answer]) -> dict[str, Callable[[], Any]]:
-    return {
-        "citekit.citations_frame(answers)": lambda: citations_frame(answers),
-        "pandas.json_normalize(responses)": lambda: pandas_normalize(records),
-        "polars floor: pl.DataFrame(raw dicts)": lambda: polars_floor(records),
+CITEKIT_DICTS = "(a) citekit.citations_frame(dicts)"
+PANDAS_DICTS = "(a) pandas.json_normalize(dicts)"
+FLOOR_DICTS = "(a) polars floor: pl.DataFrame(dicts)"
+CITEKIT_FILE = "(b) citekit.citations_frame(file)"
+PANDAS_FILE = "(b) pandas: json.loads + normalize"
+FLOOR_FILE = "(b) polars floor: read_ndjson+explode"
+FROM_ANSWERS = "citekit.citations_frame(Answers)*"
+
+
+def _runs(
+    records: list[dict[str, Any]], path: Path, answers: list[Answer] | None
+) -> dict[str, Callable[[], Any]]:
+    runs: dict[str, Callable[[], Any]] = {
+        CITEKIT_DICTS: lambda: citations_frame(records),
+        PANDAS_DICTS: lambda: pandas_normalize(records),
+        FLOOR_DICTS: lambda: polars_floor(records),
+        CITEKIT_FILE: lambda: citations_frame(path),
+        PANDAS_FILE: lambda: pandas_jsonl(path),
+        FLOOR_FILE: lambda: polars_floor_jsonl(path),
     }
+    if answers is not None:
+        runs[FROM_ANSWERS] = lambda: citations_frame(answers)
+    return runs
 
 
 def _parse(records: list[dict[str, Any]]) -> list[Answer]:
@@ -185,29 +252,20 @@ def _parse(records: list[dict[str, Any]]) -> list[Answer]:
     ]
 
 
-def _memory_child(name: str, n_answers: int, n_citations: int) -> None:
-    records = make_records(n_answers, n_citations)
-    answers = _parse(records)
-    print(f"{peak_growth(_runs(records, answers)[name]):.1f}")
+def _memory_child(name: str, n_answers: int, n_citations: int, path: Path) -> None:
+    file_run = name.startswith("(b)")
+    records = [] if file_run else make_records(n_answers, n_citations)
+    answers = _parse(records) if name == FROM_ANSWERS else None
+    print(f"{peak_growth(_runs(records, path, answers)[name]):.1f}")
 
 
-def memory_in_fresh_process(name: str, n_answers: int, n_citations: int) -> float | None:
+def memory_in_fresh_process(
+    name: str, n_answers: int, n_citations: int, path: Path
+) -> float | None:
     """Peak growth measured in a new interpreter, so no run inherits another's free memory."""
-    done = subprocess.run(
-        [
-            sys.executable,
-            __file__,
-            "--answers",
-            str(n_answers),
-            "--citations",
-            str(n_citations),
-            "--memory-of",
-            name,
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    command = [sys.executable, __file__, "--answers", str(n_answers)]
+    command += ["--citations", str(n_citations), "--memory-of", name, "--file", str(path)]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
     try:
         return float(done.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
@@ -220,43 +278,82 @@ def main() -> None:
     parser.add_argument("--citations", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-memory", action="store_true", help="skip the memory runs")
+    parser.add_argument(
+        "--from-answers",
+        action="store_true",
+        help="also time citations_frame of Answer objects parsed beforehand (the old figure)",
+    )
     parser.add_argument("--memory-of", help=argparse.SUPPRESS)
+    parser.add_argument("--file", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.memory_of:
-        _memory_child(args.memory_of, args.answers, args.citations)
+        _memory_child(args.memory_of, args.answers, args.citations, Path(args.file))
         return
 
     print(f"polars {pl.__version__}, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
     t0 = time.perf_counter()
     records = make_records(args.answers, args.citations)
+    folder = Path(tempfile.mkdtemp(prefix="citekit-bench-frames-"))
+    path = folder / "responses.jsonl"
+    write_jsonl(records, path)
+    size = path.stat().st_size / 2**20
     print(
         f"built {args.answers:,} responses x {args.citations} citations "
-        f"in {time.perf_counter() - t0:.2f} s"
+        f"({size:,.0f} MiB as JSON Lines) in {time.perf_counter() - t0:.2f} s"
     )
-    t0 = time.perf_counter()
-    answers = _parse(records)
-    print(f"parsed into Answer objects in {time.perf_counter() - t0:.2f} s (not counted below)")
+    answers = None
+    if args.from_answers:
+        t0 = time.perf_counter()
+        answers = _parse(records)
+        print(f"parsed into Answer objects in {time.perf_counter() - t0:.2f} s (* not counted)")
 
     times: dict[str, float] = {}
-    print(f"\n{'run':40} {'best s':>8} {'rows':>10} {'cols':>5} {'peak MiB':>9}")
-    for name, fn in _runs(records, answers).items():
-        seconds, result = best_time(fn, args.repeat)
-        times[name] = seconds
-        rows, cols = result.shape
-        del result
-        memory = (
-            None if args.no_memory else memory_in_fresh_process(name, args.answers, args.citations)
-        )
-        mem_text = f"{memory:9.0f}" if memory is not None else "      n/a"
-        print(f"{name:40} {seconds:8.3f} {rows:10,} {cols:5} {mem_text}", flush=True)
+    cpu_times: dict[str, float] = {}
+    memory: dict[str, float | None] = {}
+    head = f"{'run':42} {'best s':>7} {'runs s':>17} {'CPU s':>7} {'rows':>10} {'cols':>4}"
+    print(f"\n{head} {'peak MiB':>8}")
+    try:
+        for name, fn in _runs(records, path, answers).items():
+            runs, cpu, result = best_time(fn, args.repeat)
+            times[name] = min(runs)
+            cpu_times[name] = min(cpu)
+            rows, cols = result.shape
+            del result
+            mem = (
+                None
+                if args.no_memory
+                else memory_in_fresh_process(name, args.answers, args.citations, path)
+            )
+            memory[name] = mem
+            mem_text = f"{mem:8.0f}" if mem is not None else "     n/a"
+            shown = " ".join(f"{t:.2f}" for t in runs)
+            line = f"{name:42} {min(runs):7.3f} {shown:>17} {min(cpu):7.2f} {rows:10,} {cols:4}"
+            print(f"{line} {mem_text}", flush=True)
+    finally:
+        path.unlink(missing_ok=True)
+        folder.rmdir()
 
-    ours = times["citekit.citations_frame(answers)"]
-    pandas_ratio = times["pandas.json_normalize(responses)"] / ours
-    floor_ratio = ours / times["polars floor: pl.DataFrame(raw dicts)"]
-    print(f"\npandas.json_normalize / citations_frame = {pandas_ratio:.1f}x faster (goal >= 5x)")
-    print(f"citations_frame / polars floor          = {floor_ratio:.2f}x (goal <= 1.5x)")
-    print(f"citations per second (citations_frame): {len(answers) * args.citations / ours:,.0f}")
+    print()
+    for label, ours, pandas, floor in (
+        ("(a) dicts", CITEKIT_DICTS, PANDAS_DICTS, FLOOR_DICTS),
+        ("(b) JSONL", CITEKIT_FILE, PANDAS_FILE, FLOOR_FILE),
+    ):
+        speedup = times[pandas] / times[ours]
+        to_floor = times[ours] / times[floor]
+        print(f"{label}: pandas / citekit = {speedup:.1f}x faster (goal >= 5x); ", end="")
+        print(f"citekit / polars floor = {to_floor:.2f}x (goal <= 1.0x)", end="")
+        cpu_speedup = cpu_times[pandas] / cpu_times[ours]
+        cpu_floor = cpu_times[ours] / cpu_times[floor]
+        print(f"; in CPU time {cpu_speedup:.1f}x and {cpu_floor:.2f}x", end="")
+        ours_mem, pandas_mem = memory.get(ours), memory.get(pandas)
+        if ours_mem is not None and pandas_mem is not None:
+            print(f"; peak memory citekit / pandas = {ours_mem / pandas_mem:.2f}x (goal <= 1.0x)")
+        else:
+            print()
+    n = args.answers * args.citations
+    print(f"citations per second, citekit from dicts: {n / times[CITEKIT_DICTS]:,.0f}")
     print("peak MiB: resident set growth during one call, each in a fresh interpreter")
+    print("CPU s: process CPU time (every thread), steadier than wall time on a shared machine")
 
 
 if __name__ == "__main__":

@@ -42,7 +42,9 @@ Speed
     is read by a scan of its characters (:func:`_scan`) that finds what the parse would find,
     without parsing. Other text is parsed into blocks by markdown-it, and the text of each
     block is parsed inline only if it may hold code or a link; the other blocks are scanned.
-    ``tests/test_text_reader.py`` checks both shortcuts against the full parse.
+    ``tests/test_text_reader.py`` checks both shortcuts against the full parse. :func:`numbers`
+    (the numbers alone, as the frames ask for every answer) skips even the scan's markers where
+    every ``]`` of the text closes a plain marker and nothing may hide one.
 
 This module imports nothing of citekit (only the standard library and markdown-it-py), so every
 layer can use it.
@@ -80,6 +82,7 @@ __all__ = [
     "link_allowed",
     "make_parser",
     "marker_plugin",
+    "numbers",
     "read",
 ]
 
@@ -490,13 +493,19 @@ def _needs_parse(text: str) -> bool:
     code (backticks, ``~~~``, indentation by a tab or four spaces), a link (``](``, an
     autolink), a table (``|``), a reference definition or a definition head (``]:`` with a
     line that opens with ``[``), or blocks nested deep enough to reach the nesting limit."""
-    if "`" in text or "|" in text or "\t" in text or "~~~" in text or "    " in text:
-        return True
     if "](" in text:
         return True
     if "]:" in text and _LINE_OPENS_BRACKET.search(text):
         return True
-    if "<" in text and _AUTOLINK.search(text):
+    return _may_hide(text)
+
+
+def _may_hide(text: str) -> bool:
+    """The part of :func:`_needs_parse` that is not about what follows a ``]``: code, a table,
+    an autolink or deep nesting. (Single characters first: they are the fast searches.)"""
+    if "`" in text or "|" in text or "\t" in text or ("~" in text and "~~~" in text):
+        return True
+    if "    " in text or ("<" in text and _AUTOLINK.search(text)):
         return True
     return bool(_DEEP_FIRST.match(text) or _DEEP.search(text))
 
@@ -532,6 +541,37 @@ def _scan(text: str) -> list[Marker]:
             markers.append(marker)
             taken = marker.end
     return markers
+
+
+# A bracket or caret marker as the scan judges it in the plain case: not after a backslash
+# or a "$" (an escape, a corner mark), not before "(" (a link), ":" (maybe a definition) or a
+# "[" that does not open another marker (a reference link); its number is the group. Any
+# other ``_BRACKET`` match is the second branch, where the group is empty. Where every match
+# is plain, ``_scan`` makes a marker of each and of nothing else. (Led by "[": a fast search.)
+_PLAIN_MARKER = re.compile(
+    r"\[(?:(?<![\\$]\[)\^?([1-9][0-9]{0,3})\](?![(:]|\[(?!\^?[1-9][0-9]{0,3}\]))"
+    r"|\^?[1-9][0-9]{0,3}\])"
+)
+
+
+def numbers(text: str) -> frozenset[int]:
+    """The footnote numbers cited inline in ``text``: ``read(text).numbers``, found without
+    building the reading where the scan applies and every marker candidate is plain (what
+    the frames ask of every answer; ``tests/test_frames_columnar.py`` checks it against
+    ``read`` and markdown-it's full parse on generated text).
+
+    >>> from citekit.core.text import numbers
+    >>> sorted(numbers("Work is for man.[^1][^3] See `[2]`."))
+    [1, 3]
+    """
+    if "[" not in text:
+        return frozenset()
+    found = _PLAIN_MARKER.findall(text)
+    # Every "]" closes a plain marker (none before "(" or ":"): no link "](", no definition
+    # or reference "]:" (so the text is its own body), no escaped or corner mark.
+    if "" in found or text.count("]") != len(found) or "\r" in text or _may_hide(text):
+        return read(text).numbers  # then read it
+    return frozenset(map(int, found))
 
 
 @lru_cache(maxsize=64)

@@ -29,9 +29,10 @@ import polars as pl
 
 from ..core.models import Answer, Citation, References
 from ..core.text import read
+from ._columnar import Header, read_items
 from .aliases import AliasSpec
 from .clusters import identify
-from .frames import REFERENCES_SCHEMA, _add_references, _citations, source_schema
+from .frames import REFERENCES_SCHEMA, _add_references, _citation_rows, source_schema
 from .sources import Source, iter_items
 
 __all__ = ["SOURCES_SCHEMA", "WORKS_SCHEMA", "SourceKind", "sources_frame", "works_frame"]
@@ -145,63 +146,74 @@ def sources_frame(
     ...     pl.col("author_id") == "francis")["author"].unique().to_list()
     ['Papa Francisco']
     """
-    answers: list[Answer] = []
+    answers: list[Answer | Header] = []
     bare: list[References] = []
-    for item in iter_items(source, provider=provider, caller="sources_frame"):
-        if isinstance(item, Answer):
-            answers.append(item)
-        else:
+    items = iter_items(source, provider=provider, caller="sources_frame", saved=True)
+    for item in read_items(items):
+        if isinstance(item, References):
             bare.append(item)
+        else:
+            answers.append(item)
     parts = [_cited(answers), _chunks(answers, bare)]
     frame = pl.concat(parts, how="diagonal_relaxed")
     return identify(frame, aliases=aliases, lang=lang).select(SOURCES_SCHEMA.names())
 
 
-def _cited(answers: list[Answer]) -> pl.DataFrame:
+def _cited(answers: list[Answer | Header]) -> pl.DataFrame:
     """Citations and web sources, in citations_frame's row order, with kind, span and data id.
 
-    Each answer's text is read once (``citations_frame``'s ``cited_inline`` and the spans come
-    from the same reading); a Magisterium citation's raw JSON is not looked into."""
-    readings = [read(a.text) if a.citations else None for a in answers]
-    cits = _citations(answers, readings)
-    data_ids: list[str | None] = []
-    starts: list[int | None] = []
-    ends: list[int | None] = []
-    for a, reading in zip(answers, readings, strict=True):
-        cs = a.citations
-        if not cs or reading is None:
-            continue
+    A citation's span is its number's first marker in the text (a join on the answer and the
+    number, so a saved response's citations stay columns); a web source's is its annotated
+    span, read off its raw JSON; a GPTBots citation's data id too."""
+    cits, kept = _citation_rows(answers, keep=True)
+    n = cits.height
+    data_ids: list[str | None] = [None] * n
+    starts: list[int | None] = [None] * n
+    ends: list[int | None] = [None] * n
+    firsts: dict[str, list[int]] = {"owner": [], "marker": [], "start": [], "end": []}
+    row = 0  # the rows of one answer are contiguous, in its citations' order
+    counts = [0] * len(kept)  # (an answer whose citations were all dropped has no rows)
+    for owner, count in cits.group_by("owner").len().iter_rows():
+        counts[owner] = count
+    for position, (a, count) in enumerate(zip(kept, counts, strict=True)):
         if a.provider == "maritaca":  # a web source is cited where its annotated span is
+            cs = a.citations() if isinstance(a, Header) else a.citations
             length = len(a.text)
-            for c in cs:
-                start, end = _annotated(c, length)
-                starts.append(start)
-                ends.append(end)
-            data_ids.extend([None] * len(cs))
-            continue
-        first: dict[int, tuple[int, int]] = {}
-        for m in reading.markers:
-            first.setdefault(m.number, (m.start, m.end))
-        for c in cs:
-            start, end = first.get(c.document_index + 1, _NO_SPAN)
-            starts.append(start)
-            ends.append(end)
-        if a.provider == "gptbots":
-            data_ids.extend(map(_data_id, cs))
+            for k, c in enumerate(cs):
+                starts[row + k], ends[row + k] = _annotated(c, length)
         else:
-            data_ids.extend([None] * len(cs))
+            first: dict[int, tuple[int, int]] = {}
+            for m in read(a.text).markers:
+                first.setdefault(m.number, (m.start, m.end))
+            firsts["owner"].extend([position] * len(first))
+            firsts["marker"].extend(first)
+            firsts["start"].extend(start for start, _ in first.values())
+            firsts["end"].extend(end for _, end in first.values())
+            if a.provider == "gptbots" and isinstance(a, Answer):
+                data_ids[row : row + count] = map(_data_id, a.citations)
+        row += count
+    spans = pl.DataFrame(
+        firsts,
+        schema={"owner": pl.UInt32(), "marker": pl.Int32(), "start": pl.Int32(), "end": pl.Int32()},
+    )
     web = pl.col("provider") == "maritaca"
-    return cits.with_columns(
-        # A web source is cited where its annotated span or link is: a "[1]" in a Maritaca
-        # answer points to no source (the HTML leaves it as text).
-        cited_inline=pl.when(web)
-        .then(pl.Series(starts, dtype=pl.Int32).is_not_null())
-        .otherwise(pl.col("cited_inline")),
-        kind=pl.when(web).then(pl.lit("web source")).otherwise(pl.lit("citation")),
-        data_id=pl.Series(data_ids, dtype=pl.String),
-        span_start=pl.Series(starts, dtype=pl.Int32),
-        span_end=pl.Series(ends, dtype=pl.Int32),
-    ).drop("model", "document_index", "cited_text_heading")
+    cits = cits.join(spans, on=["owner", "marker"], how="left", maintain_order="left")
+    return (
+        cits.with_columns(
+            # A web source is cited where its annotated span or link is: a "[1]" in a Maritaca
+            # answer points to no source (the HTML leaves it as text).
+            span_start=pl.when(web).then(pl.Series(starts, dtype=pl.Int32)).otherwise("start"),
+            span_end=pl.when(web).then(pl.Series(ends, dtype=pl.Int32)).otherwise("end"),
+            data_id=pl.Series(data_ids, dtype=pl.String),
+        )
+        .with_columns(
+            cited_inline=pl.when(web)
+            .then(pl.col("span_start").is_not_null())
+            .otherwise(pl.col("cited_inline")),
+            kind=pl.when(web).then(pl.lit("web source")).otherwise(pl.lit("citation")),
+        )
+        .drop("model", "document_index", "cited_text_heading", "owner", "start", "end")
+    )
 
 
 _NO_SPAN: Final = (None, None)
@@ -227,10 +239,12 @@ def _annotated(citation: Citation, length: int) -> tuple[int | None, int | None]
     return _NO_SPAN
 
 
-def _chunks(answers: list[Answer], bare: list[References]) -> pl.DataFrame:
+def _chunks(answers: list[Answer | Header], bare: list[References]) -> pl.DataFrame:
     columns: dict[str, list[Any]] = {name: [] for name in REFERENCES_SCHEMA.names()}
     questions: list[str | None] = []
     for a in answers:
+        if isinstance(a, Header):
+            continue  # a chat completion has no knowledge chunks
         refs = a.references
         if refs is None or not refs.items:
             continue

@@ -20,31 +20,40 @@ A source is any of:
   a provider response (a ``chat.completion`` body, a GPTBots blocking ``message`` body or a
   GPTBots ``correlate/dataset`` body), or a recorded sample ``{"question", "response"}``
   (GPTBots: ``{"question", "message", "correlate"}``), or a list of those;
-* the path of a directory: every ``*.json`` answer below it, in name order (files that hold
-  no answer, such as ``maritaca/models.json``, and names starting with ``_`` or ``.`` are
-  skipped);
+* the path of a JSON Lines file (``.jsonl``): one such response or sample per line, read line
+  by line (a line that is not JSON is a ``ValueError`` naming the file and the line);
+* the path of a directory: every ``*.json`` and ``*.jsonl`` answer below it, in name order
+  (files that hold no answer, such as ``maritaca/models.json`` or a recorded stream's JSON
+  lines, and names starting with ``_`` or ``.`` are skipped; a file that is not JSON is
+  named in a warning and skipped);
 * an iterable mixing any of the above;
 * the answer log, ``ck.log`` (every logged answer) or ``ck.log.where(provider=, since=,
   until=, question_contains=)``: read straight from its SQLite tables
   (``citekit.data._log_frames``; ``provider=`` here is not a filter, use ``where``).
 
-Columns are read straight off the ``Answer`` objects into lists and handed to polars once;
-year parsing and the repeated per-answer columns are computed in polars over whole columns
-(``bench/frames.py`` measures a million citations against pandas and a polars floor).
+Saved chat completions (Magisterium's, Maritaca's) are read column-wise, without building an
+``Answer`` (``citekit.data._columnar``): their citation arrays become whole columns, entities
+decoded once per distinct value. Other answers (GPTBots bodies, any response of an unusual
+shape) are parsed into ``Answer`` objects and read field by field; the frames are the same
+either way (``tests/test_frames_columnar.py``). Year parsing and the repeated per-answer
+columns are computed in polars over whole columns (``bench/frames.py`` measures 100,000 saved
+responses, as dicts and as a JSON Lines file, against pandas and a polars floor).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from operator import attrgetter
 from typing import Any, Final
 
 import polars as pl
 
 from ..core.columns import CITATION_COLUMNS, COLUMNS, REFERENCE_COLUMNS, TOOL_USAGE_COLUMNS, Kind
-from ..core.models import Answer, Citation, References
-from ..core.text import Reading, read
+from ..core.models import Answer, Citation, References, Usage
+from ..core.text import numbers
 from ..core.years import year_expr
+from ..wire.openai_compat import parse_citations
+from ._columnar import Header, Item, citation_columns, read_items
 from ._log_frames import log_answers, log_citations, log_references, log_selection
 from .sources import Source, iter_items, load_answers
 
@@ -179,45 +188,144 @@ def citations_frame(source: Source, *, provider: str | None = None) -> pl.DataFr
     """
     if (logged := log_selection(source)) is not None:
         return log_citations(logged, CITATIONS_SCHEMA)
-    answers = [
-        a
-        for a in iter_items(source, provider=provider, caller="citations_frame")
-        if isinstance(a, Answer)
-    ]
-    return _citations(answers)
+    items = iter_items(source, provider=provider, caller="citations_frame", saved=True)
+    return _citations_of(read_items(items))
 
 
-def _citations(answers: list[Answer], readings: list[Reading | None] | None = None) -> pl.DataFrame:
-    # Per-answer values are gathered once per answer and repeated in polars; citation fields
-    # are read attribute by attribute into column lists, the fastest way out of Python objects.
-    owner: list[int] = []
-    inline: list[bool] = []
-    cits: list[Citation] = []
-    kept: list[Answer] = []
-    for i, a in enumerate(answers):
-        cs = a.citations
-        if not cs:
+def _citations_of(items: Iterable[Item]) -> pl.DataFrame:
+    return _citation_rows(items)[0].select(CITATIONS_SCHEMA.names())
+
+
+#: Citations of saved responses read into columns at once: their JSON objects are let go
+#: batch by batch (a JSON Lines file is never held whole as Python objects).
+_BATCH: Final = 100_000
+
+
+def _citation_rows(
+    items: Iterable[Item], *, keep: bool = False
+) -> tuple[pl.DataFrame, list[Answer | Header]]:
+    """The citations frame with an ``owner`` column (each row's answer: its place among the
+    answers that have citations, in order; with ``keep``, the list of those answers)."""
+    # Saved responses of the plain shape (``Header``) keep their citation arrays as they are,
+    # read column-wise by batches; other answers give ``Citation`` objects, read field by
+    # field. Both kinds are numbered by their answer's place (``owner``) and merged in order.
+    per_answer: list[tuple[str, str | None, str | None, str | None]] = []
+    cited_owner: list[int] = []  # (answer, number) pairs of the numbers cited inline
+    cited_number: list[int] = []
+    obj_owner: list[int] = []
+    objs: list[Citation] = []
+    raw_owner: list[int] = []
+    raw_lists: list[list[Any]] = []
+    kept: list[Answer | Header] = []
+    parts: list[pl.DataFrame] = []
+    fell_back = False
+
+    def flush() -> None:
+        nonlocal fell_back
+        columns = citation_columns(raw_lists)
+        if columns is None:  # an odd value somewhere: read those arrays as Citation objects
+            fell_back = True
+            for run, raw in zip(_owners(raw_owner), raw_lists, strict=True):
+                cs = parse_citations(raw)  # (an item that is not an object is left out)
+                obj_owner.extend(run[: len(cs)])
+                objs.extend(cs)
+        else:
+            owners = pl.Series(raw_owner, dtype=pl.UInt32)
+            parts.append(pl.DataFrame(columns).with_columns(owner=owners))
+        raw_lists.clear()
+        raw_owner.clear()
+
+    for item in items:
+        if isinstance(item, References):
             continue
-        position = len(kept)
-        kept.append(a)
-        owner.extend([position] * len(cs))
-        reading = readings[i] if readings is not None else None
-        cited = (reading or read(a.text)).numbers
-        inline.extend([c.document_index + 1 in cited for c in cs])
-        cits.extend(cs)
-    per_answer = pl.DataFrame(
-        {
-            "provider": [a.provider for a in kept],
-            "answer_id": [a.id for a in kept],
-            "question": [a.question for a in kept],
-            "model": [a.model for a in kept],
-        },
+        if isinstance(item, Header):
+            raw = item.citations_raw
+            if item.web_sources or raw is None:
+                cs: tuple[Citation, ...] = item.citations()
+                if not cs:
+                    continue
+            elif not raw:
+                continue
+            else:
+                position = len(per_answer)
+                per_answer.append((item.provider, item.id, item.question, item.model))
+                if keep:
+                    kept.append(item)
+                _add_cited(cited_owner, cited_number, position, item.text)
+                raw_owner.extend([position] * len(raw))
+                raw_lists.append(raw)
+                if len(raw_owner) >= _BATCH:
+                    flush()
+                continue
+            ident, question, model = item.id, item.question, item.model
+            name, text = item.provider, item.text
+        else:
+            cs = item.citations
+            if not cs:
+                continue
+            name, ident, question, model, text = (
+                item.provider,
+                item.id,
+                item.question,
+                item.model,
+                item.text,
+            )
+        position = len(per_answer)
+        per_answer.append((name, ident, question, model))
+        if keep:
+            kept.append(item)
+        _add_cited(cited_owner, cited_number, position, text)
+        obj_owner.extend([position] * len(cs))
+        objs.extend(cs)
+    if raw_lists:
+        flush()
+    # rows of both kinds, or arrays read as objects after others: put back in answer order
+    mixed = bool(objs) and (bool(parts) or fell_back)
+    parts.append(_object_rows(objs, obj_owner))
+    per_citation = pl.concat(parts, how="vertical") if len(parts) > 1 else parts[0]
+    if mixed:
+        per_citation = per_citation.sort("owner", maintain_order=True)
+    answers = pl.DataFrame(
+        per_answer,
         schema=source_schema(("provider", "answer_id", "question", "model")),
+        orient="row",
     )
+    owner = per_citation.get_column("owner")
+    marker = (per_citation.get_column("document_index") + 1).cast(pl.Int32).alias("marker")
+    cited = pl.DataFrame(
+        {"owner": cited_owner, "marker": cited_number, "cited_inline": True},
+        schema={"owner": pl.UInt32(), "marker": pl.Int32(), "cited_inline": pl.Boolean()},
+    )
+    inline = (
+        pl.DataFrame([owner, marker])
+        .join(cited, on=["owner", "marker"], how="left", maintain_order="left")
+        .get_column("cited_inline")
+        .fill_null(False)
+    )
+    rows = pl.concat([answers[owner], per_citation], how="horizontal")
+    years = _years(rows.get_column("document_year"))
+    return rows.with_columns(marker, inline, year=years), kept
+
+
+def _add_cited(owners: list[int], found: list[int], position: int, text: str) -> None:
+    cited = numbers(text)
+    owners.extend([position] * len(cited))
+    found.extend(cited)
+
+
+def _owners(raw_owner: list[int]) -> Iterator[list[int]]:
+    """``raw_owner`` cut into the runs of one answer each."""
+    start = 0
+    for end in range(1, len(raw_owner) + 1):
+        if end == len(raw_owner) or raw_owner[end] != raw_owner[start]:
+            yield raw_owner[start:end]
+            start = end
+
+
+def _object_rows(cits: list[Citation], owner: list[int]) -> pl.DataFrame:
     # Each column is the Citation field of its name (CITATION_COLUMNS), spelled out: a list
     # comprehension reads a slot about 1.5x faster than ``map(attrgetter(name), ...)``.
-    # ``marker`` is computed in polars from ``document_index``.
-    per_citation = pl.DataFrame(
+    return pl.DataFrame(
         {
             "document_index": [c.document_index for c in cits],
             "cited_text": [c.cited_text for c in cits],
@@ -227,18 +335,9 @@ def _citations(answers: list[Answer], readings: list[Reading | None] | None = No
             "document_year": [c.document_year for c in cits],
             "document_reference": [c.document_reference for c in cits],
             "source_url": [c.source_url for c in cits],
-            "cited_inline": inline,
+            "owner": owner,
         },
-        schema=source_schema((*_CITATION_FIELDS, "cited_inline")),
-    )
-    index = pl.Series("owner", owner, dtype=pl.UInt32)
-    return (
-        pl.concat([per_answer[index], per_citation], how="horizontal")
-        .with_columns(
-            marker=(pl.col("document_index") + 1).cast(pl.Int32),
-            year=_years(per_citation.get_column("document_year")),
-        )
-        .select(CITATIONS_SCHEMA.names())
+        schema={**source_schema(_CITATION_FIELDS), "owner": pl.UInt32()},
     )
 
 
@@ -281,7 +380,10 @@ def references_frame(source: Source, *, provider: str | None = None) -> pl.DataF
     if (logged := log_selection(source)) is not None:
         return log_references(logged, REFERENCES_SCHEMA)
     columns: dict[str, list[Any]] = {name: [] for name in REFERENCES_SCHEMA.names()}
-    for item in iter_items(source, provider=provider, caller="references_frame"):
+    items = iter_items(source, provider=provider, caller="references_frame", saved=True)
+    for item in read_items(items):
+        if isinstance(item, Header):
+            continue  # a chat completion has no knowledge chunks
         if isinstance(item, Answer):
             refs = item.references
             if refs is None or not refs.items:
@@ -340,33 +442,62 @@ def answers_frame(source: Source, *, provider: str | None = None) -> pl.DataFram
     """
     if (logged := log_selection(source)) is not None:
         return log_answers(logged, ANSWERS_SCHEMA)
-    answers = [
-        a
-        for a in iter_items(source, provider=provider, caller="answers_frame")
-        if isinstance(a, Answer)
-    ]
-    usage = [a.usage for a in answers]
-    return pl.DataFrame(
-        {
-            "provider": [a.provider for a in answers],
-            "answer_id": [a.id for a in answers],
-            "model": [a.model for a in answers],
-            "created": [a.created for a in answers],
-            "question": [a.question for a in answers],
-            "text": [a.text for a in answers],
-            "finish_reason": [a.finish_reason for a in answers],
-            "n_citations": [len(a.citations) for a in answers],
-            "n_references": [None if a.references is None else len(a.references) for a in answers],
-            "prompt_tokens": [u.prompt_tokens if u else None for u in usage],
-            "completion_tokens": [u.completion_tokens if u else None for u in usage],
-            "total_tokens": [u.total_tokens if u else None for u in usage],
-            **{
-                name: [u.tools.get(name) if u and u.tools else None for u in usage]
-                for name in TOOL_USAGE_COLUMNS
-            },
-            "partial": [a.partial for a in answers],
-            "cached": [a.cached for a in answers],
-            "sample": [a.sample for a in answers],
-        },
-        schema=ANSWERS_SCHEMA,
+    rows = []
+    items = iter_items(source, provider=provider, caller="answers_frame", saved=True)
+    for item in read_items(items):
+        if isinstance(item, Header):
+            rows.append(_header_row(item))
+        elif isinstance(item, Answer):
+            rows.append(_answer_row(item))
+    return pl.DataFrame(rows, schema=ANSWERS_SCHEMA, orient="row")
+
+
+def _usage_cells(u: Usage | None) -> tuple[Any, ...]:
+    if u is None:
+        return (None,) * (3 + len(TOOL_USAGE_COLUMNS))
+    tools = u.tools
+    return (
+        u.prompt_tokens,
+        u.completion_tokens,
+        u.total_tokens,
+        *(tools.get(name) if tools else None for name in TOOL_USAGE_COLUMNS),
+    )
+
+
+def _answer_row(a: Answer) -> tuple[Any, ...]:
+    """A row of ``ANSWERS_SCHEMA``."""
+    return (
+        a.provider,
+        a.id,
+        a.model,
+        a.created,
+        a.question,
+        a.text,
+        a.finish_reason,
+        len(a.citations),
+        None if a.references is None else len(a.references),
+        *_usage_cells(a.usage),
+        a.partial,
+        a.cached,
+        a.sample,
+    )
+
+
+def _header_row(h: Header) -> tuple[Any, ...]:
+    """The row a plain chat completion's ``Answer`` gives (no references, not partial, not
+    cached: a saved body is none of these)."""
+    return (
+        h.provider,
+        h.id,
+        h.model,
+        h.created(),
+        h.question,
+        h.text,
+        h.finish_reason,
+        h.n_citations(),
+        None,
+        *_usage_cells(h.usage()),
+        False,
+        False,
+        h.sample,
     )
