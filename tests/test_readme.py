@@ -50,6 +50,10 @@ MARKS = {
         "installs from the package index; tests/test_packaging.py builds the wheel offline, "
         "installs it and runs the demo from it"
     ),
+    "spark": (
+        "needs Apache Spark (pyspark and a Java runtime) and a SparkSession named spark; "
+        "tests/test_dataset.py reads the same dataset with DuckDB"
+    ),
     "suite": "runs the test suite or its checks itself: CI (bash .ci/run) runs them",
 }
 
