@@ -346,3 +346,28 @@ def test_answers_recorded_on_an_event_loop_are_written_in_batches(tmp_path: Path
     assert [str(w.message) for w in caught if "could not write" in str(w.message)]
     assert [a.question for a in store.answers()] == [f"q{i}" for i in range(300) if i != 7]
     assert ck.citations_frame(store).height == 299 * len(body["citations"])
+
+
+@given(
+    bound=st.one_of(
+        st.text(max_size=30),
+        st.booleans(),
+        st.lists(st.integers(), max_size=2),
+        st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+    )
+)
+def test_a_bad_bound_is_named_when_the_selection_is_made(bound: object) -> None:
+    """``where(since=...)`` takes ISO dates and times, dates, datetimes and Unix seconds;
+    anything else is refused at once with what it takes, not at the first frame."""
+    log = Log(Path(tempfile.mkdtemp()) / "log.sqlite3")
+    try:
+        selection = log.where(since=bound)  # type: ignore[arg-type]
+    except ValueError as exc:
+        assert "since/until takes an ISO date or time" in str(exc)
+        return
+    except TypeError as exc:
+        assert "since/until takes" in str(exc)
+        return
+    # an ISO string python reads: the selection is usable
+    assert isinstance(bound, str)
+    assert ck.citations_frame(selection).height == 0

@@ -67,6 +67,7 @@ from .rows import (
     log_row,
     select_sql,
     text_only_answer,
+    timestamp,
 )
 from .rows import LOG_SCHEMA as LOG_SCHEMA
 from .schema import (
@@ -725,6 +726,7 @@ class Log:
         >>> ck.citations_frame(mg).equals(ck.citations_frame(mg.answers()))
         True
         """
+        timestamp(since), timestamp(until)  # a bad bound is named here, not at first use
         return LogSelection(
             self,
             provider=provider,

@@ -342,14 +342,25 @@ def _valid(values: list[Any]) -> list[Any]:
 
 
 # selecting -------------------------------------------------------------------------------
-def _timestamp(value: str | date | datetime | float | None) -> float | None:
+def timestamp(value: str | date | datetime | float | None) -> float | None:
     """Seconds since 1970 for a filter bound; naive dates and times are local time."""
     if value is None:
         return None
-    if isinstance(value, int | float):
+    if isinstance(value, int | float) and not isinstance(value, bool):
         return float(value)
     if isinstance(value, str):
-        value = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        try:
+            value = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            raise ValueError(
+                f"since/until takes an ISO date or time ('2026-11-01', '2026-11-01T09:30', "
+                f"'2026-11-01T09:30Z'), a date, a datetime or Unix seconds, not {value!r}"
+            ) from None
+    if not isinstance(value, date):
+        raise TypeError(
+            "since/until takes an ISO date or time string, a date, a datetime or Unix "
+            f"seconds, not {type(value).__name__}"
+        )
     if not isinstance(value, datetime):
         value = datetime(value.year, value.month, value.day)
     return value.timestamp()  # naive datetimes are taken as local time
@@ -369,10 +380,10 @@ def where_sql(
     if provider is not None:
         where.append("provider = ?")
         params.append(provider)
-    if (low := _timestamp(since)) is not None:
+    if (low := timestamp(since)) is not None:
         where.append("ts >= ?")
         params.append(low)
-    if (high := _timestamp(until)) is not None:
+    if (high := timestamp(until)) is not None:
         where.append("ts < ?")
         params.append(high)
     if question_contains:
