@@ -22,7 +22,7 @@ from typing import Any, NamedTuple, overload
 
 from .fields import MAX_INDEX, int_or_none, number_or_none, text_or_none
 from .names import ProviderName
-from .text import read
+from .text import numbers
 
 __all__ = [
     "Answer",
@@ -487,7 +487,7 @@ class Answer:
         >>> sorted({c.marker for c in ans.citations} - ans.cited_markers)
         [6]
         """
-        return set(read(self.text).numbers)
+        return set(numbers(self.text))
 
     def citation_groups(self) -> dict[int, list[Citation]]:
         """Citations grouped by footnote number (several passages may share one document)."""

@@ -50,6 +50,7 @@ __all__ = [
     "parse_year",
     "parse_year_span",
     "year_expr",
+    "year_series",
 ]
 
 # Spaces that may separate a number from its era: space, tab, no-break, narrow no-break, thin.
@@ -195,3 +196,15 @@ def year_expr(expr: pl.Expr | str) -> pl.Expr:
     return (
         pl.when(year == 0).then(None).when(before_christ).then(-year).otherwise(year).cast(pl.Int32)
     )
+
+
+def year_series(document_year: pl.Series) -> pl.Series:
+    """:func:`year_expr` of a whole ``String`` series (``Int32``), each distinct text parsed
+    once: year strings repeat, one per document."""
+    import polars as pl
+
+    distinct = document_year.unique()
+    # A column, not ``pl.lit(distinct)``: polars 2.1 panics on a literal series holding both
+    # a year and a "0" (the when/then of year_expr); a frame's column does not.
+    parsed = pl.DataFrame({"year": distinct}).select(year_expr("year")).to_series()
+    return document_year.replace_strict(distinct, parsed, default=None, return_dtype=pl.Int32)

@@ -20,7 +20,7 @@ import polars as pl
 
 from ..core.columns import CITATION_COLUMNS, REFERENCE_COLUMNS, TOOL_USAGE_COLUMNS
 from ..core.models import References
-from ..core.years import year_expr
+from ..core.years import year_series
 from ..store import Log
 from ..store.rows import unpack, where_sql
 from ..store.selection import LogSelection
@@ -95,7 +95,7 @@ def log_citations(selection: LogSelection, schema: pl.Schema) -> pl.DataFrame:
     joined = pl.concat([per_answer, citations], how="horizontal")
     return (
         joined.with_columns(
-            year=_years(joined.get_column("document_year")),
+            year=year_series(joined.get_column("document_year")),
             cited_inline=pl.col("cited_inline").cast(pl.Boolean),
         )
         .select(schema.names())
@@ -109,13 +109,6 @@ def _in_order(citations: pl.DataFrame) -> bool:
     if not answer.is_sorted():
         return False
     return not ((answer.diff() == 0) & (position.diff() <= 0)).any()
-
-
-def _years(document_year: pl.Series) -> pl.Series:
-    # Year strings repeat (one per document): each distinct one is parsed once, mapped back.
-    distinct = document_year.unique()
-    parsed = pl.DataFrame({"year": distinct}).select(year_expr("year")).to_series()
-    return document_year.replace_strict(distinct, parsed, default=None, return_dtype=pl.Int32)
 
 
 def log_references(selection: LogSelection, schema: pl.Schema) -> pl.DataFrame:

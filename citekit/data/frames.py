@@ -51,7 +51,7 @@ import polars as pl
 from ..core.columns import CITATION_COLUMNS, COLUMNS, REFERENCE_COLUMNS, TOOL_USAGE_COLUMNS, Kind
 from ..core.models import Answer, Citation, References, Usage
 from ..core.text import numbers
-from ..core.years import year_expr
+from ..core.years import year_series
 from ..wire.openai_compat import parse_citations
 from ._columnar import Header, Item, citation_columns, read_items
 from ._log_frames import log_answers, log_citations, log_references, log_selection
@@ -303,7 +303,7 @@ def _citation_rows(
         .fill_null(False)
     )
     rows = pl.concat([answers[owner], per_citation], how="horizontal")
-    years = _years(rows.get_column("document_year"))
+    years = year_series(rows.get_column("document_year"))
     return rows.with_columns(marker, inline, year=years), kept
 
 
@@ -339,15 +339,6 @@ def _object_rows(cits: list[Citation], owner: list[int]) -> pl.DataFrame:
         },
         schema={**source_schema(_CITATION_FIELDS), "owner": pl.UInt32()},
     )
-
-
-def _years(document_year: pl.Series) -> pl.Series:
-    # Year strings repeat (one per document), so parse each distinct one once and map back.
-    distinct = document_year.unique()
-    # A column, not ``pl.lit(distinct)``: polars 2.1 panics on a literal series holding both
-    # a year and a "0" (the when/then of year_expr); a frame's column does not.
-    parsed = pl.DataFrame({"year": distinct}).select(year_expr("year")).to_series()
-    return document_year.replace_strict(distinct, parsed, default=None, return_dtype=pl.Int32)
 
 
 def references_frame(source: Source, *, provider: str | None = None) -> pl.DataFrame:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Final
 from ..core.columns import CITATION_COLUMNS, REFERENCE_COLUMNS
 from ..core.errors import ProviderError
 from ..core.models import Answer, References, valid_text
-from ..core.text import read
+from ..core.text import numbers
 from .keys import dumps, question_of, redacted, request_key
 from .schema import write_transaction
 
@@ -329,7 +329,7 @@ def insert_many(
 def citation_rows(row_id: int, text: str | None, answer: Answer) -> list[list[Any]]:
     """The ``citations`` rows of ``answer``: ``cited_inline`` says whether a citation's marker is
     read in ``text`` (the logged text, which the rebuilt answer has: ``Answer.cited_markers``)."""
-    cited = read(text).numbers if text else frozenset()
+    cited = numbers(text) if text else frozenset()
     return [
         _valid([row_id, i, *_CITATION_VALUES(c), int(c.document_index + 1 in cited)])
         for i, c in enumerate(answer.citations)
