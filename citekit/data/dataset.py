@@ -66,6 +66,7 @@ from urllib.parse import quote
 import polars as pl
 
 from ..core.models import Answer, References
+from ..render._sources import format_size
 from .sources import Source, load_answers
 
 if TYPE_CHECKING:
@@ -114,16 +115,8 @@ class ParquetDataset:
         )
         return (
             f"Wrote {counts} in {self.files:,} Parquet file{'s' if self.files != 1 else ''} "
-            f"({_size(self.bytes)}) to {self.folder}"
+            f"({format_size(self.bytes)}) to {self.folder}"
         )
-
-
-def _size(n: int) -> str:
-    if n < 1024 * 1024:
-        return f"{n / 1024:.1f} KB"
-    if n < 1024**3:
-        return f"{n / 1024**2:.1f} MB"
-    return f"{n / 1024**3:.2f} GB"
 
 
 def to_parquet(

@@ -150,12 +150,14 @@ def snippet(text: str, width: int) -> str:
 
 
 def format_size(n: int) -> str:
-    """A byte count for people: ``437 bytes``, ``1.5 KB``, ``2.0 MB``."""
+    """A byte count for people: ``437 bytes``, ``1.5 KB``, ``2.0 MB``, ``1.25 GB``."""
     if n < 1024:
         return f"{n} bytes"
     if n < 1024 * 1024:
         return f"{n / 1024:.1f} KB"
-    return f"{n / (1024 * 1024):.1f} MB"
+    if n < 1024**3:
+        return f"{n / (1024 * 1024):.1f} MB"
+    return f"{n / 1024**3:.2f} GB"
 
 
 def file_facts(file: GeneratedFile) -> str:
