@@ -196,6 +196,16 @@ def test_log_export_parquet(
     assert ck.scan_answers(folder).collect()["provider"].to_list() == ["gptbots"]
 
 
+def test_log_export_parquet_with_no_match_writes_nothing(
+    logged: list[Answer], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "corpus"
+    assert main(["log", "export", str(folder), "--parquet", "--contains", "no such question"]) == 1
+    assert "match" in capsys.readouterr().out
+    assert not folder.exists()  # so a later export is not refused as over an existing dataset
+    assert main(["log", "export", str(folder), "--parquet"]) == 0
+
+
 # -- charts from a LazyFrame -------------------------------------------------------------------
 
 

@@ -366,13 +366,13 @@ def _export_parquet(args: argparse.Namespace, folder: Path, out: TextIO) -> int:
 
     if args.rows:
         raise UsageError("log export: --parquet writes the whole dataset; leave out --rows")
+    filters = _filters(args)
+    if not log.rows(**{**filters, "limit": 1}, errors=False):  # before anything is written
+        return _nothing_to_export(folder, out)
     try:
-        written = log.to_parquet(folder, overwrite=args.overwrite, **_filters(args))
+        written = log.to_parquet(folder, overwrite=args.overwrite, **filters)
     except FileExistsError as exc:
         raise UsageError(str(exc).replace("overwrite=True", "--overwrite")) from None
-    if not written.rows["answers"]:
-        out.write(f"No calls logged in {log.path} match: nothing written to {folder}.\n")
-        return 1
     out.write(f"{written}\n")
     return 0
 
