@@ -48,7 +48,7 @@ from frames import make_records
 import citekit as ck
 from citekit import Answer
 records = make_records({answers}, 10)
-answers = [Answer.from_response(r["response"], provider="magisterium", question=r["question"])
+answers = [parse_response(r["response"], provider="magisterium", question=r["question"])
            for r in records]
 del records
 start = time.perf_counter()

@@ -45,6 +45,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from citekit.wire.parsers import parse_response
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import polars as pl
@@ -247,7 +249,7 @@ def _runs(
 
 def _parse(records: list[dict[str, Any]]) -> list[Answer]:
     return [
-        Answer.from_response(r["response"], provider="magisterium", question=r["question"])
+        parse_response(r["response"], provider="magisterium", question=r["question"])
         for r in records
     ]
 

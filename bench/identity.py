@@ -19,7 +19,7 @@ Times, best of ``--repeat`` runs:
   columns (what identity costs);
 * the floor: ``citations_frame(answers)`` + ``references_frame(answers)``, the same rows
   without kinds, spans or identity;
-* the text reader alone: ``citekit.core.text.read`` of every answer's text once (uncached),
+* the text reader alone: ``citekit.text.reader.read`` of every answer's text once (uncached),
   which both frames call for the inline markers;
 * what ``sources_frame`` would cost if it read each answer's text once (today
   ``citations_frame`` and ``corpus`` each read it, and the reader's cache holds 512 texts):
@@ -58,7 +58,7 @@ from frames import peak_growth
 
 import citekit as ck
 from citekit import Answer, Citation, Reference, References
-from citekit.core import text as text_module
+from citekit.text import reader as text_module
 from citekit.data.clusters import IDENTITY_COLUMNS, identify
 from citekit.data.frames import citations_frame, load_answers, references_frame
 from citekit.testing import default_data_dir

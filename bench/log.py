@@ -33,6 +33,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from citekit.wire.parsers import parse_response
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import polars as pl
@@ -100,9 +102,7 @@ def make_bodies(n_answers: int, n_citations: int, seed: int = 7) -> list[dict[st
 
 
 def answers_of(bodies: list[dict[str, Any]]) -> list[Answer]:
-    return [
-        Answer.from_response(b, provider="magisterium", question=b["_question"]) for b in bodies
-    ]
+    return [parse_response(b, provider="magisterium", question=b["_question"]) for b in bodies]
 
 
 def raw_bytes(bodies: list[dict[str, Any]]) -> int:

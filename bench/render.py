@@ -4,7 +4,7 @@
    some with several passages) is rendered, best of ``--repeat`` runs: the text's HTML alone
    (``render_markdown``), ``answer_html``, the strict variant, ``answer_markdown``,
    ``answer_text`` and the whole mimebundle, each against markdown-it-py rendering the same
-   text with no footnotes at all (plain answers skip markdown-it: ``render/_mdfast.py``).
+   text with no footnotes at all (plain answers skip markdown-it: ``text/fast_html.py``).
 2. One 20,000-chunk Magisterium stream from the loopback server (``citekit.testing``) is
    consumed with ``Magisterium.ask(..., stream=True)``:
 
@@ -44,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from markdown_it import MarkdownIt
 
 import citekit as ck
-from citekit.core.models import Answer, Citation
+from citekit.model import Answer, Citation
 from citekit.render import (
     LiveAnswer,
     NotebookLiveAnswer,
@@ -54,8 +54,8 @@ from citekit.render import (
     answer_text,
     mimebundle,
 )
-from citekit.render._mdhtml import render_markdown
 from citekit.testing import ProviderServer
+from citekit.text.markdown_html import render_markdown
 
 KEY = "bench-key"
 #: Consuming a stream with the notebook live display costs at most this times no display.

@@ -1,4 +1,4 @@
-"""How long ``citekit.core.text.read`` takes on answer shapes, against a markdown-it parse.
+"""How long ``citekit.text.reader.read`` takes on answer shapes, against a markdown-it parse.
 
 Times, best of ``--repeat`` runs, one uncached ``read`` (the cache is bypassed) of:
 
@@ -32,8 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from markdown_it import MarkdownIt
 
 from bench.render import large_answer
-from citekit.core import text as reader
-from citekit.core.text import read
+from citekit.text import reader
+from citekit.text.reader import read
 
 _SHAPE = re.compile(r"\[\^?([1-9][0-9]{0,3})\]")
 

@@ -68,19 +68,20 @@ from .core.errors import (
 from .core.errors import (
     TimeoutError as TimeoutError,  # the name before 0.2, kept out of __all__
 )
-from .core.models import (
+from .model import (
     Answer,
     Choice,
     Citation,
     GeneratedFile,
     Reference,
     References,
+    SearchResult,
+    SearchResults,
     TextDelta,
     ToolCall,
     ToolCallDelta,
     Usage,
 )
-from .core.search import SearchResult, SearchResults
 
 if TYPE_CHECKING:
     from .data import charts
@@ -120,6 +121,7 @@ if TYPE_CHECKING:
     from .transport.loop import allow_nested_asyncio
     from .transport.ratelimit import RateLimiter
     from .transport.stream import AsyncStream, Stream
+    from .wire.parsers import parse_chunks, parse_response
 
     #: The most recent batch (see ``_Facade.last_batch``).
     last_batch: BatchResult | None
@@ -173,6 +175,8 @@ _LAZY = {
     "scan_references": ".data.dataset",
     "scan_sources": ".data.dataset",
     "to_parquet": ".data.dataset",
+    "parse_chunks": ".wire.parsers",
+    "parse_response": ".wire.parsers",
 }
 
 
@@ -293,6 +297,8 @@ __all__ = [
     "health_frame",
     "load_ipython_extension",
     "log",
+    "parse_chunks",
+    "parse_response",
     "references_frame",
     "scan_answers",
     "scan_citations",

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from citekit.testing import ProviderServer
+from tests import budget as budget  # loads the hypothesis profile
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 SECRET = "sk-live-SECRET-0123456789abcdef"

@@ -24,6 +24,7 @@ from citekit import charts
 from citekit.data.frames import CITATIONS_SCHEMA
 from citekit.render import chart as chart_output
 from citekit.render.chart import chart_bundle, script_json, smaller_png
+from tests.budget import examples
 
 
 def frame(authors: list[str]) -> pl.DataFrame:
@@ -108,7 +109,7 @@ def test_the_runtime_travels_with_the_first_chart_of_a_session_only(
     assert "cdn.jsdelivr" not in first["text/html"]
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(
     st.recursive(
         st.none() | st.booleans() | st.integers() | st.text(),
@@ -137,7 +138,7 @@ names = (
 )
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(names, min_size=1, max_size=3))
 def test_hostile_names_stay_data_in_the_chart_output(authors: list[str]) -> None:
     chart = charts.authors(frame(authors))
@@ -223,7 +224,7 @@ def test_the_png_is_recompressed_to_the_same_pixels_in_fewer_bytes() -> None:
     assert smaller_png(packed) == packed or len(smaller_png(packed)) <= len(packed)
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(st.binary(max_size=200), st.integers(min_value=0, max_value=120))
 def test_a_broken_png_comes_back_unchanged(tail: bytes, cut: int) -> None:
     good = _small_png()

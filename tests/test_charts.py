@@ -27,6 +27,7 @@ from citekit.data.charts import MAX_ROWS
 from citekit.data.clusters import identify
 from citekit.data.corpus import SOURCES_SCHEMA
 from citekit.data.frames import ANSWERS_SCHEMA, CITATIONS_SCHEMA, REFERENCES_SCHEMA
+from tests.budget import examples
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 
@@ -471,7 +472,7 @@ source_rows = st.lists(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(rows=source_rows, identified_first=st.booleans())
 def test_any_frame_of_sources_charts_and_counts_every_row(
     rows: list[dict[str, Any]], identified_first: bool

@@ -17,6 +17,8 @@ from hypothesis import strategies as st
 from citekit import Answer, log
 from citekit.cli.main import main
 from citekit.testing import ProviderServer
+from citekit.wire.parsers import parse_response
+from tests.budget import examples
 
 # Some recorded samples are withheld by Magisterium's content filter, which warns.
 pytestmark = pytest.mark.filterwarnings("ignore::citekit.ContentFilteredWarning")
@@ -150,7 +152,7 @@ def test_log_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
                        "document_author": "Au", "document_year": "2001"}],
     }  # fmt: skip
     for q in ("first question", "second question"):
-        row = log.record(Answer.from_response(body, provider="magisterium", question=q),
+        row = log.record(parse_response(body, provider="magisterium", question=q),
                          request={"q": q}, elapsed=1.25)  # fmt: skip
     assert row is not None
     assert main(["log", "list"]) == 0
@@ -319,7 +321,7 @@ def _logged(text: str = MARKDOWN_ANSWER, title: str = "Laborem exercens") -> int
             {"cited_text": "Q", "document_index": 1, "document_title": "Catechism"},
         ],
     }  # fmt: skip
-    answer = Answer.from_response(body, provider="magisterium", question="Why work?")
+    answer = parse_response(body, provider="magisterium", question="Why work?")
     row = log.record(answer, request={"q": "Why work?"}, elapsed=1.0)
     assert row is not None
     return row
@@ -429,7 +431,7 @@ def _terminal_output(answer: Answer, color_system: str | None) -> str:
     return screen.getvalue()
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=_ANY, title=st.one_of(_ANY, _MARKUP), url=_ANY, author=_ANY, note=_ANY)
 def test_hostile_text_reaches_the_terminal_only_as_text(
     text: str, title: str, url: str, author: str, note: str

@@ -109,12 +109,10 @@ def mt(server: ProviderServer) -> ck.Maritaca:
 # -- every sample: blocking == streamed == saved JSON == saved chunks == async -----------------
 @pytest.mark.parametrize(("stem", "rec"), MAG, ids=[s for s, _ in MAG])
 def test_magisterium_sample(mg: ck.Magisterium, stem: str, rec: dict[str, Any]) -> None:
-    expected = ck.Answer.from_response(
-        rec["response"], provider="magisterium", question=rec["question"]
-    )
+    expected = ck.parse_response(rec["response"], provider="magisterium", question=rec["question"])
     blocking = ask_magisterium(mg, rec)
     streamed = ask_magisterium(mg, rec, stream=True, display=False)
-    saved_chunks = ck.Answer.from_chunks(
+    saved_chunks = ck.parse_chunks(
         chunks_of("magisterium", stem), provider="magisterium", question=rec["question"]
     )
     assert core(blocking) == core(expected)
@@ -131,9 +129,7 @@ def test_magisterium_sample(mg: ck.Magisterium, stem: str, rec: dict[str, Any]) 
 
 @pytest.mark.parametrize(("stem", "rec"), MAR, ids=[s for s, _ in MAR])
 def test_maritaca_sample(mt: ck.Maritaca, stem: str, rec: dict[str, Any]) -> None:
-    expected = ck.Answer.from_response(
-        rec["response"], provider="maritaca", question=rec["question"]
-    )
+    expected = ck.parse_response(rec["response"], provider="maritaca", question=rec["question"])
     options = maritaca_options(rec["request"])
     messages = rec["request"]["messages"]
     blocking = mt.chat(messages, **options)
@@ -273,7 +269,7 @@ def test_sample_label_only_on_recorded_answers() -> None:
     _, rec = MAG[0]
     response = dict(rec["response"])
     response.pop("citekit_sample")
-    assert ck.Answer.from_response(response, provider="magisterium").sample is None
+    assert ck.parse_response(response, provider="magisterium").sample is None
 
 
 # -- faults -----------------------------------------------------------------------------------

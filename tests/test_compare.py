@@ -21,6 +21,7 @@ from citekit.data.compare_clients import default_labels
 from citekit.data.comparison import FRAME_SCHEMA, OVERLAP_SCHEMA
 from citekit.render.html import answer_html
 from citekit.testing import ProviderServer
+from tests.budget import examples
 
 KEY = "test-key-0123456789"
 QUESTION = "What is subsidiarity?"
@@ -490,7 +491,7 @@ hostile = st.one_of(
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     question=hostile,
     labels=st.lists(hostile, min_size=2, max_size=3, unique_by=str.strip),

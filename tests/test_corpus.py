@@ -17,6 +17,7 @@ from citekit.data.clusters import IDENTITY_COLUMNS, identify
 from citekit.data.corpus import SOURCES_SCHEMA, WORKS_SCHEMA
 from citekit.data.identity import author_key, work_title
 from citekit.testing import default_data_dir
+from tests.budget import examples
 
 VATICAN = "https://www.vatican.va/content/francesco/{lang}/encyclicals/documents/"
 FT = "papa-francesco_20201003_enciclica-fratelli-tutti.html"
@@ -348,7 +349,7 @@ ROWS = st.lists(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(rows=ROWS, seed=st.randoms(use_true_random=False))
 def test_identity_is_a_function_of_the_row_not_of_its_neighbours_order(rows, seed) -> None:  # type: ignore[no-untyped-def]
     frame = frame_of(rows)
@@ -366,7 +367,7 @@ def test_identity_is_a_function_of_the_row_not_of_its_neighbours_order(rows, see
         assert (row["work_id"] is None) == nameless
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(rows=ROWS)
 def test_repeating_the_rows_changes_no_identity(rows) -> None:  # type: ignore[no-untyped-def]
     once = identify(frame_of(rows))
@@ -456,7 +457,7 @@ ALIAS_SHAPES = JSON | st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(spec=ALIAS_SHAPES)
 def test_any_alias_table_a_user_gives_is_read_or_refused_with_a_message(spec: object) -> None:
     """A table from a user's file or mapping: either it is read and identities still work, or

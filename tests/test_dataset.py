@@ -23,6 +23,7 @@ from citekit.cli.main import main
 from citekit.data.dataset import UNDATED, month_of
 from citekit.data.frames import load_answers
 from citekit.testing import default_data_dir
+from tests.budget import examples
 
 pytestmark = pytest.mark.filterwarnings("ignore::citekit.ContentFilteredWarning")
 
@@ -142,7 +143,7 @@ def test_an_empty_table_scans_typed_and_a_missing_one_says_what_to_do(tmp_path: 
         ck.scan_citations(tmp_path / "nothing")
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(provider=st.text(min_size=1, max_size=20))
 def test_any_provider_name_round_trips_through_its_folder(provider: str) -> None:
     import tempfile

@@ -1,7 +1,7 @@
 """Every docstring example in the package runs, against the loopback server and the samples.
 
 Each docstring with examples is one test, named after what it documents
-(``test_examples[citekit.core.models.Answer]``); a failure shows doctest's own report: the
+(``test_examples[citekit.model.answer.Answer]``); a failure shows doctest's own report: the
 file and line of the example, what it expected and what it got.
 
 An example runs as a user would type it in a notebook after ``import citekit as ck``: ``ck``
@@ -42,9 +42,9 @@ DOCUMENTED = {
     "citekit",
     "citekit.core.errors.AuthenticationError",
     "citekit.core.errors.ConfigurationError",
-    "citekit.core.models.Answer",
-    "citekit.core.models.Answer.from_response",
-    "citekit.core.models.Citation",
+    "citekit.model.answer.Answer",
+    "citekit.wire.parsers.parse_response",
+    "citekit.model.sources.Citation",
     "citekit.data.charts",
     "citekit.notebook.explorer.explore",
     "citekit.notebook.magic.interpolate",
@@ -131,7 +131,7 @@ def test_examples_are_found() -> None:
 
 def test_programs_are_not_imported() -> None:
     modules = {module.__name__ for module in package_modules()}
-    assert "citekit.core.models" in modules
+    assert "citekit.model.answer" in modules
     assert not {name for name in modules if name.endswith("__main__")}
 
 

@@ -19,6 +19,7 @@ from citekit import Answer, Failed, Magisterium, References, export_answer, expo
 from citekit.data.bibliography import bibtex, csl_json, documents, latex_escape
 from citekit.data.exports import SOURCE_COLUMNS, sources_frame
 from citekit.testing import ProviderServer
+from citekit.wire.parsers import parse_response
 
 # Some recorded samples are withheld by Magisterium's content filter, which warns.
 pytestmark = pytest.mark.filterwarnings("ignore::citekit.ContentFilteredWarning")
@@ -45,7 +46,7 @@ def chat(question: str, citations: list[dict[str, Any]], text: str) -> Answer:
         "choices": [{"index": 0, "message": {"role": "assistant", "content": text}}],
         "citations": citations,
     }
-    return Answer.from_response(body, provider="magisterium", question=question)
+    return parse_response(body, provider="magisterium", question=question)
 
 
 @pytest.fixture
@@ -194,7 +195,7 @@ def test_html_is_a_standalone_page(answers: list[Answer], tmp_path: Path) -> Non
 def test_json_round_trip(answers: list[Answer], tmp_path: Path) -> None:
     for answer in answers[:2]:
         data = json.loads(export_answer(answer, tmp_path / "a.json").read_text(encoding="utf-8"))
-        again = Answer.from_response(data["response"], provider=data["provider"],
+        again = parse_response(data["response"], provider=data["provider"],
                                      question=data["question"])  # fmt: skip
         assert again == answer
     data = json.loads(export_answer(answers[2], tmp_path / "b.json").read_text(encoding="utf-8"))
@@ -450,7 +451,7 @@ def test_knowledge_chunks_and_citations_of_one_document_share_an_entry() -> None
         "output": [{"content": {"text": "Refunds take 5 days $[1]$."}}],
         "citations": [cite],
     }
-    bot = Answer.from_response(body, provider="gptbots", question="Refunds?")
+    bot = parse_response(body, provider="gptbots", question="Refunds?")
     bot = dataclasses.replace(bot, references=refs)
     src = ck.sources_frame([bot])
     assert sorted(src["kind"]) == ["citation", "knowledge chunk"]

@@ -22,6 +22,8 @@ from citekit.data.frames import (
     REFERENCES_SCHEMA,
     load_answers,
 )
+from citekit.wire.parsers import parse_response
+from tests.budget import examples
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 
@@ -136,14 +138,14 @@ def correlate_body() -> dict[str, Any]:
 
 @pytest.fixture()
 def answer_a() -> Answer:
-    return Answer.from_response(
+    return parse_response(
         magisterium_response(), provider="magisterium", question="Why is work dignified?"
     )
 
 
 @pytest.fixture()
 def answer_b() -> Answer:
-    return Answer.from_response(maritaca_response(), provider="maritaca", question="O que é Pix?")
+    return parse_response(maritaca_response(), provider="maritaca", question="O que é Pix?")
 
 
 def expected_citations() -> pl.DataFrame:
@@ -201,7 +203,7 @@ def test_citations_frame_of_one_answer_and_of_a_generator(answer_a: Answer) -> N
 
 
 def test_citations_keep_order_across_answers(answer_a: Answer) -> None:
-    second = Answer.from_response(
+    second = parse_response(
         {**magisterium_response(), "id": "chatcmpl-C"}, provider="magisterium", question="Again?"
     )
     frame = citations_frame([answer_a, second])
@@ -224,7 +226,7 @@ def test_cited_inline_uses_the_marker_rules() -> None:
     body["choices"][0]["message"]["content"] = (
         "See [1](https://x.org) and \\[3] but also [^4].\n[^2]: a definition"
     )
-    frame = citations_frame(Answer.from_response(body, provider="magisterium"))
+    frame = citations_frame(parse_response(body, provider="magisterium"))
     assert frame["cited_inline"].to_list() == [False, False, False, False, True]
 
 
@@ -249,7 +251,7 @@ def test_entities_are_decoded_in_text_fields() -> None:
             "cited_text_heading": "Chapitre &laquo;I&raquo;",
         }
     ]
-    row = citations_frame(Answer.from_response(body, provider="magisterium")).row(0, named=True)
+    row = citations_frame(parse_response(body, provider="magisterium")).row(0, named=True)
     assert row["cited_text"] == '<b> "x"'
     assert row["document_title"] == "Lumen & Gentium"
     assert row["document_author"] == "Jean-Paul\xa0II"
@@ -265,7 +267,7 @@ def test_year_column_maps_repeated_strings() -> None:
     body["citations"] = [
         {"cited_text": str(i), "document_index": i, "document_year": y} for i, y in enumerate(years)
     ]
-    frame = citations_frame(Answer.from_response(body, provider="magisterium"))
+    frame = citations_frame(parse_response(body, provider="magisterium"))
     assert frame["year"].to_list() == [1891, 1891, None, None, 1270, 1891, None]
     assert frame["document_year"].to_list() == years
 
@@ -283,7 +285,7 @@ def test_cited_inline_is_the_answers_cited_markers(text: str) -> None:
     body = magisterium_response()
     body["choices"][0]["message"]["content"] = text
     body["citations"] = [{"cited_text": str(i), "document_index": i} for i in range(13)]
-    answer = Answer.from_response(body, provider="magisterium")
+    answer = parse_response(body, provider="magisterium")
     frame = citations_frame(answer)
     cited = set(frame.filter("cited_inline")["marker"].to_list())
     assert cited == answer.cited_markers & set(range(1, 14))
@@ -293,7 +295,7 @@ def test_markers_inside_code_are_not_cited_inline() -> None:
     body = magisterium_response()
     body["choices"][0]["message"]["content"] = "See `[1]` and [^2].\n\n```\nx = a[3]\n```\n"
     body["citations"] = [{"cited_text": str(i), "document_index": i} for i in range(3)]
-    frame = citations_frame(Answer.from_response(body, provider="magisterium"))
+    frame = citations_frame(parse_response(body, provider="magisterium"))
     assert frame["cited_inline"].to_list() == [False, True, False]
 
 
@@ -420,7 +422,7 @@ def test_directory_source_skips_non_answers(tmp_path: Path) -> None:
     assert citations_frame(tmp_path).height == 10
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     junk=st.one_of(
         st.binary(max_size=64),

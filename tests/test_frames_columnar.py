@@ -22,11 +22,12 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import citekit as ck
-from citekit.core import text as reader
-from citekit.core._source_map import normalise
-from citekit.core.text import numbers, read
 from citekit.data._columnar import chat_header
 from citekit.data.sources import Saved, load_answers
+from citekit.text import reader
+from citekit.text.reader import numbers, read
+from citekit.text.source_map import normalise
+from tests.budget import examples
 
 from .conftest import sample_records
 from .test_text_reader import _PIECES
@@ -219,7 +220,7 @@ def _outcome(make: Callable[[], pl.DataFrame]) -> pl.DataFrame | type[BaseExcept
         return type(exc)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     provider=st.sampled_from(["magisterium", "maritaca"]),
     path=st.sampled_from(_PATHS),
@@ -248,7 +249,7 @@ def test_arbitrary_json_in_a_field_reads_as_the_answer_path(
             assert_frame_equal(columnar, answers)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.dictionaries(st.text(max_size=12), _json, max_size=6))
 def test_arbitrary_bodies_read_as_the_answer_path(body: dict[str, Any]) -> None:
     body.setdefault("choices", [])
@@ -285,7 +286,7 @@ _marker_texts = st.lists(
 ).map("".join)
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(600), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_marker_texts)
 def test_numbers_is_the_full_reading(text: str) -> None:
     assert numbers(text) == read(text).numbers

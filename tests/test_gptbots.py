@@ -45,9 +45,9 @@ def test_sample_blocking_and_streaming(gb: ck.GPTBots, stem: str, rec: dict[str,
     cited = "citations" in rec["message"]  # recorded with conversation_config.corner_citation
     blocking = gb.ask(rec["question"], citations=cited)
     streamed = gb.ask(rec["question"], stream=True, display=False, citations=cited)
-    expected = ck.Answer.from_response(rec["message"], provider="gptbots", question=rec["question"])
+    expected = ck.parse_response(rec["message"], provider="gptbots", question=rec["question"])
     assert view(blocking) == view(streamed) == view(expected)
-    rebuilt = ck.Answer.from_response(streamed.raw, provider="gptbots", question=rec["question"])
+    rebuilt = ck.parse_response(streamed.raw, provider="gptbots", question=rec["question"])
     assert view(rebuilt) == view(streamed) and rebuilt.thoughts == streamed.thoughts
     assert blocking.sample == f"gptbots/{stem}"
     assert blocking.conversation_id and streamed.conversation_id
@@ -66,10 +66,8 @@ def test_saved_stream_equals_saved_reply() -> None:
         decoder = SSEDecoder()
         raw = sample_stream("gptbots", stem)
         events = [json.loads(d) for d in decoder.feed(raw) + decoder.flush()]
-        streamed = ck.Answer.from_chunks(events, provider="gptbots", question=rec["question"])
-        saved = ck.Answer.from_response(
-            rec["message"], provider="gptbots", question=rec["question"]
-        )
+        streamed = ck.parse_chunks(events, provider="gptbots", question=rec["question"])
+        saved = ck.parse_response(rec["message"], provider="gptbots", question=rec["question"])
         assert (streamed.text, streamed.id, streamed.outputs, streamed.citations) == (
             saved.text,
             saved.id,
@@ -269,7 +267,7 @@ def test_user_id_is_sent(server: ProviderServer) -> None:
 )
 def test_create_time_normalised(value: Any, expected: datetime | None) -> None:
     reply = {"message_id": "m1", "create_time": value, "output": []}
-    assert ck.Answer.from_response(reply, provider="gptbots").created == expected
+    assert ck.parse_response(reply, provider="gptbots").created == expected
 
 
 @pytest.mark.parametrize(("stem", "rec"), GB, ids=[s for s, _ in GB])

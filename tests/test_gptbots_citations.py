@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import citekit as ck
 from citekit.testing import ProviderServer
+from tests.budget import examples
 
 from .conftest import SECRET, sample_records
 
@@ -67,7 +68,7 @@ def test_citations_map_to_citekit_citations(gb: ck.GPTBots) -> None:
 def test_streamed_blocking_and_rebuilt_citations_are_equal(gb: ck.GPTBots) -> None:
     blocking = gb.ask(QUESTION, citations=True, references=False)
     streamed = gb.ask(QUESTION, citations=True, references=False, stream=True, display=False)
-    rebuilt = ck.Answer.from_response(streamed.raw, provider="gptbots", question=QUESTION)
+    rebuilt = ck.parse_response(streamed.raw, provider="gptbots", question=QUESTION)
     assert blocking.citations and blocking.citations == streamed.citations == rebuilt.citations
     assert blocking.text == streamed.text == rebuilt.text
 
@@ -101,7 +102,7 @@ def test_correlate_attachments_alone_give_citations_in_order() -> None:
         {"code": 3, "message": "Text", "data": "A$[1]$ and B$[2]$."},
         {"code": 0, "message": "End", "data": None},
     ]  # fmt: skip
-    ans = ck.Answer.from_chunks(events, provider="gptbots")
+    ans = ck.parse_chunks(events, provider="gptbots")
     assert [(c.marker, c.cited_text, c.document_title) for c in ans.citations] == [
         (1, "alpha", "a.pdf"),
         (2, "beta", "b"),
@@ -109,7 +110,7 @@ def test_correlate_attachments_alone_give_citations_in_order() -> None:
     assert ans.citations[0].source_url == "https://x.example/a.pdf"
     assert ans.citations[1].source_url is None
     assert ans.raw["correlate_attachments"][0]["dataId"] == "d1"
-    again = ck.Answer.from_response(ans.raw, provider="gptbots")
+    again = ck.parse_response(ans.raw, provider="gptbots")
     assert again.citations == ans.citations
 
 
@@ -122,7 +123,7 @@ def test_citation_index_is_the_mark_number(index: Any, expected: int) -> None:
         "output": [{"content": {"text": "t"}}],
         "citations": [{}, {}, {}, {}, {"index": index, "content": "c", "name": "n"}],
     }
-    ans = ck.Answer.from_response(reply, provider="gptbots")
+    ans = ck.parse_response(reply, provider="gptbots")
     assert ans.citations[4].document_index == expected
 
 
@@ -130,7 +131,7 @@ def test_citation_index_is_the_mark_number(index: Any, expected: int) -> None:
 def test_only_http_urls_become_source_urls(url: str) -> None:
     item = {"index": "1", "name": "a", "type": "attachment", "attachment": {"url": url}}
     reply = {"message_id": "m1", "output": [], "citations": [item]}
-    assert ck.Answer.from_response(reply, provider="gptbots").citations[0].source_url is None
+    assert ck.parse_response(reply, provider="gptbots").citations[0].source_url is None
 
 
 json_values = st.recursive(
@@ -140,13 +141,13 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(citations=json_values, item=st.dictionaries(st.text(), json_values, max_size=6))
 def test_any_json_in_citations_never_crashes(citations: Any, item: dict[str, Any]) -> None:
     for value in (citations, [item], [{**item, "index": "1"}]):
         output = [{"content": {"text": "a$[1]$"}}]
         reply = {"message_id": "m1", "output": output, "citations": value}
-        ans = ck.Answer.from_response(reply, provider="gptbots")
+        ans = ck.parse_response(reply, provider="gptbots")
         assert all(isinstance(c.cited_text, str) for c in ans.citations)
         ans.to_html()
 

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 import citekit as ck
 from citekit.testing import ProviderServer
 from citekit.wire.gptbots import GPTBotsAccumulator
+from tests.budget import examples
 
 from .conftest import SAMPLES, SECRET, sample_records
 
@@ -30,11 +31,11 @@ def text(data: str) -> dict[str, Any]:
 
 
 def streamed(*events: dict[str, Any]) -> ck.Answer:
-    return ck.Answer.from_chunks([INFO, *events, END], provider="gptbots", question="q")
+    return ck.parse_chunks([INFO, *events, END], provider="gptbots", question="q")
 
 
 def rebuilt(answer: ck.Answer) -> ck.Answer:
-    return ck.Answer.from_response(answer.raw, provider="gptbots", question="q")
+    return ck.parse_response(answer.raw, provider="gptbots", question="q")
 
 
 def test_flow_output_list_rebuilds_the_same_text() -> None:
@@ -72,7 +73,7 @@ def test_several_flow_output_components() -> None:
     assert answer.outputs == ("One", "Two") and rebuilt(answer).outputs == ("One", "Two")
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(code=st.sampled_from([10, 20, 83, 5, 6, 39, 41, 4, 11]), data=json_values, extra=json_values)
 def test_any_json_in_a_known_event_never_crashes(code: int, data: Any, extra: Any) -> None:
     acc = GPTBotsAccumulator(question="q")
@@ -147,7 +148,7 @@ def test_text_wins_over_transcripts_when_both_come() -> None:
     assert streamed(audio).text == "Hi"
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(content=json_values, thoughts=json_values, next_question=json_values, output=json_values)
 def test_any_json_in_a_blocking_reply_never_crashes(
     content: Any, thoughts: Any, next_question: Any, output: Any
@@ -160,14 +161,14 @@ def test_any_json_in_a_blocking_reply_never_crashes(
             "next_question": next_question,
         }
         try:
-            answer = ck.Answer.from_response(reply, provider="gptbots")
+            answer = ck.parse_response(reply, provider="gptbots")
         except ck.ResponseFormatError:
             continue
         assert isinstance(answer.text, str)
         assert all(isinstance(t, str) for t in (*answer.thoughts, *answer.related_questions))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(junk=json_values)
 def test_an_event_without_a_code_is_kept_and_skipped(junk: Any) -> None:
     # A keep-alive ({"event": "ping"}) or any JSON value without an integer code among the

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 import citekit as ck
 from citekit.testing import ProviderServer
 from citekit.wire.gptbots import GPTBotsAccumulator, StreamDecoder
+from tests.budget import examples
 
 from .conftest import SAMPLES, SECRET, sample_records, sample_stream
 
@@ -74,7 +75,7 @@ def test_the_server_sends_bare_json_lines_by_default(server: ProviderServer) -> 
     assert not s.answer.partial
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     index=st.integers(min_value=0, max_value=len(GB) - 1),
     cuts=st.lists(st.integers(min_value=0, max_value=10**6), max_size=40),
@@ -108,7 +109,7 @@ def test_framing_is_read_from_the_first_non_blank_bytes(body: bytes, framing: st
     assert [json.loads(d) for d in got]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.binary(max_size=40), max_size=10))
 def test_arbitrary_bytes_never_crash_the_decoder(chunks: list[bytes]) -> None:
     decoder = StreamDecoder()

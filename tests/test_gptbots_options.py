@@ -16,6 +16,7 @@ from citekit.testing import ProviderServer
 from citekit.wire import gptbots
 from citekit.wire.gptbots import conversation_config, next_questions_flow
 from citekit.wire.response import Wire
+from tests.budget import examples
 
 from .conftest import SECRET, sample_records
 
@@ -131,7 +132,7 @@ def test_related_questions_come_from_next_question(
     asynced = asyncio.run(gb.aask(question, related_questions=True))
     assert blocking.related_questions == streamed.related_questions == expected
     assert asynced.related_questions == expected
-    rebuilt = ck.Answer.from_response(streamed.raw, provider="gptbots", question=question)
+    rebuilt = ck.parse_response(streamed.raw, provider="gptbots", question=question)
     assert rebuilt.related_questions == expected
     assert gb.ask(question).related_questions == ()  # only when asked for
 
@@ -164,7 +165,7 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(body=json_values)
 def test_any_next_question_body_never_crashes(body: Any) -> None:
     wire = Wire(provider="gptbots", classify=gptbots.classify, check_body=gptbots.check_body)

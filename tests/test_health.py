@@ -12,12 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import citekit as ck
-from citekit.core.sentences import sentences
-from citekit.core.text import read
 from citekit.data.health import HEALTH_SCHEMA
 from citekit.data.sources import load_answers
 from citekit.testing import ProviderServer, default_data_dir
+from citekit.text.reader import read
+from citekit.text.sentences import sentences
 from citekit.wire.maritaca import link_citations
+from tests.budget import examples
 
 from .conftest import SECRET, sample_records
 
@@ -247,7 +248,7 @@ TEXT = st.lists(
 ).map("".join)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     text=TEXT,
     markers=st.lists(st.integers(min_value=1, max_value=6), max_size=6),
@@ -268,7 +269,7 @@ def test_any_answer_gives_consistent_health(text: str, markers: list[int], provi
         assert got[f"n_{name}"] == len(got[name])
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(text=TEXT)
 def test_a_maritaca_answer_with_its_links_as_sources_never_has_unmarked_ones(text: str) -> None:
     answer = ck.Answer(provider="maritaca", text=text, citations=link_citations(text))

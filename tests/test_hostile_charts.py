@@ -27,7 +27,9 @@ from hypothesis import strategies as st
 from citekit import charts
 from citekit.notebook.explorer_html import chart_html
 from citekit.render import chart as chart_output
+from citekit.render import chart_runtime
 from citekit.render.chart import chart_bundle, drawable
+from tests.budget import examples
 
 from .test_chart_output import frame, parts
 
@@ -162,7 +164,7 @@ def _check_svg(svg: str) -> None:
             assert not local.startswith("on") and local != "href", name
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(labels, min_size=1, max_size=3))
 def test_hostile_labels_stay_text_in_the_static_svg_and_the_explorer_chart(
     authors: list[str],
@@ -216,9 +218,9 @@ def test_a_huge_heatmap_keeps_its_static_image_small() -> None:
 def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """An empty cache folder for the runtime, and no runtime remembered by this process."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    chart_output.runtime_js.cache_clear()
+    chart_runtime.runtime_js.cache_clear()
     yield tmp_path / "citekit"
-    chart_output.runtime_js.cache_clear()
+    chart_runtime.runtime_js.cache_clear()
 
 
 def _whole(packed: str) -> bool:
@@ -227,7 +229,7 @@ def _whole(packed: str) -> bool:
 
 
 def test_a_truncated_or_corrupt_cached_runtime_is_built_again(cache: Path) -> None:
-    good = chart_output.runtime_js()
+    good = chart_runtime.runtime_js()
     (cached,) = cache.glob("chart-runtime-*.b64")
     assert cached.read_text() == good and _whole(good)
     raw = base64.b64decode(good)
@@ -243,13 +245,13 @@ def test_a_truncated_or_corrupt_cached_runtime_is_built_again(cache: Path) -> No
     }
     for what, text in broken.items():
         cached.write_text(text)
-        chart_output.runtime_js.cache_clear()
-        assert chart_output.runtime_js() == good, what
+        chart_runtime.runtime_js.cache_clear()
+        assert chart_runtime.runtime_js() == good, what
         assert cached.read_text() == good, what  # the cache holds the whole runtime again
     assert list(cache.glob("*.part")) == []
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.data())
 def test_a_damaged_runtime_never_unpacks_to_anything_but_itself(data: st.DataObject) -> None:
     packed = _packed_runtime()
@@ -259,12 +261,12 @@ def test_a_damaged_runtime_never_unpacks_to_anything_but_itself(data: st.DataObj
     for i in flips:
         raw[i] ^= data.draw(st.integers(1, 255))
     damaged = base64.b64encode(bytes(raw[:cut])).decode()
-    code = chart_output._unpacked(damaged)
-    assert code is None or code == chart_output._unpacked(packed)
+    code = chart_runtime._unpacked(damaged)
+    assert code is None or code == chart_runtime._unpacked(packed)
 
 
 def _packed_runtime() -> str:
-    return chart_output.runtime_js()
+    return chart_runtime.runtime_js()
 
 
 def test_a_cache_folder_that_cannot_be_used_still_gives_the_runtime(
@@ -273,14 +275,14 @@ def test_a_cache_folder_that_cannot_be_used_still_gives_the_runtime(
     blocker = cache.parent / "a-file"
     blocker.write_text("not a folder")
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))  # the cache home is a file
-    assert _whole(chart_output.runtime_js())
-    chart_output.runtime_js.cache_clear()
+    assert _whole(chart_runtime.runtime_js())
+    chart_runtime.runtime_js.cache_clear()
     monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")  # not absolute: the XDG spec ignores it
-    assert chart_output._cache_dir() == Path.home() / ".cache" / "citekit"
+    assert chart_runtime._cache_dir() == Path.home() / ".cache" / "citekit"
 
 
 def test_processes_writing_the_cache_at_once_leave_one_whole_file(cache: Path) -> None:
-    code = "from citekit.render.chart import runtime_js; print(len(runtime_js()))"
+    code = "from citekit.render.chart_runtime import runtime_js; print(len(runtime_js()))"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_CACHE_HOME": str(cache.parent)}
     children = [
         subprocess.Popen(
@@ -301,8 +303,8 @@ def test_without_a_runtime_the_explorer_chart_module_shows_the_static_chart(
     def broken() -> str:
         raise RuntimeError("vl-convert could not bundle")
 
-    monkeypatch.setattr(chart_output, "runtime_js", broken)
-    module = chart_output.widget_esm()
+    monkeypatch.setattr(chart_runtime, "runtime_js", broken)
+    module = chart_runtime.widget_esm()
     assert "export default" in module and len(module) < 5_000
     assert "if (charts && spec" in module  # no runtime: the static SVG stays, nothing throws
 

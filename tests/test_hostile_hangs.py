@@ -24,6 +24,7 @@ import citekit as ck
 from citekit.testing import ProviderServer
 from citekit.wire.errors import parse_retry_after
 from citekit.wire.retry import MAX_RETRY_AFTER, RetryPolicy
+from tests.budget import examples
 
 from .conftest import SECRET
 
@@ -89,7 +90,7 @@ def test_a_retry_after_within_the_cap_is_still_obeyed(server: ProviderServer) ->
     assert scenario.request_count == 2
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.one_of(
         st.text(max_size=40),
@@ -358,7 +359,7 @@ _NOT_AN_EVENT = st.sampled_from(
 )
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(st.lists(_NOT_AN_EVENT, min_size=1, max_size=4), st.sampled_from(["deadline", "timeout"]))
 def test_whatever_fills_the_silence_the_call_ends(filler: list[bytes], rule: str) -> None:
     """A stream of three events followed by anything that carries no text, forever, ends at

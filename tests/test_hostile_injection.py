@@ -39,15 +39,16 @@ from citekit import (
     sources_frame,
 )
 from citekit.cli.main import main
-from citekit.core.search import SearchResult, SearchResults
 from citekit.data.bibliography import balanced_braces, bibtex, latex_escape
 from citekit.data.exports import answer_markdown as export_markdown
 from citekit.data.exports import csv_safe, csv_safe_text
-from citekit.render import answer_markdown, mimebundle, references_markdown
+from citekit.model import SearchResult, SearchResults
+from citekit.render import answer_bundle, answer_markdown, references_markdown
 from citekit.render.live import TerminalLiveAnswer
 from citekit.render.search import search_markdown
 from citekit.render.text import TerminalText, terminal_safe
 from citekit.testing import ProviderServer
+from tests.budget import examples
 
 # -- the renderers ------------------------------------------------------------------------------
 _MDIT = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
@@ -266,11 +267,11 @@ def hostile_answers(draw: st.DrawFn) -> Answer:
 
 
 # -- Markdown -----------------------------------------------------------------------------------
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(answer=hostile_answers())
 def test_markdown_of_hostile_answers_renders_harmless(answer: Answer) -> None:
     assert_harmless(export_markdown(answer))
-    assert_harmless(mimebundle(answer, include={"text/markdown"})["text/markdown"])
+    assert_harmless(answer_bundle(answer, include={"text/markdown"})["text/markdown"])
     assert answer.references is not None
     assert_harmless(references_markdown(answer.references))
 
@@ -360,7 +361,7 @@ def _expected_cell(value: str) -> str:
     return "'" + value if value[:1] and value[0] in FORMULA_STARTS else value
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(title=CELLS, author=CELLS, quote=CELLS, question=CELLS)
 def test_csv_cells_never_start_a_formula(
     title: str, author: str, quote: str, question: str, tmp_path_factory: pytest.TempPathFactory
@@ -419,13 +420,13 @@ TERMINAL_TEXT = st.lists(st.one_of(st.sampled_from(ESCAPES), st.text(max_size=8)
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(text=TERMINAL_TEXT)
 def test_terminal_text_has_no_control_characters(text: str) -> None:
     assert not FORBIDDEN & set(terminal_safe(text))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(text=TERMINAL_TEXT, cuts=st.lists(st.integers(0, 200), max_size=6))
 def test_streamed_terminal_text_is_cleaned_as_a_whole(text: str, cuts: list[int]) -> None:
     pieces, last = [], 0
@@ -629,7 +630,7 @@ def _braceless(text: str) -> str:
     return " ".join(text.replace("{", "").replace("}", "").split())
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(title=BIB_TEXT, author=BIB_TEXT)
 def test_bibtex_parses_with_pybtex_to_the_title_sent(title: str, author: str) -> None:
     from pybtex.database import parse_string
@@ -660,7 +661,7 @@ def test_bibtex_brace_examples() -> None:
     assert balanced_braces("}{a{b}") == "a{b}"
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(query=HOSTILE, title=HOSTILE, text=HOSTILE, author=HOSTILE, url=URLS)
 def test_search_results_markdown_renders_harmless(
     query: str, title: str, text: str, author: str, url: str

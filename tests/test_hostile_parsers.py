@@ -24,7 +24,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import citekit as ck
-from citekit.core.models import References
+from citekit.data.exports import export_answer
+from citekit.model import References
 from citekit.store import Log, LogWarning
 from citekit.wire.errors import error_message
 from citekit.wire.flow import interrupted
@@ -193,7 +194,7 @@ def usable(answer: ck.Answer) -> None:
         ck.references_frame([answer])
     folder = _log().path.parent
     for suffix in (".md", ".html", ".json"):
-        answer.export(folder / f"answer{suffix}")
+        export_answer(answer, folder / f"answer{suffix}")
     for suffix in (".csv", ".bib", ".json"):
         ck.export_citations(answer, folder / f"citations{suffix}")
     log = _log()
@@ -233,7 +234,7 @@ def streamed(acc: Any, events: list[Any], provider: str) -> None:
     usable(answer)
     if answer.partial:
         return
-    again = ck.Answer.from_response(dict(answer.raw), provider=provider)
+    again = ck.parse_response(dict(answer.raw), provider=provider)
     assert again.text == answer.text
 
 
@@ -251,14 +252,14 @@ FAST = settings(
 def test_chat_completion_any_json(provider: str, data: st.DataObject) -> None:
     body = data.draw(st.one_of(JSON, one_of_samples([b for _, b in CHAT[provider]])))
     blocking(lambda: parse_chat_completion(body, provider=provider))
-    blocking(lambda: ck.Answer.from_response(body, provider=provider))
+    blocking(lambda: ck.parse_response(body, provider=provider))
 
 
 @FAST
 @given(body=st.one_of(JSON, one_of_samples([rec["message"] for _, rec in GB])))
 def test_gptbots_message_any_json(body: Any) -> None:
     blocking(lambda: parse_message(body))
-    blocking(lambda: ck.Answer.from_response(body, provider="gptbots"))
+    blocking(lambda: ck.parse_response(body, provider="gptbots"))
 
 
 @FAST

@@ -53,9 +53,12 @@ from citekit.core.secrets import (
 from citekit.data.exports import answer_json
 from citekit.store import Log
 from citekit.wire.guard import guarded
+from tests.budget import examples
 from tests.conftest import sample_records
 
-SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 # -- keys and the spellings of an echo -------------------------------------------------------------
 #: Characters real keys use, and a few that change under JSON, URL and HTML encoding.
@@ -123,7 +126,7 @@ def test_streamed_text_is_scrubbed_as_the_whole_text(key: str, text: str, cuts: 
             assert_no_key(key, piece)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     key=st.one_of(keys, st.text(string.ascii_letters + "-_", min_size=1, max_size=7)),
     text=st.text(string.ascii_letters + " -_k\"'", max_size=60),
@@ -734,13 +737,13 @@ def test_the_log_file_holds_no_key_in_any_table(key: str, tmp_path: Path) -> Non
         item["content"] = f"chunk {json.dumps(key)[1:-1]} end"
         item["dataName"] = key
     record["message"]["output"][0]["content"]["text"] += f" {key}"
-    answer = ck.Answer.from_response(record["message"], provider="gptbots")
+    answer = ck.parse_response(record["message"], provider="gptbots")
     references = ck.References.from_response(record["correlate"])
     magisterium = _chat_record("magisterium")
     magisterium["citations"][0].update(document_title=key, source_url=f"https://x.example/{key}")
     store = Log(tmp_path / "log.sqlite3")
     store.record(dataclasses.replace(answer, references=references), secrets=[key])
-    store.record(ck.Answer.from_response(magisterium, provider="magisterium"), secrets=[key])
+    store.record(ck.parse_response(magisterium, provider="magisterium"), secrets=[key])
     store.close()
     blob = b"".join(p.read_bytes() for p in tmp_path.glob("log.sqlite3*")).decode(
         "utf-8", "replace"

@@ -25,10 +25,11 @@ from hypothesis import strategies as st
 import citekit as ck
 from citekit import ConfigurationError, Magisterium, ask_many, log
 from citekit.cli.main import main
-from citekit.core import text as reader
 from citekit.render.markdown import neutralize
 from citekit.store import Log, LogWarning
 from citekit.testing import ProviderServer
+from citekit.text import reader
+from tests.budget import examples
 
 # Some recorded samples are withheld by Magisterium's content filter, which warns.
 pytestmark = pytest.mark.filterwarnings("ignore::citekit.ContentFilteredWarning")
@@ -317,7 +318,7 @@ def test_a_negative_limit_is_refused_by_the_log(server: ProviderServer) -> None:
     assert main(["log", "list", "--limit", "0"]) == 0
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.text(max_size=12))
 def test_any_limit_text_is_a_count_or_a_usage_error(value: str) -> None:
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
@@ -329,7 +330,7 @@ def test_any_limit_text_is_a_count_or_a_usage_error(value: str) -> None:
     assert code == (0 if valid else 2)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5))
 def test_any_limit_value_reads_rows_or_says_why_not(value: object) -> None:
     try:
@@ -500,7 +501,7 @@ _SYNTAX = [
 ]  # fmt: skip
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(_SYNTAX), min_size=1, max_size=6).map("".join))
 def test_repeated_markdown_fragments_take_linear_work(fragment: str) -> None:
     n = max(1, 150 // len(fragment))

@@ -27,6 +27,7 @@ import citekit as ck
 from citekit.testing import ProviderServer
 from citekit.wire.gptbots import StreamDecoder
 from citekit.wire.sse import SSEDecoder
+from tests.budget import examples
 
 from .conftest import SECRET, sample_records
 
@@ -374,7 +375,7 @@ def _decode_all(make: Callable[[], Any], raw: bytes, cuts: list[int]) -> list[by
     return out
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), suppress_health_check=[HealthCheck.too_slow])
 @given(
     raw=st.binary(max_size=300)
     | st.lists(
@@ -478,7 +479,7 @@ BAD_BYTES = st.binary(min_size=1, max_size=6).map(lambda b: bytes(x | 0x80 for x
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(6), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(where=st.floats(min_value=0, max_value=1), bad=BAD_BYTES)
 def test_bad_utf8_reads_the_same_blocking_and_streamed(
     server: ProviderServer, provider: str, where: float, bad: bytes
@@ -506,7 +507,7 @@ def test_one_bad_byte_no_longer_refuses_a_blocking_answer(
             aask(client(provider, srv.url), provider, question, stream=False)
         )
     assert answer.text[3] == "\ufffd" and answer.text == answer_async.text
-    rebuilt = ck.Answer.from_response(answer.raw, provider=provider, question=question)
+    rebuilt = ck.parse_response(answer.raw, provider=provider, question=question)
     assert rebuilt.text == answer.text
 
 
@@ -632,7 +633,7 @@ def test_a_broken_gzip_body_is_a_format_error(provider: str, stream: bool) -> No
     assert len([p for p in srv.seen if not p.endswith("/v1/conversation")]) == 1  # no retry
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(body=st.binary(max_size=2000) | st.text(max_size=600).map(str.encode))
 def test_quoted_server_bytes_are_clean_short_and_scrubbed(body: bytes) -> None:
     """Whatever a server sends, the quote in an error holds no control or bidi character,

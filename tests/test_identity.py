@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citekit.data.identity import canonical_url, title_key, work_url
+from tests.budget import examples
 
 HOSTS = st.sampled_from(["example.org", "vatican.va", "pt.wikipedia.org", "a-b.example.com"])
 SEGMENT = st.text("abcdefghijklmnopqrstuvwxyz0123456789-_.%~", min_size=1, max_size=12)
@@ -22,7 +23,7 @@ def url_of(host: str, path: str, params: list[tuple[str, str]]) -> str:
     return f"https://{host}{path}" + (f"?{query}" if query else "")
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(text=st.text(max_size=80))
 def test_any_text_is_a_url_or_none_never_an_error(text: str) -> None:
     for read in (canonical_url, work_url):
@@ -32,7 +33,7 @@ def test_any_text_is_a_url_or_none_never_an_error(text: str) -> None:
             assert read(got) == got  # idempotent
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(
     host=HOSTS,
     path=PATHS,
@@ -124,7 +125,7 @@ def test_distinct_vatican_documents_stay_distinct() -> None:
     )
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(title=st.text(max_size=60))
 def test_a_title_key_is_plain_words_and_stable(title: str) -> None:
     key = title_key(title)

@@ -5,7 +5,10 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
+
+import pytest
 
 import citekit
 
@@ -29,9 +32,12 @@ def _is_type_checking(node: ast.If) -> bool:
     )
 
 
-def _import_time_imports(module: str, path: Path, modules: dict[str, Path]) -> set[str]:
+def _import_time_imports(
+    module: str, path: Path, modules: dict[str, Path], *, inside_functions: bool = False
+) -> set[str]:
     """Modules of citekit that ``module`` imports while it is being imported: the statements
-    at module level, outside ``if TYPE_CHECKING:``; imports inside functions run later."""
+    at module level, outside ``if TYPE_CHECKING:``; imports inside functions run later, and
+    count too with ``inside_functions``."""
     is_package = path.name == "__init__.py"
     package = module if is_package else module.rpartition(".")[0]
     targets: set[str] = set()
@@ -42,6 +48,16 @@ def _import_time_imports(module: str, path: Path, modules: dict[str, Path]) -> s
                 visit(node.body)
                 visit(node.orelse)
             elif isinstance(node, ast.Try):
+                visit(node.body)
+                if inside_functions:
+                    for handler in node.handlers:
+                        visit(handler.body)
+                    visit(node.orelse)
+                    visit(node.finalbody)
+            elif inside_functions and isinstance(
+                node,
+                ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.With | ast.For,
+            ):
                 visit(node.body)
             elif isinstance(node, ast.Import):
                 targets.update(a.name for a in node.names if a.name.startswith("citekit"))
@@ -62,9 +78,20 @@ def _import_time_imports(module: str, path: Path, modules: dict[str, Path]) -> s
     return {t for t in targets if t in modules and t != module}
 
 
-def test_no_import_time_cycle() -> None:
+_UNTIL_THE_LOG_SPLIT = pytest.mark.xfail(
+    strict=True, reason="Log.to_parquet imports citekit.data: it leaves with the log split"
+)
+
+
+def _graph(*, inside_functions: bool) -> dict[str, set[str]]:
     modules = _modules()
-    graph = {name: _import_time_imports(name, path, modules) for name, path in modules.items()}
+    return {
+        name: _import_time_imports(name, path, modules, inside_functions=inside_functions)
+        for name, path in modules.items()
+    }
+
+
+def _find_cycle(graph: dict[str, set[str]]) -> None:
     state: dict[str, int] = {}  # 1 = on the current path, 2 = done
     stack: list[str] = []
 
@@ -83,8 +110,57 @@ def test_no_import_time_cycle() -> None:
     for name in sorted(graph):
         if name not in state:
             walk(name)
+
+
+def test_no_import_time_cycle() -> None:
+    graph = _graph(inside_functions=False)
+    _find_cycle(graph)
     assert len(graph) > 50  # the walk saw the whole package
     assert "citekit.core.errors" in graph["citekit"]  # and the edges between modules
+
+
+@pytest.mark.xfail(
+    strict=True, reason="Log.to_parquet imports citekit.data: leaves with the log split"
+)
+def test_no_import_cycle_counting_imports_inside_functions() -> None:
+    # A package's __init__ gathers its modules; a module importing a sibling through the
+    # package is an edge to the sibling, not a circle through the package.
+    graph = _graph(inside_functions=True)
+    _find_cycle(graph)
+    assert "citekit.render.bundle" in graph["citekit.model.answer"]  # function-level, seen
+
+
+def _layers() -> list[str]:
+    """The floors of the import-linter contract in pyproject.toml, top floor first."""
+    config = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    contracts = config["tool"]["importlinter"]["contracts"]
+    (layers,) = [c for c in contracts if c["type"] == "layers" and c.get("containers") is None]
+    assert "ignore_imports" not in layers, "the layer contract has exceptions"
+    return list(layers["layers"])
+
+
+@pytest.mark.xfail(
+    strict=True, reason="Log.to_parquet imports citekit.data: leaves with the log split"
+)
+def test_no_import_runs_up_a_floor() -> None:
+    """No module imports a floor above its own, at module level or inside a function
+    (``if TYPE_CHECKING:`` imports aside): the contract's rule, without import-linter's
+    exceptions and for the imports it does not see run."""
+    layers = _layers()
+
+    def floor(module: str) -> int | None:
+        for index, layer in enumerate(layers):
+            if module == layer or module.startswith(layer + "."):
+                return len(layers) - index
+        return None
+
+    upward = sorted(
+        f"{source} -> {target}"
+        for source, targets in _graph(inside_functions=True).items()
+        for target in targets
+        if (low := floor(source)) is not None and (high := floor(target)) is not None and high > low
+    )
+    assert upward == []
 
 
 def test_layers_contract_holds() -> None:

@@ -2,12 +2,12 @@
 markdown-it's.
 
 * Every recorded sample, streamed through the real clients against the loopback server with
-  the notebook live display on, ends with exactly the bundle ``mimebundle(answer)`` gives
+  the notebook live display on, ends with exactly the bundle ``answer_bundle(answer)`` gives
   (ids aside, which are drawn per render): once with the display's own timing, once
   re-rendering at every delta so the streamed HTML is what the final render reuses.
 * Arbitrary texts streamed in arbitrary pieces (markers, emphasis, code fences, tables and
   links cut anywhere) end with the one-shot render.
-* :func:`citekit.render._mdfast.fast_markdown`, which writes the HTML of plain answers without
+* :func:`citekit.text.fast_html.fast_markdown`, which writes the HTML of plain answers without
   parsing, gives markdown-it's HTML whenever it answers, on text built from the pieces of its
   subset and the characters just outside it.
 """
@@ -24,13 +24,15 @@ from hypothesis import strategies as st
 
 import citekit as ck
 import citekit.render.bundle as bundle_module
-from citekit.core.models import Answer, Citation
-from citekit.render import NotebookLiveAnswer, mimebundle
-from citekit.render._incremental import IncrementalMarkdown, fill_markers
-from citekit.render._mdfast import fast_markdown
-from citekit.render._mdhtml import _PARSER, _Renderer, render_markdown
+from citekit.model import Answer, Citation
+from citekit.render import NotebookLiveAnswer, answer_bundle
 from citekit.render.live import LiveAnswer
 from citekit.testing import ProviderServer
+from citekit.text.fast_html import fast_markdown
+from citekit.text.incremental import IncrementalMarkdown, fill_markers
+from citekit.text.markdown_html import _PARSER, _Renderer, render_markdown
+from citekit.wire.parsers import parse_response
+from tests.budget import examples
 
 from .conftest import SECRET, sample_records
 from .test_clients import magisterium_options, maritaca_options, streams
@@ -116,7 +118,7 @@ def live_display(
 
 def _assert_final_is_the_answers_render(display: _Display, answer: Answer) -> None:
     final = display.shown[-1]
-    fresh = mimebundle(answer)
+    fresh = answer_bundle(answer)
     assert set(final) == set(fresh)
     assert _without_tokens(final["text/html"]) == _without_tokens(fresh["text/html"])
     assert final["text/plain"] == fresh["text/plain"]
@@ -251,7 +253,7 @@ def _answer(text: str) -> Answer:
 
 
 @settings(
-    max_examples=250,
+    max_examples=examples(250),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
@@ -374,7 +376,7 @@ def _mark(number: int, source: str) -> str:
     return f"<M{number}|{source}>"
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(
     text=_markdown_texts(),
     strict=st.booleans(),
@@ -385,7 +387,7 @@ def test_fast_path_gives_markdown_its_html(
     text: str, strict: bool, marked: bool, top_heading: int
 ) -> None:
     markers = _mark if marked else None
-    from citekit.render._mdhtml import _pending_marker
+    from citekit.text.markdown_html import _pending_marker
 
     fast = fast_markdown(
         text, strict=strict, markers=markers or _pending_marker, top_heading=top_heading
@@ -394,7 +396,7 @@ def test_fast_path_gives_markdown_its_html(
         assert fast == _slow(text, strict=strict, markers=markers, top_heading=top_heading)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(text=st.text(max_size=60))
 def test_fast_path_on_any_characters(text: str) -> None:
     fast = fast_markdown(text, strict=False, markers=_mark, top_heading=3)
@@ -432,11 +434,11 @@ def _mark_numbers(number: int, source: str) -> str:
 
 def test_every_sample_text_renders_as_markdown_it_renders_it() -> None:
     texts = [
-        Answer.from_response(r["response"], provider=p).text
+        parse_response(r["response"], provider=p).text
         for p in ("magisterium", "maritaca")
         for _, r in sample_records(p)
     ]
-    texts += [Answer.from_response(r["message"], provider="gptbots").text for _, r in GB]
+    texts += [parse_response(r["message"], provider="gptbots").text for _, r in GB]
     fast_ones = 0
     for text in texts:
         assert render_markdown(text, markers=_mark) == _slow(

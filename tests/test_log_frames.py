@@ -25,6 +25,7 @@ from citekit.store import Log
 from citekit.store.rows import PACK_FROM, unpack
 from citekit.store.schema import SCHEMA_VERSION
 from citekit.testing import ProviderServer
+from tests.budget import examples
 
 from .conftest import SECRET, sample_records
 from .test_clients import ask_magisterium, maritaca_options, streams
@@ -61,7 +62,7 @@ def logged(server: ProviderServer) -> Iterator[Log]:
     os.environ["CITEKIT_HOME"] = home
     try:
         ask_every_sample(server)
-        failed = ck.Answer.from_response(MAG[0][1]["response"], provider="magisterium")
+        failed = ck.parse_response(MAG[0][1]["response"], provider="magisterium")
         ck.log.record(failed, request={"q": "failed"}, error=RuntimeError("the call failed"))
         ck.log.flush()
         yield ck.log
@@ -126,7 +127,7 @@ def test_an_empty_log_gives_typed_empty_frames(tmp_path: Path) -> None:
 
 def test_a_partial_answer_is_kept_as_answers_keeps_it(tmp_path: Path) -> None:
     store = Log(tmp_path / "log.sqlite3")
-    full = ck.Answer.from_response(MAG[0][1]["response"], provider="magisterium", question="q")
+    full = ck.parse_response(MAG[0][1]["response"], provider="magisterium", question="q")
     store.record(replace(full, partial=True), request={"q": 1})
     store.record(full, request={"q": 2})
     answers = store.answers()
@@ -139,7 +140,7 @@ def test_a_partial_answer_is_kept_as_answers_keeps_it(tmp_path: Path) -> None:
 def test_large_json_is_stored_compressed_and_read_back_exactly(tmp_path: Path) -> None:
     store = Log(tmp_path / "log.sqlite3")
     for stem, rec in MAG:
-        answer = ck.Answer.from_response(rec["response"], provider="magisterium", question=stem)
+        answer = ck.parse_response(rec["response"], provider="magisterium", question=stem)
         row_id = store.record(answer, request={"q": stem})
         assert row_id is not None
         again = store.get(row_id)
@@ -173,13 +174,13 @@ def as_schema_2(path: Path) -> None:
 def test_a_schema_2_log_opens_and_reads_back_every_answer(tmp_path: Path) -> None:
     path = tmp_path / "log.sqlite3"
     answers = [
-        ck.Answer.from_response(rec["response"], provider=provider, question=rec["question"])
+        ck.parse_response(rec["response"], provider=provider, question=rec["question"])
         for provider, records in (("magisterium", MAG), ("maritaca", MAR))
         for _, rec in records
     ]
     answers += [
         replace(
-            ck.Answer.from_response(rec["message"], provider="gptbots", question=rec["question"]),
+            ck.parse_response(rec["message"], provider="gptbots", question=rec["question"]),
             references=ck.References.from_response(rec["correlate"]),
         )
         for _, rec in GB
@@ -210,7 +211,7 @@ def _write_many(path: str, worker: int, n: int) -> None:
     store = Log(path)
     body = MAG[worker % len(MAG)][1]["response"]
     for i in range(n):
-        answer = ck.Answer.from_response(body, provider="magisterium", question=f"w{worker}-{i}")
+        answer = ck.parse_response(body, provider="magisterium", question=f"w{worker}-{i}")
         store.record(answer, request={"q": f"w{worker}-{i}"})
     store.close()
 
@@ -241,7 +242,9 @@ json_values = st.recursive(
 
 
 @settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(40),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(
     text=st.text(),
@@ -283,7 +286,7 @@ def test_any_text_and_json_round_trip(
     }
     with tempfile.TemporaryDirectory(dir=tmp_path) as folder:
         store = Log(Path(folder) / "log.sqlite3")
-        answer = ck.Answer.from_response(body, provider="magisterium", question=question)
+        answer = ck.parse_response(body, provider="magisterium", question=question)
         row_id = store.record(answer, request={"q": question})
         assert row_id is not None
         assert store.get(row_id) == answer
@@ -297,7 +300,7 @@ def test_vacuum_shrinks_a_log_and_keeps_every_answer(tmp_path: Path) -> None:
     store = Log(tmp_path / "log.sqlite3")
     for stem, rec in MAG:
         store.record(
-            ck.Answer.from_response(rec["response"], provider="magisterium", question=stem),
+            ck.parse_response(rec["response"], provider="magisterium", question=stem),
             request={"q": stem},
         )
     kept = store.answers()
@@ -330,7 +333,7 @@ def test_answers_recorded_on_an_event_loop_are_written_in_batches(tmp_path: Path
     store = Log(tmp_path / "log.sqlite3")
     body = MAG[0][1]["response"]
     answers = [
-        ck.Answer.from_response(body, provider="magisterium", question=f"q{i}") for i in range(300)
+        ck.parse_response(body, provider="magisterium", question=f"q{i}") for i in range(300)
     ]
     huge = replace(answers[7], usage=ck.Usage(prompt_tokens=2**70))  # no SQLite INTEGER holds it
 

@@ -15,6 +15,7 @@ from traitlets.config import Config
 from citekit import Answer, Magisterium
 from citekit.notebook.magic import interpolate
 from citekit.testing import ProviderServer
+from tests.budget import examples
 
 # Some recorded samples are withheld by Magisterium's content filter, which warns.
 pytestmark = pytest.mark.filterwarnings("ignore::citekit.ContentFilteredWarning")
@@ -143,7 +144,7 @@ def test_a_line_without_a_question_says_so(shell: InteractiveShell) -> None:
     assert result.error_in_exec is not None or result.error_before_exec is not None
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     line=st.lists(
         st.sampled_from(

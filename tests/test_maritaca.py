@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import citekit as ck
 from citekit.testing import ProviderServer
+from tests.budget import examples
 
 from .conftest import sample_records
 
@@ -122,7 +123,7 @@ def completion(text: str, **message: Any) -> dict[str, Any]:
 
 
 def test_links_become_citations() -> None:
-    ans = ck.Answer.from_response(completion(LINKED), provider="maritaca")
+    ans = ck.parse_response(completion(LINKED), provider="maritaca")
     assert [
         (c.marker, c.document_index, c.document_title, c.source_url) for c in ans.citations
     ] == [
@@ -137,7 +138,7 @@ def test_links_become_citations() -> None:
 
 
 def test_magisterium_links_are_not_citations() -> None:
-    ans = ck.Answer.from_response(completion(LINKED), provider="magisterium")
+    ans = ck.parse_response(completion(LINKED), provider="magisterium")
     assert ans.citations == ()
 
 
@@ -148,8 +149,8 @@ def test_streamed_links_give_the_same_citations() -> None:
         for p in pieces
     ]
     chunks.append({"id": "c1", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
-    streamed = ck.Answer.from_chunks(chunks, provider="maritaca")
-    blocking = ck.Answer.from_response(completion(LINKED), provider="maritaca")
+    streamed = ck.parse_chunks(chunks, provider="maritaca")
+    blocking = ck.parse_response(completion(LINKED), provider="maritaca")
     assert streamed.citations == blocking.citations and len(streamed.citations) == 2
 
 
@@ -180,7 +181,7 @@ ANNOTATED = "O Pix é gratuito para pessoas físicas."
 )
 def test_url_citation_annotations_take_precedence(annotation: dict[str, Any]) -> None:
     text = ANNOTATED + " Fonte: [outra](https://other.org)."
-    ans = ck.Answer.from_response(completion(text, annotations=[annotation]), provider="maritaca")
+    ans = ck.parse_response(completion(text, annotations=[annotation]), provider="maritaca")
     (c,) = ans.citations
     assert (c.marker, c.document_title, c.source_url) == (
         1,
@@ -199,9 +200,9 @@ def test_url_citation_annotations_take_precedence(annotation: dict[str, Any]) ->
             ],
         },
     ]
-    streamed = ck.Answer.from_chunks(chunks, provider="maritaca")
+    streamed = ck.parse_chunks(chunks, provider="maritaca")
     assert streamed.citations == ans.citations
-    again = ck.Answer.from_response(dict(streamed.raw), provider="maritaca")
+    again = ck.parse_response(dict(streamed.raw), provider="maritaca")
     assert again.citations == ans.citations
 
 
@@ -214,7 +215,7 @@ def test_annotations_of_one_url_share_a_marker() -> None:
             ("https://a.org", "A", 10, 14),
         ]
     ]
-    ans = ck.Answer.from_response(completion(ANNOTATED, annotations=notes), provider="maritaca")
+    ans = ck.parse_response(completion(ANNOTATED, annotations=notes), provider="maritaca")
     assert [c.marker for c in ans.citations] == [1, 2, 1]
     assert ans.citation_groups()[1][1].cited_text == ANNOTATED[10:14]
 
@@ -242,7 +243,7 @@ def test_a_recorded_web_search_answer_with_url_citation_annotations(mt: ck.Marit
         assert frame["kind"].unique().to_list() == ["web source"]
         assert frame["span_start"].to_list() == [n["start_index"] for n in notes]
         assert frame["span_end"].to_list() == [n["end_index"] for n in notes]
-        again = ck.Answer.from_response(dict(ans.raw), provider="maritaca")
+        again = ck.parse_response(dict(ans.raw), provider="maritaca")
         assert again.citations == ans.citations
 
 
@@ -263,10 +264,10 @@ _annotation = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(annotations=_json | st.lists(_annotation | _json, max_size=5), text=st.text(max_size=60))
 def test_any_annotations_never_crash(annotations: Any, text: str) -> None:
-    ans = ck.Answer.from_response(completion(text, annotations=annotations), provider="maritaca")
+    ans = ck.parse_response(completion(text, annotations=annotations), provider="maritaca")
     for c in ans.citations:
         assert c.source_url is not None and c.source_url.startswith(("http://", "https://"))
         assert 0 <= c.document_index < len(ans.citations)
@@ -284,28 +285,26 @@ DETAILS = {
 
 def test_tool_execution_details_are_usage_tools() -> None:
     data = completion("ok") | {"usage": {"prompt_tokens": 3, "tool_execution_details": DETAILS}}
-    ans = ck.Answer.from_response(data, provider="maritaca")
+    ans = ck.parse_response(data, provider="maritaca")
     assert ans.usage is not None and ans.usage.tools == {k: float(v) for k, v in DETAILS.items()}
-    plain = ck.Answer.from_response(
+    plain = ck.parse_response(
         completion("ok") | {"usage": {"prompt_tokens": 3}}, provider="maritaca"
     )
     assert plain.usage is not None and plain.usage.tools is None
 
 
 def test_answers_frame_has_the_tool_columns() -> None:
-    with_tools = ck.Answer.from_response(
+    with_tools = ck.parse_response(
         completion("ok") | {"usage": {"tool_execution_details": {"page_reads": 4}}},
         provider="maritaca",
     )
-    frame = ck.answers_frame(
-        [with_tools, ck.Answer.from_response(completion("ok"), provider="maritaca")]
-    )
+    frame = ck.answers_frame([with_tools, ck.parse_response(completion("ok"), provider="maritaca")])
     assert frame["page_reads"].to_list() == [4.0, None]
     assert frame["web_search_calls"].to_list() == [None, None]
     assert frame["code_execution_minutes"].dtype == pl.Float64
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(details=_json | st.dictionaries(st.sampled_from([*DETAILS, "x"]), _json, max_size=5))
 def test_any_tool_execution_details_never_crash(details: Any) -> None:
     usage = ck.Usage.from_dict({"tool_execution_details": details})
@@ -352,7 +351,7 @@ def png_item(name: str = "grafico.png", data: bytes | None = None) -> dict[str, 
 
 def test_generated_files_are_answer_files(tmp_path: Path) -> None:
     csv = b"regiao,populacao\nSudeste,84\n"
-    ans = ck.Answer.from_response(
+    ans = ck.parse_response(
         with_files(
             png_item(),
             {
@@ -383,13 +382,13 @@ def test_generated_files_are_answer_files(tmp_path: Path) -> None:
 
 
 def test_a_file_name_cannot_leave_the_folder(tmp_path: Path) -> None:
-    ans = ck.Answer.from_response(with_files(png_item("../../evil.png")), provider="maritaca")
+    ans = ck.parse_response(with_files(png_item("../../evil.png")), provider="maritaca")
     assert ans.files[0].save(tmp_path) == tmp_path / "evil.png"
 
 
 def test_bad_base64_keeps_the_file_with_a_note(tmp_path: Path) -> None:
     item = png_item() | {"content_base64": "não é base64!"}
-    ans = ck.Answer.from_response(with_files(item), provider="maritaca")
+    ans = ck.parse_response(with_files(item), provider="maritaca")
     (f,) = ans.files
     assert f.data is None and f.note and "not valid base64" in f.note
     assert f.note in ans.notes
@@ -401,7 +400,7 @@ def test_bad_base64_keeps_the_file_with_a_note(tmp_path: Path) -> None:
 def test_html_shows_images_inline_and_lists_other_files() -> None:
     big = png_item("big.png", b"\x89PNG" + bytes(3 * 1024 * 1024))
     evil = png_item('<script>"x".png') | {"mime_type": "image/svg+xml"}
-    ans = ck.Answer.from_response(
+    ans = ck.parse_response(
         with_files(png_item(), big, evil, {"filename": "a.txt", "mime_type": "text/plain"}),
         provider="maritaca",
     )
@@ -428,11 +427,11 @@ _file_item = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(files=_json | st.lists(_file_item | _json, max_size=4))
 def test_any_generated_files_never_crash(files: Any) -> None:
     data = completion("ok") | {"generated_files": files}
-    ans = ck.Answer.from_response(data, provider="maritaca")
+    ans = ck.parse_response(data, provider="maritaca")
     for f in ans.files:
         assert isinstance(f.name, str) and f.name
         assert (f.data is None) == (f.note is not None)
@@ -524,7 +523,7 @@ def test_context_length_falls_back_to_top_provider() -> None:
     assert (m.context_length, m.max_completion_tokens, m.owned_by) == (64000, None, None)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(entry=st.fixed_dictionaries({"id": st.just("sabia-4")}, optional={
     "owned_by": _json, "context_length": _json, "created": _json,
     "top_provider": _json | st.dictionaries(
@@ -561,14 +560,14 @@ def test_the_code_execution_sample_renders_its_chart(mt: ck.Maritaca) -> None:
     assert csv.data is not None and csv.data.startswith(b"regiao,populacao_milhoes")
     html = ans.to_html()
     assert html.count("<img ") == 1 and "populacao_regioes.csv" in html
-    again = ck.Answer.from_response(dict(ans.raw), provider="maritaca", question=ans.question)
+    again = ck.parse_response(dict(ans.raw), provider="maritaca", question=ans.question)
     assert again == ans and again.files == ans.files
     frame = ck.answers_frame([ans])
     assert frame["code_execution_minutes"].to_list() == [0.2]
 
 
 def test_linked_sources_are_cited_in_the_text() -> None:
-    ans = ck.Answer.from_response(completion(LINKED), provider="maritaca")
+    ans = ck.parse_response(completion(LINKED), provider="maritaca")
     html = ans.to_html()
     assert "not cited inline" not in html and html.count('class="citekit-footnote"') == 2
     assert 'class="citekit-passage"' not in html  # the link text is the title: nothing to unfold
@@ -577,7 +576,7 @@ def test_linked_sources_are_cited_in_the_text() -> None:
 def _answer(text: str, **extra: Any) -> ck.Answer:
     message: dict[str, Any] = {"role": "assistant", "content": text, **extra}
     body = {"id": "x", "model": "sabia-4", "choices": [{"index": 0, "message": message}]}
-    return ck.Answer.from_response(body, provider="maritaca")
+    return ck.parse_response(body, provider="maritaca")
 
 
 def test_a_bracket_number_is_not_a_footnote_of_a_linked_source() -> None:

@@ -7,7 +7,7 @@ import pickle
 import pytest
 
 import citekit as ck
-from citekit.core.text import read
+from citekit.text.reader import read
 
 
 @pytest.mark.parametrize(

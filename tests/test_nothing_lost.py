@@ -11,15 +11,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import citekit as ck
-from citekit.core.models import decode_entities, valid_text
-from citekit.data.exports import _replacing
+from citekit.core.unicode import decode_entities, valid_text
+from citekit.data.exports import _replacing, export_answer
 from citekit.store import Log, LogWarning
+from tests.budget import examples
 
 SURROGATES = st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF)
 TEXT = st.lists(st.one_of(st.text(max_size=5), SURROGATES), max_size=12).map("".join)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(TEXT)
 def test_valid_text_is_always_utf8_and_keeps_what_it_can(text: str) -> None:
     fixed = valid_text(text)
@@ -33,11 +34,11 @@ def test_an_emoji_split_across_two_stream_chunks_is_whole_again() -> None:
         {"choices": [{"index": 0, "delta": {"content": "Smile \ud83d"}}]},
         {"choices": [{"index": 0, "delta": {"content": "\ude00!"}, "finish_reason": "stop"}]},
     ]
-    answer = ck.Answer.from_chunks(chunks, provider="maritaca")
+    answer = ck.parse_chunks(chunks, provider="maritaca")
     assert answer.text == "Smile \U0001f600!"
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(text=TEXT, cited=TEXT)
 def test_the_log_keeps_an_answer_whatever_its_text(tmp_path_factory, text: str, cited: str) -> None:
     # Lone surrogates in the text, a citation and the raw JSON: written, read back, exported.
@@ -48,7 +49,7 @@ def test_the_log_keeps_an_answer_whatever_its_text(tmp_path_factory, text: str, 
         "choices": [{"index": 0, "message": {"content": text + " [1]"}}],
         "citations": [{"cited_text": cited or "x", "document_index": 0}],
     }
-    answer = ck.Answer.from_response(body, provider="magisterium", question="q")
+    answer = ck.parse_response(body, provider="magisterium", question="q")
     with warnings.catch_warnings():
         warnings.simplefilter("error", LogWarning)
         row_id = store.record(answer, request={"messages": []})
@@ -57,7 +58,7 @@ def test_the_log_keeps_an_answer_whatever_its_text(tmp_path_factory, text: str, 
     assert back.text == valid_text(text + " [1]")
     assert back.citations[0].cited_text == valid_text(cited or "x")
     for suffix in (".md", ".html", ".json"):
-        path = answer.export(folder / f"a{suffix}")
+        path = export_answer(answer, folder / f"a{suffix}")
         path.read_bytes().decode("utf-8")
     store.close()
 
@@ -93,7 +94,7 @@ def test_one_unreadable_row_never_hides_the_log(tmp_path: Path, damage: str) -> 
     ids = []
     for i in range(3):
         body = {"id": f"a{i}", "choices": [{"index": 0, "message": {"content": f"answer {i}"}}]}
-        answer = ck.Answer.from_response(body, provider="magisterium", question=f"q{i}")
+        answer = ck.parse_response(body, provider="magisterium", question=f"q{i}")
         ids.append(store.record(answer))
     conn = store.connect()
     conn.execute("UPDATE answers SET response_json = ? WHERE id = ?", (damage, ids[1]))
@@ -107,14 +108,14 @@ def test_one_unreadable_row_never_hides_the_log(tmp_path: Path, damage: str) -> 
     store.close()
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(field=TEXT)
 def test_source_fields_with_surrogates_reach_frames_and_files(field: str) -> None:
     body = {
         "choices": [{"index": 0, "message": {"content": "Said [1]."}}],
         "citations": [{"cited_text": field, "document_index": 0, "document_title": field}],
     }
-    answer = ck.Answer.from_response(body, provider="magisterium")
+    answer = ck.parse_response(body, provider="magisterium")
     frame = ck.citations_frame([answer])
     # A source's text is kept valid and its HTML entities decoded ("&amp" is "&").
     expected = decode_entities(valid_text(field))

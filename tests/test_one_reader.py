@@ -15,8 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import citekit as ck
-from citekit.core.text import read
+from citekit.data.exports import export_answer
 from citekit.render.live import streaming_html
+from citekit.text.reader import read
+from tests.budget import examples
 
 N = 6  # citations 1..N exist; markers above N are cited nowhere
 
@@ -73,8 +75,12 @@ def test_the_indented_code_case_agrees_everywhere(tmp_path: Path) -> None:
     assert check_every_consumer(INDENTED_CODE) == {2}
     answer = answer_with(INDENTED_CODE)
     # The exported files carry the same reading.
-    assert markdown_footnotes(answer.export(tmp_path / "a.md").read_text(encoding="utf-8")) == {2}
-    assert html_markers(answer.export(tmp_path / "a.html").read_text(encoding="utf-8")) == {2}
+    assert markdown_footnotes(
+        export_answer(answer, tmp_path / "a.md").read_text(encoding="utf-8")
+    ) == {2}
+    assert html_markers(export_answer(answer, tmp_path / "a.html").read_text(encoding="utf-8")) == {
+        2
+    }
 
 
 @pytest.mark.parametrize(
@@ -106,7 +112,7 @@ _PIECES = [
 ]  # fmt: skip
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(_PIECES), max_size=18).map("".join))
 def test_every_consumer_agrees_on_any_text(text: str) -> None:
     check_every_consumer(text)

@@ -23,10 +23,11 @@ from citekit.render import (
     NotebookLiveAnswer,
     RenderWarning,
     TerminalLiveAnswer,
+    answer_bundle,
     answer_html,
     answer_markdown,
     answer_text,
-    mimebundle,
+    references_bundle,
     references_html,
     references_markdown,
     references_text,
@@ -34,6 +35,8 @@ from citekit.render import (
 )
 from citekit.render.html import target_style
 from citekit.render.live import streaming_html
+from citekit.wire.parsers import parse_response
+from tests.budget import examples
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 
@@ -567,14 +570,16 @@ def test_mimebundle_never_raises(
     monkeypatch.setitem(bundle_module._ANSWER, "text/html", broken)
     answer = magisterium_answer()
     with pytest.warns(RenderWarning, match="boom"):
-        bundle = mimebundle(answer)
+        bundle = answer_bundle(answer)
     assert list(bundle) == ["text/plain"] and "Work has" in bundle["text/plain"]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert list(mimebundle(answer)) == ["text/plain"]
+        assert list(answer_bundle(answer)) == ["text/plain"]
     assert "boom" in capsys.readouterr().err
-    with pytest.warns(RenderWarning):
-        assert mimebundle(object())["text/plain"].startswith("<object")
+    monkeypatch.setitem(bundle_module._REFERENCES, "text/html", broken)
+    refs = References(items=(Reference("a chunk", 1),))
+    with pytest.warns(RenderWarning, match="References as text/html"):
+        assert list(references_bundle(refs)) == ["text/plain"]
 
 
 def test_display_survives_odd_values() -> None:
@@ -585,7 +590,7 @@ def test_display_survives_odd_values() -> None:
         references=References(items=(Reference("", 1, score=float("nan")),)),
         related_questions=("", "  "),
     )
-    bundle = mimebundle(odd)
+    bundle = answer_bundle(odd)
     assert set(bundle) == {"text/plain", "text/markdown", "text/html"}
     assert "Source 1" in bundle["text/html"] and "(no passage text)" in bundle["text/html"]
 
@@ -597,12 +602,12 @@ def _sample_answers() -> list[tuple[str, Answer]]:
         for path in sorted((SAMPLES / provider).glob("[0-9]*.json")):
             record = json.loads(path.read_text(encoding="utf-8"))
             if provider == "gptbots":
-                answer = Answer.from_response(record["message"], provider=provider)
+                answer = parse_response(record["message"], provider=provider)
                 if record.get("correlate"):
                     refs = References.from_response(record["correlate"])
                     answer = dataclasses.replace(answer, references=refs)
             else:
-                answer = Answer.from_response(record["response"], provider=provider)
+                answer = parse_response(record["response"], provider=provider)
             out.append((f"{provider}/{path.stem}", answer))
     return out
 
@@ -612,7 +617,7 @@ def test_every_sample_renders_with_its_label() -> None:
     if not samples:
         pytest.skip("sample_data has no recorded answers yet")
     for name, answer in samples:
-        bundle = mimebundle(answer)
+        bundle = answer_bundle(answer)
         root = parse(bundle["text/html"])
         assert root.find_all("span", "citekit-label")[0].text == f"recorded sample · {name}"
         assert f"[recorded sample · {name}]" in bundle["text/plain"]
@@ -740,14 +745,14 @@ def _permissive_markdown() -> Any:
 _PERMISSIVE_MARKDOWN = _permissive_markdown()
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(answer=_answer, strict=st.booleans())
 def test_no_script_handler_or_unsafe_url_for_any_input(answer: Answer, strict: bool) -> None:
     assert_safe_html(answer_html(answer, strict=strict))
     if answer.references is not None:
         assert_safe_html(references_html(answer.references, strict=strict))
     assert_safe_html(streaming_html(answer.provider, answer.question, answer.text, status="x"))
-    bundle = mimebundle(answer)
+    bundle = answer_bundle(answer)
     assert set(bundle) == {"text/plain", "text/markdown", "text/html"}
     # The Markdown too, as rendered by a front end that allows raw HTML and any link.
     assert_safe_html(_PERMISSIVE_MARKDOWN.render(bundle["text/markdown"]))
@@ -942,7 +947,7 @@ _BLOCKS = [
 ]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     blocks=st.lists(st.sampled_from(_BLOCKS), min_size=1, max_size=8),
     separator=st.sampled_from(["\n\n", "\n", "\n\n\n"]),
@@ -951,8 +956,8 @@ _BLOCKS = [
 def test_incremental_render_equals_a_whole_render(
     blocks: list[str], separator: str, cuts: list[int]
 ) -> None:
-    from citekit.render._incremental import IncrementalMarkdown, fill_markers
-    from citekit.render._mdhtml import render_markdown
+    from citekit.text.incremental import IncrementalMarkdown, fill_markers
+    from citekit.text.markdown_html import render_markdown
 
     text = separator.join(blocks)
     incremental = IncrementalMarkdown()
@@ -969,10 +974,10 @@ def test_incremental_render_equals_a_whole_render(
         assert fill_markers(html, mark) == render_markdown(text, markers=mark)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(text=st.text(max_size=40))
 def test_plain_paragraph_shortcut_matches_markdown_it(text: str) -> None:
-    from citekit.render._mdhtml import _PARSER, _Renderer, plain_paragraph
+    from citekit.text.markdown_html import _PARSER, _Renderer, plain_paragraph
 
     shortcut = plain_paragraph(text)
     if shortcut is not None:
@@ -1007,7 +1012,7 @@ def test_live_finish_reuses_the_streamed_html_and_equals_a_fresh_render(
         assert live.renders > 3
         live.finish(answer)
         final = display.log[-1][1]
-        fresh = mimebundle(answer)
+        fresh = answer_bundle(answer)
         assert _without_tokens(final["text/html"]) == _without_tokens(fresh["text/html"])
         assert final["text/plain"] == fresh["text/plain"]
         assert final["text/markdown"] == fresh["text/markdown"]

@@ -264,7 +264,7 @@ def test_wire_nonsense_numbers_do_not_break_frames() -> None:
         "citations": [{"cited_text": "a", "document_index": 2**31}],
         "usage": {"prompt_tokens": 2**70, "completion_tokens": 3},
     }
-    answer = ck.Answer.from_response(body, provider="magisterium")
+    answer = ck.parse_response(body, provider="magisterium")
     assert answer.citations[0].document_index == 0
     assert answer.usage is not None and answer.usage.prompt_tokens is None
     assert ck.citations_frame(answer)["marker"].to_list() == [1]

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 import citekit as ck
 from citekit.testing import ProviderServer
 from citekit.wire.search import parse_search, search_request
+from tests.budget import examples
 
 from .conftest import SAMPLES, SECRET
 
@@ -214,7 +215,7 @@ ITEM = st.dictionaries(FIELDS | st.text(max_size=8), JSON, max_size=6)
 
 
 @given(JSON)
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_arbitrary_json_never_crashes(body: Any) -> None:
     try:
         found = parse_search(body, query="q")
@@ -224,7 +225,7 @@ def test_arbitrary_json_never_crashes(body: Any) -> None:
 
 
 @given(st.dictionaries(KEYS, st.lists(ITEM | JSON, max_size=5) | JSON, max_size=3))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_arbitrary_items_are_read_or_skipped(body: Any) -> None:
     try:
         found = parse_search(body, query="q")

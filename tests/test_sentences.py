@@ -1,4 +1,4 @@
-"""The sentence splitter (``citekit.core.sentences``): languages, abbreviations, blocks, code,
+"""The sentence splitter (``citekit.text.sentences``): languages, abbreviations, blocks, code,
 markers after the final punctuation; and its properties on any text."""
 
 from __future__ import annotations
@@ -9,8 +9,9 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from citekit.core.sentences import sentences
-from citekit.core.text import read
+from citekit.text.reader import read
+from citekit.text.sentences import sentences
+from tests.budget import examples
 
 
 def texts(text: str) -> list[str]:
@@ -208,7 +209,7 @@ PIECES = st.one_of(
 MARKDOWNISH = st.lists(PIECES, max_size=80).map("".join)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(text=st.one_of(MARKDOWNISH, st.text(max_size=200)))
 def test_any_text_is_split_never_raises_and_keeps_every_marker(text: str) -> None:
     found = sentences(text)
@@ -222,7 +223,7 @@ def test_any_text_is_split_never_raises_and_keeps_every_marker(text: str) -> Non
     assert [m for s in found for m in s.markers] == list(read(text).markers)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(text=MARKDOWNISH)
 def test_text_with_a_letter_outside_code_has_a_sentence(text: str) -> None:
     body = read(text).body
@@ -268,7 +269,7 @@ CJK = st.builds(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     parts=st.one_of(
         st.lists(st.tuples(LATIN, st.sampled_from([" ", "\n", "\n\n"])), min_size=1, max_size=6),

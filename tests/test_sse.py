@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 import citekit as ck
 from citekit.wire.sse import SSEDecoder
+from tests.budget import examples
 
 from .conftest import SAMPLES
 
@@ -41,7 +42,7 @@ def test_whole_buffer() -> None:
 
 
 @given(st.lists(st.integers(min_value=0, max_value=len(RAW)), max_size=30))
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 def test_any_chunking_gives_the_same_events(cuts: list[int]) -> None:
     assert decode(RAW, cuts) == EXPECTED
 
@@ -51,7 +52,7 @@ LONGEST = max(len(line) for line in RAW.replace(b"\r", b"\n").split(b"\n"))
 
 
 @given(st.lists(st.integers(min_value=0, max_value=len(RAW)), max_size=30))
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 def test_any_chunking_under_a_line_cap(cuts: list[int]) -> None:
     assert decode(RAW, cuts, max_line=LONGEST) == EXPECTED
     with pytest.raises(ck.ResponseTooLargeError, match="max_line_bytes="):

@@ -24,6 +24,7 @@ from citekit.store import Log, LogWarning, default_path, schema
 from citekit.store.answer_log import LOG_SCHEMA, request_key
 from citekit.store.schema import SCHEMA_VERSION, migrate
 from citekit.testing import ProviderServer
+from citekit.wire.parsers import parse_response
 
 # Some recorded samples are withheld by Magisterium's content filter, which warns.
 pytestmark = pytest.mark.filterwarnings("ignore::citekit.ContentFilteredWarning")
@@ -68,7 +69,7 @@ def body(question: str) -> dict[str, Any]:
 
 
 def chat_answer(question: str) -> Answer:
-    return Answer.from_response(CHAT, provider="magisterium", question=question)
+    return parse_response(CHAT, provider="magisterium", question=question)
 
 
 # -- round trips ----------------------------------------------------------------------------------
@@ -253,7 +254,7 @@ def test_no_api_key_in_the_file(
 def _write_many(path: str, worker: int, count: int) -> None:
     store = Log(path)
     for i in range(count):
-        answer = Answer.from_response(CHAT, provider="magisterium", question=f"w{worker}-{i}")
+        answer = parse_response(CHAT, provider="magisterium", question=f"w{worker}-{i}")
         # A row the busy file cannot take at once waits for the writer thread (None).
         store.record(answer, request=body(f"w{worker}-{i}"), elapsed=0.0)
     assert store.flush(60)  # a multiprocessing child exits without atexit: flush first
@@ -286,7 +287,7 @@ from test_store import CHAT, body
 store = Log({path!r})
 i = 0
 while True:
-    store.record(Answer.from_response(CHAT, provider="magisterium", question=f"k{{i}}"),
+    store.record(parse_response(CHAT, provider="magisterium", question=f"k{{i}}"),
                  request=body(f"k{{i}}"))
     i += 1
 """

@@ -1,4 +1,4 @@
-"""citekit.core.text: the one reader of an answer's text (markers, code, links, definitions)."""
+"""citekit.text.reader: the one reader of an answer's text (markers, code, links, definitions)."""
 
 from __future__ import annotations
 
@@ -10,17 +10,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from citekit.core import text as reader
-from citekit.core._source_map import normalise
-from citekit.core.text import (
+from citekit.text import reader
+from citekit.text.parser import (
     MARKER_TOKEN,
     NO_MARKERS,
     Marker,
     link_allowed,
     make_parser,
     marker_plugin,
-    read,
 )
+from citekit.text.reader import read
+from citekit.text.source_map import normalise
+from tests.budget import examples
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 
@@ -205,14 +206,14 @@ def test_markers_in_links_are_literal(text: str, expected: list[int]) -> None:
     ],
 )
 def test_link_allowed_is_safe_url(url: str) -> None:
-    from citekit.render._safe import safe_url
+    from citekit.text.escape import safe_url
 
     assert link_allowed(url) == (safe_url(url) is not None)
 
 
 @given(st.text(max_size=40) | st.builds(lambda s: "https://" + s, st.text(max_size=20)))
 def test_link_allowed_is_safe_url_on_any_text(url: str) -> None:
-    from citekit.render._safe import safe_url
+    from citekit.text.escape import safe_url
 
     assert link_allowed(url) == (safe_url(url) is not None)
 
@@ -389,7 +390,9 @@ _PIECES = [
 _texts = st.lists(st.one_of(st.sampled_from(_PIECES), st.text(max_size=3)), max_size=20).map(
     "".join
 )
-_settings = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_settings = settings(
+    max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 _SHAPE = {"caret": r"\[\^([0-9]+)\]", "bracket": r"\[([0-9]+)\]", "corner": r"\$\[([0-9]+)\]\$"}
 
 

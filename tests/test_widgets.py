@@ -14,6 +14,8 @@ from polars.testing import assert_frame_equal
 
 from citekit import Answer, References, citations_frame, explore, references_frame
 from citekit.notebook.explorer import ALL, Explorer
+from citekit.wire.parsers import parse_response
+from tests.budget import examples
 
 from .test_frames import correlate_body, magisterium_response
 
@@ -22,7 +24,7 @@ SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 
 def magisterium(answer_id: str, question: str, **changes: Any) -> Answer:
     body = {**magisterium_response(), "id": answer_id, **changes}
-    return Answer.from_response(body, provider="magisterium", question=question)
+    return parse_response(body, provider="magisterium", question=question)
 
 
 @pytest.fixture()
@@ -41,9 +43,7 @@ def answers() -> list[Answer]:
     second["choices"][0]["message"]["content"] = "Faith seeks understanding [^1]."
     return [
         magisterium("A", "Why is work dignified?"),
-        Answer.from_response(
-            {**second, "id": "B"}, provider="magisterium", question="Faith and reason?"
-        ),
+        parse_response({**second, "id": "B"}, provider="magisterium", question="Faith and reason?"),
     ]
 
 
@@ -214,7 +214,7 @@ def test_no_years_disables_the_slider() -> None:
     body = magisterium_response()
     for c in body["citations"]:
         c["document_year"] = None
-    ex = explore(Answer.from_response(body, provider="magisterium"))
+    ex = explore(parse_response(body, provider="magisterium"))
     assert ex.years.disabled
     ex.search.value = "grace"
     assert ex.filtered.height == 1
@@ -292,7 +292,7 @@ def test_cells_are_one_line_with_the_whole_text_as_tooltip() -> None:
     long = "word " * 100
     body = magisterium_response()
     body["citations"][0]["cited_text"] = long + "\n\nsecond paragraph"
-    ex = explore(Answer.from_response(body, provider="magisterium"))
+    ex = explore(parse_response(body, provider="magisterium"))
     assert "\n" not in ex.table.value.split("<tbody>", 1)[1]
     assert "second paragraph'" in ex.table.value  # the tooltip (title) holds the whole text
     assert "…</td>" in ex.table.value
@@ -370,7 +370,7 @@ def test_a_front_end_row_out_of_range_is_clamped(answers: list[Answer]) -> None:
 _TEXT = st.text(st.characters(codec="utf-8"), max_size=400)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     texts=st.lists(
         st.fixed_dictionaries(

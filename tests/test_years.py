@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from citekit.core.years import YEAR_PATTERN, parse_year, parse_year_span, year_expr
+from tests.budget import examples
 
 # (text, year): every row is checked against parse_year and year_expr alike.
 YEARS: list[tuple[str | None, int | None]] = [
@@ -177,7 +178,7 @@ _year_texts = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.one_of(st.none(), _year_texts), min_size=1, max_size=30))
 def test_scalar_and_polars_agree_on_any_text(texts: list[str | None]) -> None:
     frame = pl.DataFrame({"y": texts}, schema={"y": pl.String})

@@ -13,8 +13,8 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ..core.models import Answer
 from ..core.names import PROVIDERS, long_name
+from ..model import Answer
 from ..render.text import body_text
 from .main import make_client, source_lines
 

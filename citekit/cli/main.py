@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Any, TextIO, cast
 
 from ..core.errors import CitekitError, CitekitWarning, ConfigurationError
-from ..core.models import Answer, TextDelta
 from ..core.names import PROVIDERS
+from ..model import Answer, TextDelta
 from ..render.text import StyledTerminal, TerminalText, body_text
 
 __all__ = ["build_parser", "main"]

@@ -21,7 +21,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Final, Literal, NamedTuple
+from typing import TYPE_CHECKING, Final, Literal, NamedTuple
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    import polars as pl
 
 __all__ = [
     "CITATION_COLUMNS",
@@ -30,6 +35,7 @@ __all__ = [
     "TOOL_USAGE_COLUMNS",
     "Column",
     "Kind",
+    "source_schema",
 ]
 
 Kind = Literal["str", "int", "float", "bool"]
@@ -121,3 +127,17 @@ REFERENCE_COLUMNS: Final[Mapping[str, str]] = MappingProxyType(
         "score": "score",
     }
 )
+
+
+def source_schema(names: Iterable[str]) -> pl.Schema:
+    """The polars schema of source columns ``names``: each kind as its polars type (``str``
+    ``String``, ``int`` ``Int32``, ``float`` ``Float64``, ``bool`` ``Boolean``)."""
+    import polars as pl
+
+    types: dict[Kind, pl.DataType] = {
+        "str": pl.String(),
+        "int": pl.Int32(),
+        "float": pl.Float64(),
+        "bool": pl.Boolean(),
+    }
+    return pl.Schema({name: types[COLUMNS[name].kind] for name in names})

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from .names import display_name
 
 if TYPE_CHECKING:
-    from .models import Answer
+    from ..model import Answer
 
 __all__ = [
     "APITimeoutError",

@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from typing import Any, Final
 
 from .errors import ResponseFormatError
@@ -41,9 +42,12 @@ from .names import display_name
 __all__ = [
     "MAX_INDEX",
     "Fields",
+    "count_or_none",
     "int_or_none",
     "json_type",
     "number_or_none",
+    "opt_text",
+    "parse_created",
     "text_or_none",
     "wrong",
 ]
@@ -211,3 +215,33 @@ class Fields:
         return [
             Fields(item, self.provider, f"{path}[{i}]") for i, item in enumerate(self.array(key))
         ]
+
+
+def opt_text(value: Any) -> str | None:
+    """A wire string, or an integer as its digits (ids, years); anything else is not one."""
+    return text_or_none(value, numbers=True)
+
+
+def parse_created(value: Any) -> datetime | None:
+    """A Unix time in seconds or milliseconds (GPTBots uses both) as an aware UTC datetime."""
+    number = number_or_none(value, strings=True)
+    if number is None:
+        if isinstance(value, str) and len(value) <= 64:
+            try:
+                parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+            except ValueError:
+                return None
+            return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+        return None
+    # Seconds since 1970 stay below 1e11 until the year 5138; milliseconds are above it.
+    if abs(number) >= 1e11:
+        number /= 1000.0
+    try:
+        return datetime.fromtimestamp(number, tz=UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def count_or_none(value: Any) -> int | None:
+    """A count as a provider writes it (a number or its digits); beyond 2**63 is not a count."""
+    return int_or_none(value, lo=1 - 2**63, hi=2**63 - 1, strings=True)

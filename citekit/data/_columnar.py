@@ -26,18 +26,9 @@ from datetime import datetime
 from itertools import chain, repeat
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
-from ..core.fields import MAX_INDEX
-from ..core.models import (
-    SAMPLE_FIELD,
-    Answer,
-    Citation,
-    References,
-    Usage,
-    _opt_str,
-    decode_entities,
-    parse_created,
-    valid_text,
-)
+from ..core.fields import MAX_INDEX, opt_text, parse_created
+from ..core.unicode import decode_entities, valid_text
+from ..model import SAMPLE_FIELD, Answer, Citation, References, Usage
 from ..wire.maritaca import sources as maritaca_sources
 from ..wire.openai_compat import parse_citations
 from .sources import Saved
@@ -87,7 +78,7 @@ class Header(NamedTuple):
     @property
     def sample(self) -> str | None:
         """``Answer.sample``: the body's sample label."""
-        return _opt_str(self.body.get(SAMPLE_FIELD))
+        return opt_text(self.body.get(SAMPLE_FIELD))
 
     def created(self) -> datetime | None:
         return parse_created(self.body.get("created"))

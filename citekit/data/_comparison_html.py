@@ -33,10 +33,10 @@ from ..core.errors import (
     ServerError,
     TransportError,
 )
-from ..core.models import SAMPLE_FIELD, Answer
 from ..core.names import display_name
-from ..render._safe import STYLE, esc, new_token
+from ..model import SAMPLE_FIELD, Answer
 from ..render.html import answer_html
+from ..text.escape import STYLE, esc, new_token
 
 if TYPE_CHECKING:
     from .comparison import Comparison

@@ -16,8 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..core.models import Answer
 from ..core.years import parse_year, parse_year_span
+from ..model import Answer
 from .exports import sources_frame
 from .identity import author_key, canonical_url, work_title, work_url
 

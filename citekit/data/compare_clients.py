@@ -11,8 +11,8 @@ import asyncio
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..core.models import Answer
 from ..core.names import display_name
+from ..model import Answer
 from ..providers.maritaca import BUILT_IN_TOOLS
 from ..render.progress import make_progress
 from ..transport.loop import run_sync

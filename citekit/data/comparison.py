@@ -16,7 +16,7 @@ from typing import Any, Final
 
 import polars as pl
 
-from ..core.models import Answer
+from ..model import Answer
 from .aliases import AliasSpec
 from .corpus import sources_frame
 
@@ -201,7 +201,7 @@ class Comparison:
         try:
             return comparison_html(self)
         except Exception as exc:
-            from ..render._safe import report_render_error
+            from ..render.fallback import report_render_error
 
             report_render_error("Comparison as text/html", exc)
             return fallback_html(self)

@@ -27,12 +27,13 @@ from typing import Any, Final, Literal
 
 import polars as pl
 
-from ..core.models import Answer, Citation, References
-from ..core.text import read
+from ..core.columns import source_schema
+from ..model import Answer, Citation, References
+from ..text.reader import read
 from ._columnar import Header, read_items
 from .aliases import AliasSpec
 from .clusters import identify
-from .frames import REFERENCES_SCHEMA, _add_references, _citation_rows, source_schema
+from .frames import REFERENCES_SCHEMA, _add_references, _citation_rows
 from .sources import Source, iter_items
 
 __all__ = ["SOURCES_SCHEMA", "WORKS_SCHEMA", "SourceKind", "sources_frame", "works_frame"]

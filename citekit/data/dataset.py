@@ -65,7 +65,7 @@ from urllib.parse import quote
 
 import polars as pl
 
-from ..core.models import Answer, References
+from ..model import Answer, References
 from ..render._sources import format_size
 from .sources import Source, load_answers
 

@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core.columns import COLUMNS
-from ..core.models import Answer, valid_text
 from ..core.secrets import environment_keys, scrub, scrub_value
+from ..core.unicode import valid_text
+from ..model import Answer
 
 if TYPE_CHECKING:
     import polars as pl

@@ -48,10 +48,15 @@ from typing import Any, Final
 
 import polars as pl
 
-from ..core.columns import CITATION_COLUMNS, COLUMNS, REFERENCE_COLUMNS, TOOL_USAGE_COLUMNS, Kind
-from ..core.models import Answer, Citation, References, Usage
-from ..core.text import numbers
+from ..core.columns import (
+    CITATION_COLUMNS,
+    REFERENCE_COLUMNS,
+    TOOL_USAGE_COLUMNS,
+    source_schema,
+)
 from ..core.years import year_series
+from ..model import Answer, Citation, References, Usage
+from ..text.reader import numbers
 from ..wire.openai_compat import parse_citations
 from ._columnar import Header, Item, citation_columns, read_items
 from ._log_frames import log_answers, log_citations, log_references, log_selection
@@ -66,21 +71,7 @@ __all__ = [
     "citations_frame",
     "load_answers",
     "references_frame",
-    "source_schema",
 ]
-
-_POLARS_TYPES: Final[dict[Kind, pl.DataType]] = {
-    "str": pl.String(),
-    "int": pl.Int32(),
-    "float": pl.Float64(),
-    "bool": pl.Boolean(),
-}
-
-
-def source_schema(names: Iterable[str]) -> pl.Schema:
-    """The polars schema of source columns ``names`` (see ``citekit.core.columns``)."""
-    return pl.Schema({name: _POLARS_TYPES[COLUMNS[name].kind] for name in names})
-
 
 _CITATION_FIELDS: Final = tuple(name for name in CITATION_COLUMNS if name != "marker")
 

@@ -3,7 +3,7 @@
 ``health_frame`` gives one row per answer: how many of its sentences cite something, which
 sources the provider listed but the text never points to, which markers point to no source,
 and which works the answer cites under two numbers. Sentences come from
-:func:`citekit.core.sentences.sentences`, markers from :func:`citekit.core.text.read` (never
+:func:`citekit.text.sentences.sentences`, markers from :func:`citekit.text.reader.read` (never
 in code), sources and their works from :func:`citekit.data.corpus.sources_frame`.
 
 What cites a sentence
@@ -27,9 +27,9 @@ from typing import Any, Final
 
 import polars as pl
 
-from ..core.models import Answer
-from ..core.sentences import Sentence, sentences
-from ..core.text import read
+from ..model import Answer
+from ..text.reader import read
+from ..text.sentences import Sentence, sentences
 from .aliases import AliasSpec
 from .sources import Source, iter_items
 
@@ -65,7 +65,7 @@ def health_frame(
     its sources. Every answer has its row, also one without sources or without text.
 
     Columns: ``provider``, ``answer_id``, ``question``; ``sentences`` (of the answer's text,
-    code and footnote definition lines left out: :func:`citekit.core.sentences.sentences`),
+    code and footnote definition lines left out: :func:`citekit.text.sentences.sentences`),
     ``cited_sentences`` (those carrying a marker or, in a Maritaca answer, overlapping a web
     source's span or link), ``coverage`` (``cited_sentences / sentences``; null without
     sentences), ``sources`` (distinct footnote numbers the provider listed: citations and

@@ -20,9 +20,10 @@ from pathlib import Path
 from typing import Any, Literal, NamedTuple, overload
 
 from ..core.errors import warn
-from ..core.models import SAMPLE_FIELD, Answer, References
+from ..model import SAMPLE_FIELD, Answer, References
 from ..store import Log
 from ..store.selection import LogSelection
+from ..wire.parsers import parse_response
 
 __all__ = ["BadLine", "Saved", "Source", "iter_items", "load_answers"]
 
@@ -248,7 +249,7 @@ class Saved(NamedTuple):
 
     def answer(self) -> Answer:
         """The ``Answer`` (``Answer.from_response``, its references attached)."""
-        answer = Answer.from_response(self.body, provider=self.provider, question=self.question)
+        answer = parse_response(self.body, provider=self.provider, question=self.question)
         if isinstance(self.correlate, Mapping):
             refs = References.from_response(self.correlate, message_id=answer.id)
             answer = replace(answer, references=refs)

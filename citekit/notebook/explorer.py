@@ -20,11 +20,11 @@ from typing import Any, Final, Literal
 
 import polars as pl
 
-from ..core.models import Answer, References
 from ..data import charts
 from ..data.chart_parts import labelled
 from ..data.frames import Source, citations_frame, load_answers, references_frame
-from ..render.chart import widget_esm
+from ..model import Answer, References
+from ..render.chart_runtime import widget_esm
 from .explorer_html import (
     EXPLORER_CSS,
     SEARCH_CSS,

@@ -18,8 +18,8 @@ from typing import Any, Final
 
 import polars as pl
 
-from ..core.models import Answer
 from ..data.charts import UNKNOWN_AUTHOR, UNKNOWN_SOURCE, UNTITLED
+from ..model import Answer
 from ..render.chart import drawable, why_not_drawn
 
 __all__ = [
@@ -301,7 +301,7 @@ def status_html(text: str) -> str:
 
 def row_html(row: dict[str, Any], kind: str) -> str:
     from ..render import safe_url
-    from ..render._mdhtml import render_markdown
+    from ..text.markdown_html import render_markdown
 
     if kind == "citations":
         title = row.get("document_title") or UNTITLED

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
 from ..core.errors import ConfigurationError
-from ..core.models import Answer
+from ..model import Answer
 
 __all__ = ["interpolate", "load_ipython_extension"]
 

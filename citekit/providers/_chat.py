@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TypedDict, Unpack
 
 from ..core.errors import CitekitWarning, warn
-from ..core.models import Answer
+from ..model import Answer
 from ..transport.stream import AsyncStream, Stream
 from ..wire.chat_params import CHAT_PARAMETERS, build_chat_body, last_user_message
 from ..wire.flow import Flow, RequestSpec

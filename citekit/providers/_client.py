@@ -22,9 +22,9 @@ import httpx
 
 from ..core.errors import ConfigurationError
 from ..core.kernel import in_kernel
-from ..core.models import Answer, TextDelta
 from ..core.names import display_name
 from ..core.secrets import check_key, environment_keys
+from ..model import Answer, TextDelta
 from ..transport.driver import AsyncDriver, SyncDriver
 from ..transport.http import DEFAULT_DEADLINE, HttpConfig, make_timeout
 from ..transport.ratelimit import RateLimit, RateLimiter

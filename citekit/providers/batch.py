@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol, overload
 
 from ..core.errors import CitekitError
-from ..core.models import Answer
+from ..model import Answer
 from ..render.progress import make_progress
 from ..store import log as _log
 from ..transport.loop import run_sync

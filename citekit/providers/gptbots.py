@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from ..core.errors import ConfigurationError
-from ..core.models import Answer, References
+from ..model import Answer, References
 from ..transport.stream import AsyncStream, Stream
 from ..wire.flow import Flow
 from ..wire.gptbots import (

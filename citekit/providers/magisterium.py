@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ..core.search import SearchResults
+from ..model import SearchResults
 from ..wire.search import Category, search_flow, search_request
 from ._chat import ChatClient
 

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any, ClassVar
 
 from ..core.errors import ResponseFormatError
-from ..core.models import parse_created
+from ..core.fields import parse_created
 from ..wire.flow import RequestSpec, fetch_json
 from ..wire.maritaca import FLEX_READ_TIMEOUT, classify
 from ._chat import ChatClient, Messages

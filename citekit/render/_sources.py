@@ -3,7 +3,7 @@
 A footnote is one document (one ``document_index``): its number is the one-based marker, and
 it groups every passage the answer cites from that document. HTML, Markdown and plain text
 all build on :func:`footnotes` and :func:`answer_notes`, and read the answer's text with
-:func:`citekit.core.text.read`, so the three formats always agree on numbering, grouping and
+:func:`citekit.text.reader.read`, so the three formats always agree on numbering, grouping and
 which citations are cited inline.
 """
 
@@ -13,9 +13,10 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from ..core.models import Answer, Citation, GeneratedFile, Reference, References
+if TYPE_CHECKING:
+    from ..model import Answer, Citation, GeneratedFile, Reference, References
 
 __all__ = [
     "CUT_SHORT",

@@ -4,17 +4,18 @@ cell."""
 from __future__ import annotations
 
 from collections.abc import Callable, Container
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..core.models import Answer, References
-from ..core.search import SearchResults
-from ._safe import report_render_error
+from .fallback import report_render_error
 from .html import answer_html, references_html, render_answer_html
 from .markdown import answer_markdown, references_markdown
 from .search import search_html, search_markdown, search_text
 from .text import answer_text, references_text
 
-__all__ = ["answer_bundle", "mimebundle"]
+if TYPE_CHECKING:
+    from ..model import Answer, References, SearchResults
+
+__all__ = ["answer_bundle", "references_bundle", "search_bundle"]
 
 _MIMETYPES = ("text/plain", "text/markdown", "text/html")
 
@@ -43,17 +44,11 @@ def _wanted(include: Container[str] | None, exclude: Container[str] | None) -> l
     ]
 
 
-def _fallback_text(obj: object) -> str:
-    attempts: list[Callable[[], str]] = []
-    if isinstance(obj, Answer):
-        attempts.append(lambda: answer_text(obj))
-    if isinstance(obj, References):
-        attempts.append(lambda: references_text(obj))
-    if isinstance(obj, SearchResults):
-        attempts.append(lambda: search_text(obj))
-        attempts.append(lambda: f"<SearchResults for {obj.query!r}: {len(obj.items)} items>")
-    attempts.append(lambda: str(getattr(obj, "text", "")))
-    for attempt in attempts:
+def _first_text(obj: object, attempts: list[Callable[[], str]]) -> str:
+    """The first of ``attempts`` that gives text, else the object's bare repr: what a display
+    that failed shows instead."""
+    last: Callable[[], str] = lambda: str(getattr(obj, "text", ""))  # noqa: E731
+    for attempt in [*attempts, last]:
         try:
             text = attempt()
         except Exception:
@@ -66,50 +61,61 @@ def _fallback_text(obj: object) -> str:
         return "<citekit object>"
 
 
-def mimebundle(
-    obj: Answer | References | SearchResults | Any,
+def answer_bundle(
+    answer: Answer,
+    *,
+    include: Container[str] | None = None,
+    exclude: Container[str] | None = None,
+    body_html: str | None = None,
+) -> dict[str, str]:
+    """``text/plain``, ``text/markdown`` and ``text/html`` of an answer (``_repr_mimebundle_``).
+
+    ``include`` / ``exclude`` are what IPython passes to ``_repr_mimebundle_``; ``body_html`` is
+    the answer's text already rendered as HTML (the live display's, see
+    :func:`~citekit.render.html.render_answer_html`). On any error the result is
+    ``{"text/plain": ...}`` and a :class:`~citekit.render.fallback.RenderWarning` is issued (or,
+    when warnings are errors, a message goes to stderr): a display never raises into the cell.
+    """
+    renderers = _ANSWER
+    if body_html is not None:
+        html = body_html
+        renderers = {**_ANSWER, "text/html": lambda a: render_answer_html(a, body_html=html)}
+    return _bundle(answer, renderers, [lambda: answer_text(answer)], include, exclude)
+
+
+def references_bundle(
+    references: References,
     *,
     include: Container[str] | None = None,
     exclude: Container[str] | None = None,
 ) -> dict[str, str]:
-    """``text/plain``, ``text/markdown`` and ``text/html`` for an Answer, References or
-    SearchResults.
-
-    ``include`` / ``exclude`` are what IPython passes to ``_repr_mimebundle_``. On any error
-    the result is ``{"text/plain": ...}`` and a :class:`RenderWarning` is issued (or, when
-    warnings are errors, a message goes to stderr): a display never raises into the cell.
-    """
-    return _bundle(obj, include, exclude, None)
+    """:func:`answer_bundle` of a GPTBots reference list."""
+    return _bundle(references, _REFERENCES, [lambda: references_text(references)], include, exclude)
 
 
-def answer_bundle(answer: Answer, *, body_html: str | None) -> dict[str, str]:
-    """:func:`mimebundle` of an answer whose text HTML is already rendered (see
-    :func:`~citekit.render.html.render_answer_html`)."""
-    return _bundle(answer, None, None, body_html)
+def search_bundle(
+    results: SearchResults,
+    *,
+    include: Container[str] | None = None,
+    exclude: Container[str] | None = None,
+) -> dict[str, str]:
+    """:func:`answer_bundle` of search results."""
+    attempts: list[Callable[[], str]] = [
+        lambda: search_text(results),
+        lambda: f"<SearchResults for {results.query!r}: {len(results.items)} items>",
+    ]
+    return _bundle(results, _SEARCH, attempts, include, exclude)
 
 
 def _bundle(
     obj: object,
+    renderers: dict[str, Callable[[Any], str]],
+    fallbacks: list[Callable[[], str]],
     include: Container[str] | None,
     exclude: Container[str] | None,
-    body_html: str | None,
 ) -> dict[str, str]:
     what = type(obj).__name__
     try:
-        if isinstance(obj, Answer):
-            renderers = _ANSWER
-            if body_html is not None:
-                html = body_html
-                renderers = {
-                    **_ANSWER,
-                    "text/html": lambda a: render_answer_html(a, body_html=html),
-                }
-        elif isinstance(obj, References):
-            renderers = _REFERENCES
-        elif isinstance(obj, SearchResults):
-            renderers = _SEARCH
-        else:
-            raise TypeError(f"cannot render a {what}")
         bundle: dict[str, str] = {}
         for mimetype in _wanted(include, exclude):
             what = f"{type(obj).__name__} as {mimetype}"
@@ -117,4 +123,4 @@ def _bundle(
         return bundle
     except Exception as exc:
         report_render_error(what, exc)
-        return {"text/plain": _fallback_text(obj)}
+        return {"text/plain": _first_text(obj, fallbacks)}

@@ -28,37 +28,29 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import functools
-import gzip
-import hashlib
 import json
-import os
 import re
 import struct
 import sys
-import tempfile
 import zlib
-from pathlib import Path
 from typing import Any, Final
 
-from ._safe import esc, new_token
+from ..text.escape import esc, new_token
+from .chart_runtime import runtime_js
 
 __all__ = [
     "RENDERER",
     "chart_bundle",
     "drawable",
     "renderer",
-    "runtime_js",
     "smaller_png",
     "use_offline_renderer",
     "why_not_drawn",
-    "widget_esm",
 ]
 
 #: The name of the altair renderer.
 RENDERER: Final = "citekit"
 
-_SCRIPT = Path(__file__).with_name("chart.js")
 _sent_runtime = False
 _turned_on = False
 
@@ -123,128 +115,6 @@ def script_json(value: Any) -> str:
     (so no ``</script>`` or ``<!--`` can end or confuse it), non-ASCII escaped."""
     text = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-
-
-def _cache_dir() -> Path | None:
-    """citekit's folder in the user's cache (``$XDG_CACHE_HOME``, which counts only when it is
-    an absolute path, as the XDG spec says; else ``~/.cache``), or ``None`` with no home."""
-    base = os.environ.get("XDG_CACHE_HOME", "")
-    if not os.path.isabs(base):
-        try:
-            base = str(Path.home() / ".cache")
-        except RuntimeError:  # no home folder to be found
-            return None
-    return Path(base) / "citekit"
-
-
-#: The global the runtime sets, which chart outputs look for: a bundle without it is not ours.
-_RUNTIME_MARK: Final = "citekitCharts"
-
-
-def _unpacked(packed: str) -> str | None:
-    """The runtime's code from its packed form, or ``None`` when it is not a whole runtime (a
-    truncated or corrupt cache file: gzip's length and CRC-32 check catch both)."""
-    try:
-        code = gzip.decompress(base64.b64decode(packed, validate=True)).decode("utf-8")
-    except (ValueError, EOFError, OSError, zlib.error):  # binascii.Error is a ValueError
-        return None
-    return code if _RUNTIME_MARK in code else None
-
-
-def _read_cache(path: Path) -> str | None:
-    try:
-        packed = path.read_text(encoding="ascii")
-    except (OSError, ValueError):
-        return None
-    return packed if _unpacked(packed) is not None else None
-
-
-def _write_cache(path: Path, packed: str) -> None:
-    """Write ``packed`` whole or not at all: a unique temporary file renamed over ``path``, so
-    processes and threads writing at once, or one stopped half-way, never leave a part."""
-    with contextlib.suppress(OSError):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=path.name, suffix=".part", dir=path.parent)
-        try:
-            with os.fdopen(handle, "w", encoding="ascii") as out:
-                out.write(packed)
-            os.replace(temporary, path)
-        finally:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-
-
-@functools.cache
-def runtime_js() -> str:
-    """Vega and ``chart.js`` in one script, gzipped and base64-encoded (built by vl-convert
-    once per machine, then read from the cache folder; a cached copy that does not unpack to
-    the whole runtime is built again)."""
-    import importlib.metadata
-
-    import vl_convert
-
-    source = _SCRIPT.read_text(encoding="utf-8")
-    version = importlib.metadata.version("vl-convert-python")
-    digest = hashlib.sha256(f"{version}\n{source}".encode()).hexdigest()[:16]
-    folder = _cache_dir()
-    cached = folder / f"chart-runtime-{digest}.b64" if folder else None
-    if cached and (packed := _read_cache(cached)):
-        return packed
-    bundle: str = vl_convert.javascript_bundle(source)
-    packed = base64.b64encode(gzip.compress(bundle.encode("utf-8"), 9, mtime=0)).decode("ascii")
-    if _unpacked(packed) is None:
-        raise RuntimeError("vl-convert built a chart runtime without citekit's mount code")
-    if cached:
-        _write_cache(cached, packed)
-    return packed
-
-
-#: A widget's front end (anywidget): ``value`` (the static SVG, or a message) is shown, then a
-#: compiled Vega ``spec``, when there is one and the runtime is there, is drawn live over it.
-_WIDGET_RENDER: Final = """
-export default {
-  render({ model, el }) {
-    const draw = () => {
-      el.replaceChildren();
-      const box = document.createElement("div");
-      box.className = "citekit-chart";
-      const still = document.createElement("div");
-      still.className = "citekit-chart-static";
-      still.innerHTML = model.get("value");
-      box.appendChild(still);
-      el.appendChild(box);
-      const spec = model.get("spec");
-      const charts = window.citekitCharts;
-      if (charts && spec && Object.keys(spec).length) charts.mount(box, spec);
-    };
-    // value and spec change together (one Python update): draw once, after both arrived
-    let queued = false;
-    const soon = () => {
-      if (queued) return;
-      queued = true;
-      queueMicrotask(() => { queued = false; draw(); });
-    };
-    draw();
-    model.on("change:value", soon);
-    model.on("change:spec", soon);
-    return () => {
-      el.replaceChildren();
-      if (window.citekitCharts) window.citekitCharts.sweep();
-    };
-  },
-};
-"""
-
-
-def widget_esm() -> str:
-    """The chart runtime as an ES module whose default export draws a widget's chart (the
-    explorer's): the same code the chart outputs load, unpacked. Without a runtime (vl-convert
-    could not build one) the module shows the static chart only."""
-    try:
-        code = _unpacked(runtime_js()) or ""
-    except Exception:  # no live chart, but the explorer and its static chart still work
-        code = ""
-    return code + "\n" + _WIDGET_RENDER
 
 
 _PNG_SIGNATURE: Final = b"\x89PNG\r\n\x1a\n"

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from ..core.models import IMAGE_TYPES, Answer, Citation, GeneratedFile, References
-from ..core.text import read
-from ._incremental import fill_markers
-from ._mdhtml import render_markdown
-from ._safe import STYLE, esc, new_token, safe_url
+from ..text.escape import STYLE, esc, new_token, safe_url
+from ..text.incremental import fill_markers
+from ..text.markdown_html import render_markdown
+from ..text.reader import read
 from ._sources import (
     Footnote,
     answer_notes,
@@ -40,6 +40,9 @@ from ._sources import (
     score_fractions,
     snippet,
 )
+
+if TYPE_CHECKING:
+    from ..model import Answer, Citation, GeneratedFile, References
 
 __all__ = ["answer_html", "references_html"]
 
@@ -231,7 +234,7 @@ def _file_html(position: int, file: GeneratedFile) -> str:
         f"<code>{esc(file.name)}</code>"
         f' <span style="{STYLE.SMALL_MUTED}">({esc(file_facts(file))})</span>'
     )
-    if data is not None and kind in IMAGE_TYPES and len(data) <= MAX_INLINE_IMAGE:
+    if data is not None and file.is_image and len(data) <= MAX_INLINE_IMAGE:
         # The type comes from the allow-list and the base64 is ours: nothing else reaches src.
         src = f"data:{kind};base64,{base64.b64encode(data).decode('ascii')}"
         return (
@@ -242,7 +245,7 @@ def _file_html(position: int, file: GeneratedFile) -> str:
     why = ""
     if data is None:
         why = file.note or "no bytes were sent"
-    elif kind in IMAGE_TYPES:
+    elif file.is_image:
         why = (
             f"not shown: over the {format_size(MAX_INLINE_IMAGE)} inline limit; "
             f"save it with answer.files[{position}].save(path)"
@@ -299,7 +302,7 @@ def render_answer_html(
     """:func:`answer_html`, optionally with the answer text already rendered.
 
     ``body_html`` is the text's HTML with marker placeholders (from
-    :class:`~citekit.render._incremental.IncrementalMarkdown`, the live display's renderer),
+    :class:`~citekit.text.incremental.IncrementalMarkdown`, the live display's renderer),
     for an answer whose text has no definition lines; it saves parsing the text twice.
     """
     token = new_token()

@@ -28,17 +28,20 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..core.kernel import in_kernel
-from ..core.models import Answer
-from ..core.text import read
-from ._incremental import IncrementalMarkdown, fill_markers
-from ._mdhtml import render_markdown
-from ._safe import STYLE, esc, report_render_error
+from ..text.escape import STYLE, esc
+from ..text.incremental import IncrementalMarkdown, fill_markers
+from ..text.markdown_html import render_markdown
+from ..text.reader import read
 from ._sources import answer_notes
 from .bundle import answer_bundle
+from .fallback import report_render_error
 from .text import TerminalText, answer_text, sources_text
+
+if TYPE_CHECKING:
+    from ..model import Answer
 
 __all__ = ["LiveAnswer", "NotebookLiveAnswer", "TerminalLiveAnswer", "shown_live_in_this_cell"]
 

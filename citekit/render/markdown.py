@@ -20,10 +20,11 @@ import itertools
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING
 
-from ..core.models import Answer, References
-from ..core.text import Marker, make_parser, read
-from ._safe import safe_url
+from ..text.escape import safe_url
+from ..text.parser import Marker, make_parser
+from ..text.reader import read
 from ._sources import (
     Footnote,
     answer_notes,
@@ -35,6 +36,9 @@ from ._sources import (
     reference_title,
     references_notes,
 )
+
+if TYPE_CHECKING:
+    from ..model import Answer, References
 
 __all__ = ["answer_markdown", "references_markdown"]
 
@@ -110,7 +114,7 @@ def neutralize(
     reference becomes ``&amp;#``, and images and links to anything but http(s) are escaped;
     autolinks to http(s) are kept.
 
-    Markers are those :func:`citekit.core.text.read` finds (none in code or links). Code that
+    Markers are those :func:`citekit.text.reader.read` finds (none in code or links). Code that
     every renderer reads as code (:func:`_verbatim_code`; none when ``nested``: the text is
     written inside a block quote or a list) keeps its ``<`` and ``{``; other code is escaped
     as text is. Links and images in inline code spans are escaped too.

@@ -7,11 +7,15 @@ cell: on any error it falls back to plain text and reports.
 
 from __future__ import annotations
 
-from ..core.search import SearchResult, SearchResults
-from ._safe import STYLE, esc, new_token
+from typing import TYPE_CHECKING
+
+from ..text.escape import STYLE, esc, new_token
 from ._sources import format_score, snippet
 from .html import _link
 from .markdown import md_escape, md_link
+
+if TYPE_CHECKING:
+    from ..model import SearchResult, SearchResults
 
 __all__ = ["search_html", "search_markdown", "search_text"]
 

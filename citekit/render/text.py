@@ -13,8 +13,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ..core.models import Answer, References
-from ..core.text import read
+from ..text.reader import read
 from ._sources import (
     Footnote,
     answer_notes,
@@ -30,6 +29,8 @@ from ._sources import (
 
 if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderResult
+
+    from ..model import Answer, References
 
 __all__ = [
     "StyledTerminal",

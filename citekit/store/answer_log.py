@@ -49,8 +49,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import CitekitError, CitekitWarning, StreamInterrupted
-from ..core.models import Answer
 from ..core.secrets import environment_keys, scrub_value
+from ..model import Answer
 from .call import MEMO_SIZE as MEMO_SIZE
 from .call import LoggedCall, Memo
 from .keys import KEY_ENVS as KEY_ENVS

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from ..core.models import Answer
+from ..model import Answer
 
 if TYPE_CHECKING:
     from .answer_log import Log

@@ -20,8 +20,10 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ..core.columns import CITATION_COLUMNS, REFERENCE_COLUMNS
 from ..core.errors import ProviderError
-from ..core.models import Answer, References, valid_text
-from ..core.text import numbers
+from ..core.unicode import valid_text
+from ..model import Answer, References
+from ..text.reader import numbers
+from ..wire.parsers import parse_response
 from .keys import dumps, question_of, redacted, request_key
 from .schema import write_transaction
 
@@ -452,7 +454,7 @@ def answer_from_row(
         raw["citations"] = put_back(keys, raw.get("citations"), found, _TABLE_FIELDS)
     if elided and isinstance(raw, dict):
         _restore_text(raw, text)
-    answer = Answer.from_response(raw, provider=provider, question=question)
+    answer = parse_response(raw, provider=provider, question=question)
     changes: dict[str, Any] = {"partial": bool(partial), "cached": cached}
     if text is not None and text != answer.text:
         # A streamed reply's assembled JSON may not carry the text where a blocking reply

@@ -7,7 +7,7 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..core.models import Answer
+    from ..model import Answer
     from .answer_log import Log
 
 #: A filter bound: an ISO date or time, a ``date``, a ``datetime`` or Unix seconds.

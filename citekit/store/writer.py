@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..core.models import Answer
+from ..model import Answer
 from .schema import is_busy
 
 _logger = logging.getLogger(__name__)

@@ -34,8 +34,8 @@ from typing import Any, Generic, TypeVar, cast
 import httpx
 
 from ..core.errors import APITimeoutError, StreamInterrupted
-from ..core.models import Answer, StreamEvent
 from ..core.names import display_name
+from ..model import Answer, StreamEvent
 from ..wire.flow import CLOSE, READ, Flow, Op, Send, Sleep
 from .http import HttpConfig, make_timeout
 from .ratelimit import RateLimiter, in_scope, wait_all, wait_all_sync

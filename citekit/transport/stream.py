@@ -20,7 +20,7 @@ import itertools
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
 from typing import Any
 
-from ..core.models import Answer, StreamEvent, TextDelta
+from ..model import Answer, StreamEvent, TextDelta
 from ..wire.flow import Flow
 from .driver import AsyncDriver, Run, SyncDriver
 

@@ -35,9 +35,9 @@ from ..core.errors import (
     StreamTimeout,
     TransportError,
 )
-from ..core.models import Answer, StreamEvent
 from ..core.names import display_name
 from ..core.secrets import scrub, scrub_value
+from ..model import Answer, StreamEvent
 from .parsers import Accumulator
 from .response import Decoder, Head, Wire, is_event_stream
 

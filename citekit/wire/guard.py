@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, TypeVar
 
-from ..core.models import StreamEvent, TextDelta
 from ..core.secrets import Scrubber, TextScrub, scrub_error, scrub_value, scrubber
+from ..model import StreamEvent, TextDelta
 from .flow import Flow
 
 __all__ = ["guarded"]

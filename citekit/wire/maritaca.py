@@ -2,8 +2,8 @@
 
 Sources
     Maritaca's Chat Completions has no citation array: the sources are the links the answer's
-    text gives. Every ``http``/``https`` link (as :func:`citekit.core.text.read` finds it: not
-    in code) becomes a :class:`~citekit.core.models.Citation`, one per distinct URL, numbered
+    text gives. Every ``http``/``https`` link (as :func:`citekit.text.reader.read` finds it: not
+    in code) becomes a :class:`~citekit.model.Citation`, one per distinct URL, numbered
     by first appearance (``marker`` 1, 2, ...; ``document_index = marker - 1``), with the link
     text as ``document_title`` and as ``cited_text``. Its ``raw`` holds the first appearance as
     an annotation would: ``{"type": "url_citation", "url", "title", "start_index",
@@ -23,7 +23,7 @@ Errors
 
 Files
     Code execution's files come in a top-level ``generated_files`` array: each object becomes
-    a :class:`~citekit.core.models.GeneratedFile` (broken base64 keeps the file, with a note).
+    a :class:`~citekit.model.GeneratedFile` (broken base64 keeps the file, with a note).
 """
 
 from __future__ import annotations
@@ -32,8 +32,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..core.errors import ProviderError, RateLimitError
-from ..core.models import Citation, GeneratedFile
-from ..core.text import link_allowed, read
+from ..model import Citation, GeneratedFile
+from ..text.parser import link_allowed
+from ..text.reader import read
 
 __all__ = [
     "FLEX_READ_TIMEOUT",

@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..core.errors import ResponseFormatError
-from ..core.fields import MAX_INDEX, Fields, int_or_none, text_or_none, wrong
-from ..core.models import (
+from ..core.fields import MAX_INDEX, Fields, int_or_none, parse_created, text_or_none, wrong
+from ..model import (
     Answer,
     Choice,
     Citation,
@@ -23,7 +23,6 @@ from ..core.models import (
     ToolCall,
     ToolCallDelta,
     Usage,
-    parse_created,
 )
 from .flow import Flow, RequestSpec, fetch_json, stream_answer
 from .maritaca import generated_files

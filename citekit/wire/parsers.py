@@ -1,14 +1,15 @@
-"""The parsers of each provider, by name: what rebuilds an ``Answer`` from saved JSON."""
+"""The parsers of each provider, by name, and the two functions that rebuild an ``Answer`` from
+saved JSON: ``parse_response`` (a response body) and ``parse_chunks`` (stream events)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
-from ..core.models import Answer, StreamEvent
 from ..core.names import PROVIDERS
+from ..model import Answer, StreamEvent
 
-__all__ = ["Accumulator", "ProviderSpec", "get_spec"]
+__all__ = ["Accumulator", "ProviderSpec", "get_spec", "parse_chunks", "parse_response"]
 
 
 class Accumulator(Protocol):
@@ -49,3 +50,82 @@ def get_spec(provider: str) -> ProviderSpec:
 
         return SPEC
     raise ValueError(f"unknown provider {provider!r}; use one of {', '.join(PROVIDERS)}")
+
+
+def parse_response(
+    data: Mapping[str, Any],
+    *,
+    provider: str,
+    question: str | None = None,
+) -> Answer:
+    """The ``Answer`` of a provider's (saved) non-streaming JSON response.
+
+    Raises
+    ------
+    ResponseFormatError
+        When ``data`` is not a response of the provider: not an object, or a field the
+        answer is made of (an id, the model, a choice's index or finish reason, a tool
+        call, GPTBots' ``output``) of the wrong type or range; the message names the
+        field's path. An odd detail of one citation or reference is left out instead.
+
+    Examples
+    --------
+    A Magisterium ``chat.completion`` body, as saved from an earlier call:
+
+    >>> saved = {
+    ...     "id": "chatcmpl-1",
+    ...     "object": "chat.completion",
+    ...     "created": 1767225600,
+    ...     "model": "magisterium-1",
+    ...     "choices": [
+    ...         {
+    ...             "index": 0,
+    ...             "message": {"role": "assistant", "content": "Work is for man.[^1]"},
+    ...             "finish_reason": "stop",
+    ...         }
+    ...     ],
+    ...     "citations": [
+    ...         {
+    ...             "cited_text": "Work is for man, not man for work.",
+    ...             "document_index": 0,
+    ...             "document_title": "Catechism of the Catholic Church",
+    ...             "document_year": "1992",
+    ...             "document_reference": "2428",
+    ...         }
+    ...     ],
+    ... }
+    >>> ans = ck.parse_response(saved, provider="magisterium")
+    >>> ans.text, ans.created.year, ans.citations[0].marker
+    ('Work is for man.[^1]', 2026, 1)
+
+    ``raw`` is the provider's JSON, so a live answer saved with ``json`` comes back equal:
+
+    >>> import json
+    >>> live = ck.Magisterium().ask("What is the principle of subsidiarity?")
+    >>> text = json.dumps(dict(live.raw))
+    >>> again = ck.parse_response(json.loads(text), provider="magisterium", question=live.question)
+    >>> again == live
+    True
+
+    A body that is not what the provider sends is refused, naming the field:
+
+    >>> ck.parse_response({"choices": [{"index": "zero"}]}, provider="maritaca")
+    Traceback (most recent call last):
+    ...
+    citekit.core.errors.ResponseFormatError: Maritaca sent choices[0].index as a string ...
+    """
+    return get_spec(provider).parse_response(data, question=question)
+
+
+def parse_chunks(
+    chunks: Iterable[Mapping[str, Any]],
+    *,
+    provider: str,
+    question: str | None = None,
+) -> Answer:
+    """The ``Answer`` of a (saved) list of decoded stream events, in arrival order
+    (``ResponseFormatError`` for an event of the wrong shape, as :func:`parse_response`)."""
+    acc = get_spec(provider).new_accumulator(question=question)
+    for chunk in chunks:
+        acc.feed(chunk)
+    return acc.answer()

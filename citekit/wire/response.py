@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn, Protocol
 
 from ..core.errors import ProviderError, ResponseFormatError, ResponseTooLargeError
-from ..core.models import StreamEvent
 from ..core.names import display_name
 from ..core.secrets import scrub_error, scrubber
+from ..model import StreamEvent
 from .errors import error_message, generic_error, parse_retry_after, request_id
 from .retry import RetryPolicy
 from .sse import MAX_LINE_BYTES, SSEDecoder

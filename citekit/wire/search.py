@@ -15,8 +15,8 @@ from typing import Any, Final, Literal
 
 from ..core.errors import ResponseFormatError
 from ..core.fields import int_or_none, number_or_none
-from ..core.models import decode_entities
-from ..core.search import SearchResult, SearchResults
+from ..core.unicode import decode_entities
+from ..model import SearchResult, SearchResults
 from .flow import Flow, RequestSpec, fetch_json
 from .response import Wire
 

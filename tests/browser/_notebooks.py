@@ -13,7 +13,7 @@ KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "langua
 FIRST, SECOND, RANKED, STREAMED, PROBE = 1, 2, 3, 4, 5
 
 _SETUP = """\
-from citekit.core.models import Answer, Citation, Reference, References
+from citekit.model import Answer, Citation, Reference, References
 
 FILLER = "\\n\\n".join(
     f"Paragraph {i}: filler that pushes the source list below the fold." for i in range(1, 41)
@@ -120,7 +120,7 @@ EVIL_URLS = [
 ]
 
 _EVIL = f"""\
-from citekit.core.models import Answer, Citation, Reference, References, ToolCall
+from citekit.model import Answer, Citation, Reference, References, ToolCall
 
 P = {PAYLOADS!r}
 U = {EVIL_URLS!r}

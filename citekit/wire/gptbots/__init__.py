@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...core.models import Answer
+from ...model import Answer
 from .call import (
     ask_flow,
     check_flag,

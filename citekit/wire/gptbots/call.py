@@ -17,8 +17,8 @@ from ...core.errors import (
     warn,
 )
 from ...core.fields import Fields
-from ...core.models import Answer, References
 from ...core.secrets import scrub
+from ...model import Answer, References
 from ..flow import Flow, RequestSpec, fetch_json, stream_answer
 from ..response import Wire
 from .errors import NO_REFERENCES_CODE

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...core.fields import int_or_none
-from ...core.models import Citation
+from ...model import Citation
 
 __all__ = ["attachment_citations", "citation_from", "parse_citations", "stream_citations"]
 

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...core.errors import ResponseFormatError
-from ...core.fields import Fields, int_or_none
-from ...core.models import Answer, StreamEvent, TextDelta, Usage, parse_created
+from ...core.fields import Fields, int_or_none, parse_created
+from ...model import Answer, StreamEvent, TextDelta, Usage
 from .citations import attachment_citations, parse_citations, stream_citations
 
 __all__ = ["GPTBotsAccumulator", "flow_outputs", "parse_message", "questions_of"]
@@ -153,7 +153,7 @@ class GPTBotsAccumulator:
     voice agent sends no Text, so the transcripts are the text), 5 / 6 tool call request and
     response (kept as they came in ``raw["tool_events"]``), 0 End. Other codes are kept in
     ``raw["unknown_events"]``. ``raw`` is shaped like a blocking reply, so
-    ``Answer.from_response(answer.raw)`` gives the answer back.
+    ``parse_response(answer.raw)`` gives the answer back.
     """
 
     def __init__(self, *, question: str | None = None, conversation_id: str | None = None) -> None:
@@ -229,7 +229,7 @@ class GPTBotsAccumulator:
         flowed = tuple(t for t in (_output_text(o) for o in self._outputs) if t)
         outputs = flowed or ((text,) if text else ())
         raw: dict[str, Any] = {**self._info, **(self._end or {})}
-        # Shaped like a blocking reply, so Answer.from_response(answer.raw) gives this answer.
+        # Shaped like a blocking reply, so parse_response(answer.raw) gives this answer.
         if flowed and "\n\n".join(flowed) == text:
             raw["output"] = list(self._outputs)
         else:  # flow outputs missing, empty or cut short: the text as received is the reply

@@ -1,4 +1,4 @@
-"""Escaping, the URL allow-list, per-render ids and the inline styles every renderer shares.
+"""Escaping, the URL allow-list, per-render ids and the inline styles every HTML output shares.
 
 Everything a provider sends goes through :func:`esc` (text) or :func:`safe_url` (link
 targets) before it reaches HTML. The styles below use only CSS properties and value forms
@@ -8,26 +8,12 @@ translucent greys and tints, so the output reads in light and dark themes alike.
 
 from __future__ import annotations
 
-import contextlib
 import html
 import secrets
-import sys
-import warnings
 
-from ..core.text import link_allowed
+from .parser import link_allowed
 
-__all__ = [
-    "STYLE",
-    "RenderWarning",
-    "esc",
-    "new_token",
-    "report_render_error",
-    "safe_url",
-]
-
-
-class RenderWarning(UserWarning):
-    """A display method could not render an answer and fell back to plain text."""
+__all__ = ["STYLE", "esc", "new_token", "safe_url"]
 
 
 def esc(text: object) -> str:
@@ -50,17 +36,6 @@ def safe_url(url: str | None) -> str | None:
 def new_token() -> str:
     """A fresh id prefix, so two renders in one page never share an id."""
     return "ck" + secrets.token_hex(5)
-
-
-def report_render_error(what: str, exc: BaseException) -> None:
-    """Tell the user a rendering failed, without ever raising into the notebook cell."""
-    message = f"citekit could not render {what} ({type(exc).__name__}: {exc}); showing plain text"
-    try:
-        warnings.warn(message, RenderWarning, stacklevel=3)
-    except Exception:
-        # Warnings turned into errors must still not reach the cell.
-        with contextlib.suppress(Exception):
-            print(message, file=sys.stderr)
 
 
 class STYLE:

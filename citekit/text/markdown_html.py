@@ -6,7 +6,7 @@ one made only of tags that nbconvert's ``sanitize_html=True`` keeps (``div``, ``
 ``a``, ``em``, ``strong``, ``code``, ``pre``, ``ul``/``ol``/``li``, ``blockquote``,
 ``table``/``tr``/``td``), so a sanitized export shows no literal tags.
 
-The parser is the one the text reader uses (:func:`citekit.core.text.make_parser`): inline
+The parser is the one the text reader uses (:func:`citekit.text.parser.make_parser`): inline
 markers (``[^2]``, ``[2]``, ``$[2]$``) come out as tokens of their own, code and links keep
 them literal, and :attr:`Answer.cited_markers` and the frames count exactly the markers drawn
 here.
@@ -20,9 +20,9 @@ from typing import Any
 
 from markdown_it.token import Token
 
-from ..core.text import MARKER_TOKEN, NO_MARKERS, make_parser
-from ._mdfast import fast_markdown, heading_tags
-from ._safe import STYLE, esc, safe_url
+from .escape import STYLE, esc, safe_url
+from .fast_html import fast_markdown, heading_tags
+from .parser import MARKER_TOKEN, NO_MARKERS, make_parser
 
 __all__ = ["MarkerRenderer", "plain_paragraph", "render_markdown"]
 

@@ -2,7 +2,7 @@
 
 :func:`sentences` is the one splitter: citation health (``citekit.data.health``) counts the
 sentences of an answer and those that cite something. It reads the text with
-:func:`citekit.core.text.read`, so markers, code and definition lines are what every output
+:func:`citekit.text.reader.read`, so markers, code and definition lines are what every output
 sees.
 
 Blocks
@@ -38,8 +38,9 @@ from bisect import bisect_right
 from functools import lru_cache
 from typing import Final, NamedTuple
 
-from ._source_map import Shift
-from .text import Marker, _split_definitions, read
+from .parser import Marker
+from .reader import read, split_definitions
+from .source_map import Shift
 
 __all__ = ["ABBREVIATIONS", "NUMBERED", "Sentence", "sentences"]
 
@@ -101,10 +102,10 @@ def sentences(text: str) -> tuple[Sentence, ...]:
     """The sentences of an answer's text, in order (see the module's rules).
 
     Positions are in ``text``; markers in code or on definition lines are not markers (as
-    :func:`citekit.core.text.read` says), so every marker of ``read(text).markers`` is in
+    :func:`citekit.text.reader.read` says), so every marker of ``read(text).markers`` is in
     exactly one sentence.
 
-    >>> from citekit.core.sentences import sentences
+    >>> from citekit.text.sentences import sentences
     >>> for s in sentences("Work has dignity (cf. n. 34).[^1] St. Joseph worked. Why? [2]"):
     ...     print(repr(s.text), [m.number for m in s.markers])
     'Work has dignity (cf. n. 34).[^1]' [1]
@@ -132,7 +133,7 @@ def _sentences(text: str) -> tuple[Sentence, ...]:
             out.append(Sentence(start, end, text[start:end], markers[i:j]))
             i = j
         return tuple(out)
-    to_text = Shift(_split_definitions(text)[2])  # lines were cut out: positions shift back
+    to_text = Shift(split_definitions(text)[2])  # lines were cut out: positions shift back
     for start, end in spans:
         own: list[Marker] = []
         while i < count and markers[i].start < end:

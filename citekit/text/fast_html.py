@@ -12,7 +12,7 @@ or a table; no indentation, no hard line break, no line that could start another
 block. Emphasis is accepted only as pairs of equal ``*`` runs (one or two) that markdown-it's
 own flanking rules let open and close, one pair after another, never nested: those pair up
 the same way under CommonMark's delimiter algorithm. Markers are read by the text reader's
-rule (``citekit.core.text._marker_at``), so ``[1]`` means the same here.
+rule (``citekit.text.parser.marker_at``), so ``[1]`` means the same here.
 
 ``tests/test_live_final.py`` checks the result against markdown-it on generated text built
 from the subset's pieces and from the characters just outside it.
@@ -25,8 +25,8 @@ from collections.abc import Callable
 
 from markdown_it.common.utils import isMdAsciiPunct, isPunctChar, isWhiteSpace
 
-from ..core.text import _marker_at
-from ._safe import STYLE, esc
+from .escape import STYLE, esc
+from .parser import marker_at
 
 __all__ = ["fast_markdown", "heading_tags"]
 
@@ -97,7 +97,7 @@ def _inline(src: str, out: list[_Piece]) -> bool:
         if start > pos:
             out.append(src[pos:start])
         if src[start] != "*":
-            marker = _marker_at(src, start)
+            marker = marker_at(src, start)
             if marker is None:
                 return False
             out.append((marker.number, src[start : marker.end]))
@@ -138,7 +138,7 @@ def fast_markdown(
     markers: Callable[[int, str], str],
     top_heading: int,
 ) -> str | None:
-    """What :func:`~citekit.render._mdhtml.render_markdown` gives for ``text``, or ``None``
+    """What :func:`~citekit.text.markdown_html.render_markdown` gives for ``text``, or ``None``
     when ``text`` is not only:
 
     * blank lines (empty), ATX headings ``#`` to ``######`` followed by one space and text

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ._mdhtml import render_markdown
+from .markdown_html import render_markdown
 
 __all__ = ["IncrementalMarkdown", "fill_markers", "placeholder"]
 

@@ -4,7 +4,7 @@ markdown-it hands inline rules the text of a block without its container prefixe
 indentation), heading marks or table pipes, and without source positions. The reader needs
 positions in the answer's text, so these helpers map a position in an inline token's content
 back to the source, and positions in a text with normalised line ends or cut-out lines back to
-the text as written. Private to :mod:`citekit.core.text`.
+the text as written. Private to the text package (:mod:`citekit.text.reader`).
 """
 
 from __future__ import annotations

@@ -12,7 +12,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, overload
 
-from .years import parse_year
+from ..core.columns import source_schema
+from ..core.years import parse_year
 
 if TYPE_CHECKING:
     import polars as pl
@@ -116,16 +117,14 @@ class SearchResults:
         """One row per result, typed by a named schema even when there are none (polars)."""
         import polars as pl
 
-        from ..data.frames import source_schema
-
         return pl.DataFrame(
             [item.row() for item in self.items], schema=source_schema(SEARCH_COLUMNS), orient="row"
         )
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        from ..render.bundle import mimebundle
+        from ..render.bundle import search_bundle
 
-        return mimebundle(self, include=include, exclude=exclude)
+        return search_bundle(self, include=include, exclude=exclude)
 
     def __str__(self) -> str:
         from ..render.search import search_text

@@ -58,240 +58,25 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Any, Final, Literal, NamedTuple
-from urllib.parse import urlsplit
+from typing import Any, Final
 
-from markdown_it import MarkdownIt
-from markdown_it.rules_block import StateBlock
-from markdown_it.rules_block.table import table as _table_rule
-from markdown_it.rules_inline import StateInline
-from markdown_it.rules_inline.autolink import autolink as _autolink_rule
-from markdown_it.rules_inline.backticks import backtick as _backtick_rule
-from markdown_it.rules_inline.link import link as _link_rule
 from markdown_it.token import Token
 
-from ._source_map import MD_TRIM, Lines, Shift, identity, locate, locator, normalise
+from .parser import (
+    BRACKET,
+    MARKER_TOKEN,
+    Link,
+    Marker,
+    MarkerStyle,
+    bracket_marker,
+    marker_at,
+    reader_parser,
+)
+from .source_map import MD_TRIM, Lines, Shift, identity, locate, locator, normalise
 
-__all__ = [
-    "MARKER_TOKEN",
-    "NO_MARKERS",
-    "Link",
-    "Marker",
-    "MarkerStyle",
-    "Reading",
-    "link_allowed",
-    "make_parser",
-    "marker_plugin",
-    "numbers",
-    "read",
-]
+__all__ = ["Reading", "numbers", "read"]
 
-MarkerStyle = Literal["caret", "bracket", "corner"]
-
-#: Type of the token :func:`marker_plugin` emits; its ``content`` is the marker's source text
-#: and its ``meta`` holds ``number``, ``style``, and ``start``/``end`` in the inline source.
-MARKER_TOKEN: Final = "citekit_marker"
-#: An ``env`` key: ``md.parse(text, {NO_MARKERS: True})`` leaves every marker literal text
-#: (cited passages are rendered so).
-NO_MARKERS: Final = "citekit_no_markers"
-
-
-class Marker(NamedTuple):
-    """One inline marker: its span in the text, the one-based number and how it was written.
-
-    An immutable value (a named tuple: markers are made by the thousand for frames)."""
-
-    start: int
-    end: int
-    number: int
-    style: MarkerStyle = "bracket"
-
-    @property
-    def caret(self) -> bool:
-        """``[^N]`` (the form of Markdown footnotes)."""
-        return self.style == "caret"
-
-    @property
-    def document_index(self) -> int:
-        return self.number - 1
-
-
-class Link(NamedTuple):
-    """One link of the text, as markdown-it reads it: ``[label](url)``, a reference link
-    ``[label][ref]`` / ``[ref]`` with its definition, or an autolink ``<url>``.
-
-    ``start``/``end`` span the whole link in the text; ``url`` is the target as markdown-it
-    gives it to the HTML (``href``: percent-encoded, always ``http``/``https``); ``label`` is
-    the link's text without its Markdown (emphasis dropped, code kept as written)."""
-
-    start: int
-    end: int
-    url: str
-    label: str
-
-
-# -- what a marker is, judged at one position ---------------------------------------------------
-
-_BRACKET = re.compile(r"\[(\^?)([1-9][0-9]{0,3})\]")
-_CORNER = re.compile(r"\$\[([1-9][0-9]{0,3})\]\$")
-
-
-def _marker_at(src: str, pos: int) -> Marker | None:
-    """The marker starting at ``src[pos]``, if the characters there make one.
-
-    Only the marker's own characters, the one right after it and what precedes it on its line
-    count; whether ``src[pos]`` is escaped or inside code or a link is decided by whoever calls
-    (markdown-it's inline parser, or :func:`_scan` where no code or link can occur).
-    """
-    if src.startswith("$", pos):
-        corner = _CORNER.match(src, pos)
-        return None if corner is None else Marker(pos, corner.end(), int(corner[1]), "corner")
-    found = _BRACKET.match(src, pos)
-    return None if found is None else _bracket_marker(src, found)
-
-
-def _bracket_marker(src: str, found: re.Match[str]) -> Marker | None:
-    """The bracket or caret marker ``found`` (a match of ``_BRACKET``), unless what follows
-    makes it a link or a definition."""
-    end = found.end()
-    after = src[end : end + 1]
-    if after == "(":  # a link [1](url)
-        return None
-    if after == "[" and _BRACKET.match(src, end) is None:  # a reference link [1][ref]
-        return None
-    pos = found.start()
-    if after == ":" and not src[src.rfind("\n", 0, pos) + 1 : pos].strip(" \t"):
-        return None  # [1]: opening a line of a block is a definition
-    return Marker(pos, end, int(found[2]), "caret" if found[1] else "bracket")
-
-
-def _marker_rule(state: StateInline, silent: bool) -> bool:
-    # Silent calls come from a link label scan: there ``[1]`` is brackets inside the label, so
-    # ``[see [1]](url)`` stays a link; inside a link's text (linkLevel > 0) markers stay text.
-    if silent or state.linkLevel > 0 or state.src[state.pos] not in "[$":
-        return False
-    if state.env.get(NO_MARKERS):
-        return False
-    marker = _marker_at(state.src, state.pos)
-    if marker is None or marker.end > state.posMax:
-        return False
-    token = state.push(MARKER_TOKEN, "", 0)
-    token.content = state.src[marker.start : marker.end]
-    token.meta = {
-        "number": marker.number,
-        "style": marker.style,
-        "start": marker.start,
-        "end": marker.end,
-    }
-    state.pos = marker.end
-    return True
-
-
-def marker_plugin(md: MarkdownIt) -> None:
-    """Install the marker rule in ``md`` (once): each marker becomes a :data:`MARKER_TOKEN`.
-
-    The rule runs before markdown-it's link rule, so ``[1]`` is a marker even where a
-    reference ``[1]: url`` is defined; code spans, autolinks, escapes and links are parsed by
-    markdown-it, so a marker never comes out of them.
-    """
-    md.inline.ruler.before("link", MARKER_TOKEN, _marker_rule)
-
-
-# -- the parser every output shares -------------------------------------------------------------
-
-# Browsers drop tabs and newlines inside URLs ("java\tscript:"), so any control character or
-# space refuses a URL outright. citekit.render._safe.safe_url applies it to every link target.
-_FORBIDDEN_URL_CHARS = frozenset(chr(c) for c in range(0x21)) | {"\x7f", '"', "<", ">", "`", "\\"}
-
-
-def link_allowed(url: str) -> bool:
-    """True for an absolute ``http``/``https`` URL with a host (surrounding space ignored).
-
-    markdown-it refuses a link whose target fails this (``[x](javascript:...)`` stays text), and
-    that decides whether a marker inside it is one, so the rule lives with the reader.
-    """
-    candidate = url.strip()
-    if not candidate or any(ch in _FORBIDDEN_URL_CHARS for ch in candidate):
-        return False
-    try:
-        parts = urlsplit(candidate)
-    except ValueError:
-        return False
-    return parts.scheme.lower() in ("http", "https") and bool(parts.netloc)
-
-
-def make_parser() -> MarkdownIt:
-    """A new markdown-it parser as citekit reads answers: CommonMark with tables and
-    strikethrough, raw HTML off, images off (they would load remote content; ``![x](u)`` reads
-    as ``!`` and a link), links only to ``http(s)`` (:func:`link_allowed`), markers on
-    (:func:`marker_plugin`). The HTML renderer and :func:`read` both use it."""
-    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
-    md.enable(["table", "strikethrough"])
-    md.disable("image")
-    md.validateLink = link_allowed  # type: ignore[method-assign]
-    marker_plugin(md)
-    return md
-
-
-# The reader's own parser also records where code spans and table rows start (token meta); that
-# changes no token the renderer uses.
-def _code_span_rule(state: StateInline, silent: bool) -> bool:
-    start = state.pos
-    count = len(state.tokens)
-    if not _backtick_rule(state, silent):
-        return False
-    if not silent and len(state.tokens) > count and state.tokens[-1].type == "code_inline":
-        state.tokens[-1].meta = {"start": start, "end": state.pos}
-    return True
-
-
-def _positioned(rule: Callable[[StateInline, bool], bool]) -> Callable[[StateInline, bool], bool]:
-    """``rule`` (markdown-it's link or autolink rule), recording on each ``link_open`` token
-    where the link starts and ends in the inline source."""
-
-    def positioned(state: StateInline, silent: bool) -> bool:
-        start = state.pos
-        count = len(state.tokens)
-        if not rule(state, silent):
-            return False
-        if not silent:
-            for token in state.tokens[count:]:
-                if token.type == "link_open":
-                    token.meta = {"start": start, "end": state.pos}
-                    break
-        return True
-
-    return positioned
-
-
-def _table_rows_rule(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
-    count = len(state.tokens)
-    if not _table_rule(state, start_line, end_line, silent):
-        return False
-    if not silent:
-        cell = 0
-        for token in state.tokens[count:]:
-            if token.type == "tr_open":
-                cell = 0
-            elif token.type == "inline" and token.map:
-                line = token.map[0]
-                token.meta = {"row": state.bMarks[line] + state.tShift[line], "cell": cell}
-                cell += 1
-    return True
-
-
-def _reader_parser() -> MarkdownIt:
-    md = make_parser()
-    md.inline.ruler.at("backticks", _code_span_rule)
-    md.inline.ruler.at("link", _positioned(_link_rule))
-    md.inline.ruler.at("autolink", _positioned(_autolink_rule))
-    md.block.ruler.at("table", _table_rows_rule, {"alt": ["paragraph", "reference"]})
-    md.disable(["inline", "text_join"])  # the reader runs the inline parser block by block
-    return md
-
-
-_PARSER = _reader_parser()
-
+_PARSER = reader_parser()
 
 # -- the reading --------------------------------------------------------------------------------
 
@@ -339,7 +124,7 @@ class Reading:
         ``label``); code holds no link, and only ``http``/``https`` targets are links (as the
         HTML renders them). Definition lines are read too: a link there is a link of the text.
 
-        >>> from citekit.core.text import read
+        >>> from citekit.text.reader import read
         >>> read("See [Pix](https://www.bcb.gov.br/pix), not `[x](https://e.org)`.").links
         (Link(start=4, end=37, url='https://www.bcb.gov.br/pix', label='Pix'),)
         """
@@ -395,7 +180,7 @@ _EMPTY: Final[Mapping[int, str]] = MappingProxyType({})
 @lru_cache(maxsize=512)
 def read(text: str) -> Reading:
     """The reading of an answer's text (cached on the text)."""
-    body, definitions, removed = _split_definitions(text)
+    body, definitions, removed = split_definitions(text)
     if body == text:
         return _plain_reading(text)
     inner = read(body)
@@ -428,7 +213,7 @@ def read(text: str) -> Reading:
 _DEFINITION = re.compile(r"^[ ]{0,3}\[\^([1-9][0-9]{0,3})\]:[ \t]?(.*)$", re.MULTILINE)
 
 
-def _split_definitions(text: str) -> tuple[str, dict[int, str], list[tuple[int, int]]]:
+def split_definitions(text: str) -> tuple[str, dict[int, str], list[tuple[int, int]]]:
     """The body, the definitions and where the definition lines were cut: ``(position in the
     body, characters cut)`` pairs."""
     if "[^" not in text or "]:" not in text:
@@ -525,18 +310,18 @@ def _escaped(text: str, pos: int) -> bool:
 def _scan(text: str) -> list[Marker]:
     """The markers of ``text`` read without parsing: the same markers markdown-it finds when
     :func:`_needs_parse` is false (``tests/test_text_reader.py`` checks it). Each marker is
-    judged by :func:`_marker_at`, as the inline rule judges it."""
+    judged by :func:`marker_at`, as the inline rule judges it."""
     markers: list[Marker] = []
     taken = 0  # characters before this belong to a marker already
     # Every marker holds a bracket marker's shape, which a literal-led pattern finds fast.
-    for found in _BRACKET.finditer(text):
+    for found in BRACKET.finditer(text):
         start = found.start()
         before = text[start - 1 : start] if start > taken else ""
         marker = None
         if before == "$" and not _escaped(text, start - 1):
-            marker = _marker_at(text, start - 1)  # a corner $[N]$
+            marker = marker_at(text, start - 1)  # a corner $[N]$
         if marker is None and (before != "\\" or not _escaped(text, start)):
-            marker = _bracket_marker(text, found)
+            marker = bracket_marker(text, found)
         if marker is not None:
             markers.append(marker)
             taken = marker.end
@@ -546,7 +331,7 @@ def _scan(text: str) -> list[Marker]:
 # A bracket or caret marker as the scan judges it in the plain case: not after a backslash
 # or a "$" (an escape, a corner mark), not before "(" (a link), ":" (maybe a definition) or a
 # "[" that does not open another marker (a reference link); its number is the group. Any
-# other ``_BRACKET`` match is the second branch, where the group is empty. Where every match
+# other ``BRACKET`` match is the second branch, where the group is empty. Where every match
 # is plain, ``_scan`` makes a marker of each and of nothing else. (Led by "[": a fast search.)
 _PLAIN_MARKER = re.compile(
     r"\[(?:(?<![\\$]\[)\^?([1-9][0-9]{0,3})\](?![(:]|\[(?!\^?[1-9][0-9]{0,3}\]))"
@@ -560,7 +345,7 @@ def numbers(text: str) -> frozenset[int]:
     the frames ask of every answer; ``tests/test_frames_columnar.py`` checks it against
     ``read`` and markdown-it's full parse on generated text).
 
-    >>> from citekit.core.text import numbers
+    >>> from citekit.text.reader import numbers
     >>> sorted(numbers("Work is for man.[^1][^3] See `[2]`."))
     [1, 3]
     """
