@@ -58,10 +58,10 @@ from frames import peak_growth
 
 import citekit as ck
 from citekit import Answer, Citation, Reference, References
-from citekit.text import reader as text_module
 from citekit.data.clusters import IDENTITY_COLUMNS, identify
 from citekit.data.frames import citations_frame, load_answers, references_frame
 from citekit.testing import default_data_dir
+from citekit.text import reader as text_module
 
 GOAL_SECONDS = 10.0
 GOAL_MIB = 2048.0
