@@ -1043,7 +1043,7 @@ def test_an_answer_cut_at_its_token_limit_says_so() -> None:
     answer was cut short, as they say a content-filtered one was withheld."""
     import io
 
-    from citekit.cli.main import print_sources
+    from citekit.render.text import print_sources
     from citekit.render import answer_html, answer_markdown, answer_text
 
     cut = Answer(provider="maritaca", text="The first half of", finish_reason="length")

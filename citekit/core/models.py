@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, overload
 
 from .fields import MAX_INDEX, int_or_none, number_or_none, text_or_none
-from .names import ProviderName
+from .names import REFERENCES_PROVIDER, ProviderName
 from .text import numbers
 
 __all__ = [
@@ -472,7 +472,7 @@ class Answer:
         """The ``sample_data`` file this answer came from, or ``None`` for a live answer."""
         value = self.raw.get(SAMPLE_FIELD)
         if value is None and self.references is not None:
-            return self.references.sample if self.provider == "gptbots" else None
+            return self.references.sample if self.provider == REFERENCES_PROVIDER else None
         return _opt_str(value)
 
     @property

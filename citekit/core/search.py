@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, overload
 
+from .names import MAGISTERIUM
 from .years import parse_year
 
 if TYPE_CHECKING:
@@ -85,7 +86,7 @@ class SearchResults:
     query: str
     items: tuple[SearchResult, ...] = ()
     raw: Any = field(default=None, repr=False, compare=False)
-    provider: str = "magisterium"
+    provider: str = MAGISTERIUM.name
 
     def __iter__(self) -> Iterator[SearchResult]:
         return iter(self.items)

@@ -38,6 +38,7 @@ from ..core.models import (
     parse_created,
     valid_text,
 )
+from ..core.names import CHAT_PROVIDERS, WEB_SOURCE_PROVIDERS
 from ..wire.maritaca import sources as maritaca_sources
 from ..wire.openai_compat import parse_citations
 from .sources import Saved
@@ -69,7 +70,7 @@ class Header(NamedTuple):
     @property
     def web_sources(self) -> bool:
         """Maritaca's sources are the answer's links (or annotations), not a citation array."""
-        return self.provider == "maritaca" and "citations" not in self.body
+        return self.provider in WEB_SOURCE_PROVIDERS and "citations" not in self.body
 
     def citations(self) -> tuple[Citation, ...]:
         """The citations as ``Citation`` objects (as the parser builds them)."""
@@ -111,7 +112,7 @@ def chat_header(unit: Saved) -> Header | None:
     content, its finish reason the choice's.
     """
     body = unit.body
-    if unit.provider not in ("magisterium", "maritaca") or type(body) is not dict:
+    if unit.provider not in CHAT_PROVIDERS or type(body) is not dict:
         return None
     choices = body.get("choices")
     if type(choices) is not list or len(choices) != 1:

@@ -50,6 +50,7 @@ import polars as pl
 
 from ..core.columns import CITATION_COLUMNS, COLUMNS, REFERENCE_COLUMNS, TOOL_USAGE_COLUMNS, Kind
 from ..core.models import Answer, Citation, References, Usage
+from ..core.names import REFERENCES_PROVIDER
 from ..core.text import numbers
 from ..core.years import year_series
 from ..wire.openai_compat import parse_citations
@@ -381,7 +382,7 @@ def references_frame(source: Source, *, provider: str | None = None) -> pl.DataF
                 continue
             name, conversation, answer_id = item.provider, item.conversation_id, item.id
         else:
-            refs, name, conversation, answer_id = item, "gptbots", None, None
+            refs, name, conversation, answer_id = item, REFERENCES_PROVIDER, None, None
         _add_references(columns, refs, name, conversation, answer_id)
     return pl.DataFrame(columns, schema=REFERENCES_SCHEMA)
 

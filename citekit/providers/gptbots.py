@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 from ..core.errors import ConfigurationError
 from ..core.models import Answer, References
+from ..core.names import GPTBOTS, ProviderEntry
 from ..transport.stream import AsyncStream, Stream
 from ..wire.flow import Flow
 from ..wire.gptbots import (
@@ -92,9 +93,7 @@ class GPTBots(ProviderClient):
     'Travel Policy 2025.pdf'
     """
 
-    name: ClassVar[str] = "gptbots"
-    default_base_url: ClassVar[str] = "https://api-sg.gptbots.ai"
-    api_key_env: ClassVar[str] = "GPTBOTS_API_KEY"
+    entry: ClassVar[ProviderEntry] = GPTBOTS
 
     def __init__(
         self,

@@ -25,12 +25,20 @@ from ..core.models import (
     Usage,
     parse_created,
 )
+from ..core.names import ENTRIES, WEB_SOURCE_PROVIDERS
 from .flow import Flow, RequestSpec, fetch_json, stream_answer
 from .maritaca import generated_files
 from .maritaca import sources as maritaca_sources
 from .response import Wire
 
-__all__ = ["ChatAccumulator", "chat_flow", "parse_chat_completion", "parse_citations"]
+__all__ = [
+    "SPECS",
+    "ChatAccumulator",
+    "ChatSpec",
+    "chat_flow",
+    "parse_chat_completion",
+    "parse_citations",
+]
 
 _CONTENT_FILTER_NOTE = (
     "The provider's content filter withheld this answer (finish_reason 'content_filter'). "
@@ -91,7 +99,7 @@ def _citations(
     provider: str, data: Mapping[str, Any], text: str, message: Any
 ) -> tuple[Citation, ...]:
     # Maritaca sends no citation array: its sources are the answer's links (or annotations).
-    if provider == "maritaca" and "citations" not in data:
+    if provider in WEB_SOURCE_PROVIDERS and "citations" not in data:
         return maritaca_sources(text, message)
     return parse_citations(data.get("citations"))
 
@@ -405,3 +413,21 @@ def chat_flow(wire: Wire, spec: RequestSpec, *, question: str | None = None) -> 
         return (yield from stream_answer(wire, spec, acc, unfinished=unfinished))
     data: Any = yield from fetch_json(wire, spec)
     return parse_chat_completion(data, provider=wire.provider, question=question)
+
+
+# -- the parsers of each provider that speaks chat completions ------------------------------
+class ChatSpec:
+    """The parsers of one provider whose answers are chat completions (``wire.parsers``)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def parse_response(self, data: Mapping[str, Any], *, question: str | None = None) -> Answer:
+        return parse_chat_completion(data, provider=self.name, question=question)
+
+    def new_accumulator(self, *, question: str | None = None) -> ChatAccumulator:
+        return ChatAccumulator(provider=self.name, question=question)
+
+
+#: One ``ChatSpec`` per provider whose entry says it speaks chat completions.
+SPECS = tuple(ChatSpec(entry.name) for entry in ENTRIES if entry.chat_completions)

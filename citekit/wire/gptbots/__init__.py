@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...core.models import Answer
+from ...core.names import GPTBOTS
 from .call import (
     ask_flow,
     check_flag,
@@ -54,7 +55,7 @@ __all__ = [
 
 
 class _Spec:
-    name = "gptbots"
+    name: str = GPTBOTS.name
 
     def parse_response(self, data: Mapping[str, Any], *, question: str | None = None) -> Answer:
         return parse_message(data, question=question)
