@@ -50,7 +50,7 @@ def _frozen(options: Mapping[str, Any] | None = None) -> Mapping[str, Any]:
     return MappingProxyType(dict(options or {}))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)  # one entry per provider: equal means the same
 class ProviderEntry:
     """What citekit knows of one provider, as data."""
 
