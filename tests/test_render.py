@@ -1048,8 +1048,8 @@ def test_an_answer_cut_at_its_token_limit_says_so() -> None:
     answer was cut short, as they say a content-filtered one was withheld."""
     import io
 
-    from citekit.cli.main import print_sources
     from citekit.render import answer_html, answer_markdown, answer_text
+    from citekit.render.text import print_sources
 
     cut = Answer(provider="maritaca", text="The first half of", finish_reason="length")
     whole = Answer(provider="maritaca", text="All of it.", finish_reason="stop")

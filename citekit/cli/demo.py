@@ -13,10 +13,9 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ..core.names import PROVIDERS, long_name
+from ..core.names import ENTRIES, ProviderEntry
 from ..model import Answer
-from ..render.text import body_text
-from .main import make_client, source_lines
+from ..render.text import body_text, source_lines
 
 if TYPE_CHECKING:
     import polars as pl
@@ -36,21 +35,10 @@ _DEMO_NOTE = (
 )
 
 
-#: What each provider's section shows.
-_INTROS = {
-    "magisterium": "Questions on Catholic teaching; each answer cites passages of Church "
-    "documents, with their authors and years.",
-    "maritaca": "Portuguese answers from Sabiá models; with web search, the pages it read are "
-    "its sources.",
-    "gptbots": "Answers of a GPTBots agent from its knowledge base: corner citations and the "
-    "knowledge chunks behind each answer, with their relevance scores.",
-}
 _CONTENTS = (
     '<nav><strong>Contents</strong><ul style="margin-top: 0.3em">'
-    '<li><a href="#magisterium">Magisterium AI</a></li>'
-    '<li><a href="#maritaca">Maritaca AI</a></li>'
-    '<li><a href="#gptbots">GPTBots</a></li>'
-    '<li><a href="#frames">Frames</a></li>'
+    + "".join(f'<li><a href="#{e.name}">{e.long_name}</a></li>' for e in ENTRIES)
+    + '<li><a href="#frames">Frames</a></li>'
     '<li><a href="#charts">Charts</a></li>'
     '<li><a href="#corpus">Sources as one corpus</a></li>'
     "</ul></nav>"
@@ -169,10 +157,10 @@ def _chart_html(svg: str) -> str:
     return f'<div class="demo-chart">{svg}</div>'
 
 
-def _answers_section(provider: str, answers: list[Answer]) -> str:
+def _answers_section(provider: ProviderEntry, answers: list[Answer]) -> str:
     parts = [
-        f'<h2 id="{provider}">{_esc(long_name(provider))}</h2>',
-        f"<p>{_INTROS[provider]}</p>",
+        f'<h2 id="{provider.name}">{_esc(provider.long_name)}</h2>',
+        f"<p>{provider.about}</p>",
     ]
     for answer in answers:
         parts.append('<hr style="border: 0; border-top: 1px solid #8886; margin: 1.5em 0">')
@@ -301,6 +289,7 @@ def run_demo(path: Path, *, open_browser: bool = False, out: TextIO | None = Non
     from ..data.exports import html_document
     from ..providers._chat import ContentFilteredWarning
     from ..providers.batch import ask_many
+    from ..providers.registry import client as make_client
     from ..store import log
     from ..testing import ProviderServer
 
@@ -313,20 +302,24 @@ def run_demo(path: Path, *, open_browser: bool = False, out: TextIO | None = Non
     with ProviderServer() as server, log.options(log=False), warnings.catch_warnings():
         # Withheld sample answers carry a note on the page; no warning on the terminal.
         warnings.simplefilter("ignore", ContentFilteredWarning)
-        for provider in PROVIDERS:
+        for entry in ENTRIES:
+            provider = entry.name
             questions = [s.question for s in server.samples(provider)]
             if not questions:
                 sections.append(f"<p><em>No {provider} samples found.</em></p>")
                 continue
-            # GPTBots answers with footnotes only when corner citations are asked for.
-            extra: dict[str, Any] = {"citations": True} if provider == "gptbots" else {}
-            client = make_client(
-                provider, base_url=server.base_url(provider), api_key="citekit-demo", **extra
+            # Each provider asked the way its answers cite their sources.
+            client: Any = make_client(
+                provider,
+                base_url=server.base_url(provider),
+                api_key="citekit-demo",
+                **entry.citing_client_options,
             )
-            clients.append((client, {"web_search": True}) if provider == "maritaca" else client)
+            ask_options = dict(entry.citing_ask_options)
+            clients.append((client, ask_options) if ask_options else client)
             answers = ask_many(client, questions, concurrency=4, progress=False)
             every += answers
-            sections.append(_answers_section(provider, answers))
+            sections.append(_answers_section(entry, answers))
             for answer in answers:
                 label = f"recorded sample {answer.sample}" if answer.sample else "unlabelled"
                 out.write(f"\n== {provider}: {answer.question}  [{label}]\n")

@@ -31,9 +31,16 @@ from pathlib import Path
 from typing import Any, TextIO, cast
 
 from ..core.errors import CitekitError, CitekitWarning, ConfigurationError
-from ..core.names import PROVIDERS
+from ..core.names import DEFAULT_PROVIDER, ENTRIES, PROVIDERS, check_model_choice
 from ..model import Answer, TextDelta
-from ..render.text import StyledTerminal, TerminalText, body_text
+from ..render._sources import format_size
+from ..render.text import (
+    StyledTerminal,
+    TerminalLines,
+    TerminalText,
+    body_text,
+    print_sources,
+)
 
 __all__ = ["build_parser", "main"]
 
@@ -54,12 +61,12 @@ def make_client(
     that provider's client)."""
     from ..providers.registry import client
 
-    if provider == "gptbots" and model:
-        raise UsageError("--model does not apply to GPTBots (the agent picks its model)")
     options: dict[str, Any] = {"base_url": base_url, "api_key": api_key, **extra}
     if model:
         options["model"] = model
     try:
+        if model:
+            check_model_choice(provider, "--model")
         return client(provider, **options)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
@@ -100,90 +107,6 @@ class TerminalOut:
 
 
 # -- printing an answer -----------------------------------------------------------------------
-def _source_parts(answer: Answer) -> list[tuple[str, str, str, str | None]]:
-    """``("[n]", title, " — Author (Year), refs", url)`` for each source of ``answer``."""
-    parts: list[tuple[str, str, str, str | None]] = []
-    for number, group in answer.citation_groups().items():
-        c = group[0]
-        detail = ""
-        if c.document_author:
-            detail += f" — {c.document_author}"
-        if c.document_year:
-            detail += f" ({c.document_year})"
-        places = ", ".join(
-            dict.fromkeys(g.document_reference for g in group if g.document_reference)
-        )
-        if places:
-            detail += f", {places}"
-        parts.append((f"[{number}]", c.document_title or "Untitled", detail, c.source_url))
-    for ref in answer.references or ():
-        detail = f" (score {ref.score:.2f})" if ref.score is not None else ""
-        parts.append((f"[{ref.rank}]", ref.data_name or "knowledge chunk", detail, ref.source_url))
-    return parts
-
-
-def source_lines(answer: Answer) -> list[str]:
-    """``[n] Title — Author (Year), refs <url>`` for each source of ``answer``."""
-    return [
-        f"{number} {title}{detail}" + (f" <{url}>" if url else "")
-        for number, title, detail, url in _source_parts(answer)
-    ]
-
-
-class _Lines:
-    """Lines of ``(text, style)`` parts: plain text on ``out``, or styled on a colour
-    terminal (the styles are rich's, chosen here; never provider text)."""
-
-    def __init__(self, out: TextIO, styled: StyledTerminal | None) -> None:
-        self.out = out
-        self.styled = styled
-
-    def line(self, *parts: tuple[str, str]) -> None:
-        if self.styled is not None:
-            self.styled.line(*parts)
-        else:
-            self.out.write("".join(text for text, _ in parts) + "\n")
-
-    def source(self, number: str, title: str, detail: str, url: str | None) -> None:
-        if self.styled is not None:
-            self.styled.item(number, (title, "bold"), (detail, ""), url=url)
-        else:
-            self.out.write(f"  {number} {title}{detail}" + (f" <{url}>" if url else "") + "\n")
-
-    def markdown(self, text: str) -> None:
-        """The answer's text: rendered on a colour terminal, as written elsewhere."""
-        if self.styled is not None:
-            self.styled.markdown(text)
-        else:
-            self.out.write(text + "\n")
-
-
-def print_sources(answer: Answer, out: TextIO, styled: StyledTerminal | None = None) -> None:
-    lines = _Lines(out, styled)
-    for call in answer.tool_calls:  # an answer may be only tool calls: show what was asked
-        lines.line()
-        arguments = " ".join(call.arguments.split())
-        lines.line(("Tool call: ", "bold"), (f"{call.name}({arguments})", ""))
-    parts = _source_parts(answer)
-    if parts:
-        lines.line()
-        lines.line(("Sources:", "bold"))
-        for number, title, detail, url in parts:
-            lines.source(number, title, detail, url)
-    notes = list(answer.notes)
-    if answer.finish_reason == "length":
-        from ..render._sources import CUT_SHORT
-
-        notes.insert(0, CUT_SHORT[1])
-    for note in notes:
-        lines.line()
-        lines.line(("Note: ", "bold"), (note, ""))
-    if answer.sample:
-        lines.line()
-        lines.line((f"(recorded sample {answer.sample}, not a live answer)", "dim"))
-    out.flush()
-
-
 def _stream_styled(client: Any, question: str, styled: StyledTerminal) -> Answer | None:
     """Stream an answer onto a colour terminal: the last screenful rendered as it arrives,
     then the whole answer rendered once (what arrived, when Ctrl-C stops it)."""
@@ -229,7 +152,7 @@ def _ask(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
     else:
         answer = client.ask(args.question, stream=stream, display=False)
         if not args.json:
-            _Lines(out, styled).markdown(body_text(answer)[0].rstrip())
+            TerminalLines(out, styled).markdown(body_text(answer)[0].rstrip())
     assert answer is not None
     if args.json:
         from ..data.exports import answer_json
@@ -256,16 +179,6 @@ def _filters(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def _bytes(size: int) -> str:
-    """``size`` bytes for a reader: ``"812 B"``, ``"4.2 MB"``."""
-    value = float(size)
-    for unit in ("B", "kB", "MB", "GB"):
-        if value < 1000 or unit == "GB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1000
-    return f"{value:.1f} TB"  # pragma: no cover - the loop returns at GB
-
-
 def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -> int:
     from ..store import log
 
@@ -274,7 +187,7 @@ def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
         out.write(f"{log.path}\n")
         if log.path.exists():
             print(
-                f"{_bytes(log.size())}, {log.count():,} calls logged "
+                f"{format_size(log.size())}, {log.count():,} calls logged "
                 "(`citekit log vacuum` gives back the space of deleted rows)",
                 file=sys.stderr,
             )
@@ -283,7 +196,7 @@ def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
         return 0
     if args.log_command == "vacuum":
         before, after = log.vacuum()
-        out.write(f"{log.path}: {_bytes(before)} before, {_bytes(after)} after\n")
+        out.write(f"{log.path}: {format_size(before)} before, {format_size(after)} after\n")
         return 0
     if args.log_command == "show":
         try:
@@ -304,7 +217,7 @@ def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
 
             out.write(json.dumps(answer_json(answer), ensure_ascii=False, indent=2) + "\n")
             return 0
-        lines = _Lines(out, styled)
+        lines = TerminalLines(out, styled)
         lines.line((answer.provider, "bold"), (" · ", "dim"), (answer.question or "", "bold"))
         lines.line()
         lines.markdown(body_text(answer)[0].rstrip())
@@ -422,7 +335,8 @@ def _row_count(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="citekit", description="Sourced answers from Magisterium AI, Maritaca AI, GPTBots."
+        prog="citekit",
+        description=f"Sourced answers from {', '.join(e.long_name for e in ENTRIES)}.",
     )
     from .. import __version__
 
@@ -440,10 +354,11 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument(
         "--provider",
         choices=PROVIDERS,
-        default="magisterium",
-        help="who answers (default magisterium); its key comes from <PROVIDER>_API_KEY",
+        default=DEFAULT_PROVIDER,
+        help=f"who answers (default {DEFAULT_PROVIDER}); its key comes from <PROVIDER>_API_KEY",
     )
-    ask.add_argument("--model", help="model name (Magisterium, Maritaca)")
+    choosers = ", ".join(e.display_name for e in ENTRIES if e.chooses_model)
+    ask.add_argument("--model", help=f"model name ({choosers})")
     ask.add_argument(
         "--stream",
         action=argparse.BooleanOptionalAction,

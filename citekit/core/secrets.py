@@ -37,6 +37,7 @@ from typing import Any, TypeVar
 from urllib.parse import quote, quote_plus
 
 from .errors import ConfigurationError, ProviderError, StreamInterrupted
+from .names import ENTRIES
 
 __all__ = [
     "KEY_ENVS",
@@ -60,7 +61,7 @@ MASK = "***"
 #: Keys shorter than this are replaced only as whole tokens.
 WHOLE_TOKEN_BELOW = 8
 #: Environment variables whose values are secrets wherever they appear.
-KEY_ENVS = ("MAGISTERIUM_API_KEY", "MARITACA_API_KEY", "GPTBOTS_API_KEY")
+KEY_ENVS = tuple(entry.api_key_env for entry in ENTRIES)
 #: Characters that continue a token: a short key inside a longer word is not that key.
 _TOKEN_CHARS = r"A-Za-z0-9_\-"
 

@@ -27,6 +27,7 @@ from itertools import chain, repeat
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from ..core.fields import MAX_INDEX, opt_text, parse_created
+from ..core.names import CHAT_PROVIDERS, WEB_SOURCE_PROVIDERS
 from ..core.unicode import decode_entities, valid_text
 from ..model import SAMPLE_FIELD, Answer, Citation, References, Usage
 from ..wire.maritaca import sources as maritaca_sources
@@ -60,7 +61,7 @@ class Header(NamedTuple):
     @property
     def web_sources(self) -> bool:
         """Maritaca's sources are the answer's links (or annotations), not a citation array."""
-        return self.provider == "maritaca" and "citations" not in self.body
+        return self.provider in WEB_SOURCE_PROVIDERS and "citations" not in self.body
 
     def citations(self) -> tuple[Citation, ...]:
         """The citations as ``Citation`` objects (as the parser builds them)."""
@@ -102,7 +103,7 @@ def chat_header(unit: Saved) -> Header | None:
     content, its finish reason the choice's.
     """
     body = unit.body
-    if unit.provider not in ("magisterium", "maritaca") or type(body) is not dict:
+    if unit.provider not in CHAT_PROVIDERS or type(body) is not dict:
         return None
     choices = body.get("choices")
     if type(choices) is not list or len(choices) != 1:

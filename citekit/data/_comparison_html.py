@@ -33,7 +33,7 @@ from ..core.errors import (
     ServerError,
     TransportError,
 )
-from ..core.names import display_name
+from ..core.names import display_name, find_provider
 from ..model import SAMPLE_FIELD, Answer
 from ..render.html import answer_html
 from ..text.escape import STYLE, esc, new_token
@@ -121,7 +121,8 @@ def failure(exc: BaseException, provider: str | None = None) -> tuple[str, str, 
         message = exc.message
         if exc.request_id:
             message += f" (request id {exc.request_id})"
-    env = f"{provider.upper()}_API_KEY" if provider else "the provider's API key variable"
+    entry = find_provider(provider)
+    env = entry.api_key_env if entry is not None else "the provider's API key variable"
     advice: str
     if isinstance(exc, ProviderError) and exc.hint:
         advice = exc.hint

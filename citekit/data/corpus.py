@@ -28,6 +28,7 @@ from typing import Any, Final, Literal
 import polars as pl
 
 from ..core.columns import source_schema
+from ..core.names import REFERENCES_PROVIDER, WEB_SOURCE_PROVIDERS
 from ..model import Answer, Citation, References
 from ..text.reader import read
 from ._columnar import Header, read_items
@@ -177,7 +178,7 @@ def _cited(answers: list[Answer | Header]) -> pl.DataFrame:
     for owner, count in cits.group_by("owner").len().iter_rows():
         counts[owner] = count
     for position, (a, count) in enumerate(zip(kept, counts, strict=True)):
-        if a.provider == "maritaca":  # a web source is cited where its annotated span is
+        if a.provider in WEB_SOURCE_PROVIDERS:  # a web source is cited where its annotated span is
             cs = a.citations() if isinstance(a, Header) else a.citations
             length = len(a.text)
             for k, c in enumerate(cs):
@@ -190,14 +191,14 @@ def _cited(answers: list[Answer | Header]) -> pl.DataFrame:
             firsts["marker"].extend(first)
             firsts["start"].extend(start for start, _ in first.values())
             firsts["end"].extend(end for _, end in first.values())
-            if a.provider == "gptbots" and isinstance(a, Answer):
+            if a.provider == REFERENCES_PROVIDER and isinstance(a, Answer):
                 data_ids[row : row + count] = map(_data_id, a.citations)
         row += count
     spans = pl.DataFrame(
         firsts,
         schema={"owner": pl.UInt32(), "marker": pl.Int32(), "start": pl.Int32(), "end": pl.Int32()},
     )
-    web = pl.col("provider") == "maritaca"
+    web = pl.col("provider").is_in(list(WEB_SOURCE_PROVIDERS))
     cits = cits.join(spans, on=["owner", "marker"], how="left", maintain_order="left")
     return (
         cits.with_columns(
@@ -252,7 +253,7 @@ def _chunks(answers: list[Answer | Header], bare: list[References]) -> pl.DataFr
         _add_references(columns, refs, a.provider, a.conversation_id, a.id)
         questions.extend([a.question] * len(refs.items))
     for refs in bare:
-        _add_references(columns, refs, "gptbots", None, None)
+        _add_references(columns, refs, REFERENCES_PROVIDER, None, None)
         questions.extend([None] * len(refs.items))
     frame = pl.DataFrame(columns, schema=REFERENCES_SCHEMA)
     return frame.with_columns(

@@ -65,6 +65,7 @@ from urllib.parse import quote
 
 import polars as pl
 
+from ..core.names import REFERENCES_PROVIDER
 from ..model import Answer, References
 from ..render._sources import format_size
 from .sources import Source, load_answers
@@ -213,7 +214,7 @@ def _partitions(items: list[Answer | References]) -> dict[tuple[str, str], list[
         if isinstance(item, Answer):
             groups[(item.provider or "unknown", month_of(item))].append(item)
         else:  # GPTBots knowledge chunks saved without their answer
-            groups[("gptbots", UNDATED)].append(item)
+            groups[(REFERENCES_PROVIDER, UNDATED)].append(item)
     return dict(sorted(groups.items()))
 
 

@@ -48,12 +48,8 @@ from typing import Any, Final
 
 import polars as pl
 
-from ..core.columns import (
-    CITATION_COLUMNS,
-    REFERENCE_COLUMNS,
-    TOOL_USAGE_COLUMNS,
-    source_schema,
-)
+from ..core.columns import CITATION_COLUMNS, REFERENCE_COLUMNS, TOOL_USAGE_COLUMNS, source_schema
+from ..core.names import REFERENCES_PROVIDER
 from ..core.years import year_series
 from ..model import Answer, Citation, References, Usage
 from ..text.reader import numbers
@@ -372,7 +368,7 @@ def references_frame(source: Source, *, provider: str | None = None) -> pl.DataF
                 continue
             name, conversation, answer_id = item.provider, item.conversation_id, item.id
         else:
-            refs, name, conversation, answer_id = item, "gptbots", None, None
+            refs, name, conversation, answer_id = item, REFERENCES_PROVIDER, None, None
         _add_references(columns, refs, name, conversation, answer_id)
     return pl.DataFrame(columns, schema=REFERENCES_SCHEMA)
 

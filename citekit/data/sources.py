@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Literal, NamedTuple, overload
 
 from ..core.errors import warn
+from ..core.names import CHAT_PROVIDERS, ENTRIES, GPTBOTS
 from ..model import SAMPLE_FIELD, Answer, References
 from ..store import Log
 from ..store.selection import LogSelection
@@ -286,9 +287,9 @@ def _from_json(
         name = provider or _provider_of(data)
         unit = Saved(data, _known(name, caller, where))
     elif kind == "gptbots_message":
-        unit = Saved(data, "gptbots")
+        unit = Saved(data, GPTBOTS.name)
     else:  # a GPTBots sample record: the reply and its knowledge chunks
-        unit = Saved(data["message"], "gptbots", question, data.get("correlate"))
+        unit = Saved(data["message"], GPTBOTS.name, question, data.get("correlate"))
     yield unit if saved else unit.answer()
 
 
@@ -296,7 +297,7 @@ def _known(provider: str | None, caller: str, where: str) -> str:
     if provider is None:
         raise ValueError(
             f"{caller}(): cannot tell the provider of the response{where}; "
-            "pass provider='magisterium' or 'maritaca'"
+            f"pass provider={' or '.join(map(repr, CHAT_PROVIDERS))}"
         )
     return provider
 
@@ -307,10 +308,9 @@ def _provider_of(data: Mapping[str, Any]) -> str | None:
         return label.split("/", 1)[0]
     model = data.get("model")
     if isinstance(model, str):
-        if model.startswith("magisterium"):
-            return "magisterium"
-        if model.startswith("sabi"):
-            return "maritaca"
+        for entry in ENTRIES:
+            if model.startswith(entry.model_prefixes):
+                return entry.name
     if isinstance(data.get("citations"), list):
-        return "magisterium"
+        return next((e.name for e in ENTRIES if e.citation_array), None)
     return None

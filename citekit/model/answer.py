@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from ..core.fields import count_or_none, number_or_none, opt_text
+from ..core.names import REFERENCES_PROVIDER
 from ..core.unicode import valid_text
 from ..text.reader import numbers
 from .sources import SAMPLE_FIELD, Citation, GeneratedFile, References
@@ -172,7 +173,7 @@ class Answer:
         """The ``sample_data`` file this answer came from, or ``None`` for a live answer."""
         value = self.raw.get(SAMPLE_FIELD)
         if value is None and self.references is not None:
-            return self.references.sample if self.provider == "gptbots" else None
+            return self.references.sample if self.provider == REFERENCES_PROVIDER else None
         return opt_text(value)
 
     @property

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, overload
 
 from ..core.columns import source_schema
+from ..core.names import MAGISTERIUM
 from ..core.years import parse_year
 
 if TYPE_CHECKING:
@@ -86,7 +87,7 @@ class SearchResults:
     query: str
     items: tuple[SearchResult, ...] = ()
     raw: Any = field(default=None, repr=False, compare=False)
-    provider: str = "magisterium"
+    provider: str = MAGISTERIUM.name
 
     def __iter__(self) -> Iterator[SearchResult]:
         return iter(self.items)

@@ -24,12 +24,21 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
 from ..core.errors import ConfigurationError
+from ..core.names import (
+    DEFAULT_PROVIDER,
+    ENTRIES,
+    PROVIDERS,
+    check_model_choice,
+    find_provider,
+)
 from ..model import Answer
 
 __all__ = ["interpolate", "load_ipython_extension"]
 
 PROVIDER_ENV = "CITEKIT_PROVIDER"
 _clients: dict[tuple[str, str | None, str | None], Any] = {}
+#: Who takes --model: "Magisterium, Maritaca".
+_MODEL_CHOOSERS = ", ".join(e.display_name for e in ENTRIES if e.chooses_model)
 
 
 class _MagicUsage(Exception):
@@ -52,11 +61,11 @@ def _parser() -> _Parser:
         "provider",
         nargs="?",
         default=None,
-        help="magisterium, maritaca, gptbots, or a client variable such as mg "
-        f"(default: ${PROVIDER_ENV}, else magisterium)",
+        help=f"{', '.join(PROVIDERS)}, or a client variable such as mg "
+        f"(default: ${PROVIDER_ENV}, else {DEFAULT_PROVIDER})",
     )
     parser.add_argument("--stream", action="store_true", help="show the answer as it arrives")
-    parser.add_argument("--model", help="the model (Magisterium, Maritaca)")
+    parser.add_argument("--model", help=f"the model ({_MODEL_CHOOSERS})")
     parser.add_argument("--out", metavar="NAME", help="also keep the answer in this variable")
     parser.add_argument("--base-url", help="send requests here instead of the provider's API")
     parser.add_argument("-h", "--help", action="store_true", help="print this help")
@@ -78,8 +87,6 @@ def split_line(line: str, namespace: Mapping[str, Any]) -> tuple[list[str], str]
     >>> split_line("What is subsidiarity?", {})
     ([], 'What is subsidiarity?')
     """
-    from ..core.names import PROVIDERS
-
     options: list[str] = []
     rest = line.strip()
     named = False
@@ -140,13 +147,12 @@ def interpolate(text: str, namespace: Mapping[str, Any]) -> str:
 
 
 def _client_for(args: argparse.Namespace, namespace: Mapping[str, Any]) -> Any:
-    name = args.provider or os.environ.get(PROVIDER_ENV) or "magisterium"
+    name = args.provider or os.environ.get(PROVIDER_ENV) or DEFAULT_PROVIDER
     found = namespace.get(name)
     if found is not None and callable(getattr(found, "ask", None)):
         if args.model or args.base_url:
             raise _MagicUsage(f"%%ask: {name} is a client; set its model and base_url on it")
         return found
-    from ..core.names import PROVIDERS
     from ..providers.registry import client
 
     if name not in PROVIDERS:
@@ -157,8 +163,8 @@ def _client_for(args: argparse.Namespace, namespace: Mapping[str, Any]) -> Any:
     key = (name, args.base_url, args.model)
     if key not in _clients:
         try:
-            if args.model and name == "gptbots":
-                raise ValueError("--model does not apply to GPTBots (the agent picks its model)")
+            if args.model:
+                check_model_choice(name, "--model")
             options = {"base_url": args.base_url}
             if args.model:
                 options["model"] = args.model
@@ -170,7 +176,8 @@ def _client_for(args: argparse.Namespace, namespace: Mapping[str, Any]) -> Any:
 
 def _ask(client: Any, question: str, *, stream: bool, model: str | None) -> Answer:
     options: dict[str, Any] = {}
-    if model and getattr(client, "name", None) != "gptbots":
+    entry = find_provider(getattr(client, "name", None))
+    if model and (entry is None or entry.chooses_model):
         options["model"] = model
     if stream:
         answer: Answer = client.ask(question, stream=True, display=True, **options)

@@ -22,7 +22,7 @@ import httpx
 
 from ..core.errors import ConfigurationError
 from ..core.kernel import in_kernel
-from ..core.names import display_name
+from ..core.names import ProviderEntry
 from ..core.secrets import check_key, environment_keys
 from ..model import Answer, TextDelta
 from ..transport.driver import AsyncDriver, SyncDriver
@@ -123,8 +123,11 @@ class ProviderClient:
         with the partial answer) instead of filling the memory.
     """
 
+    #: The provider's entry in ``citekit.core.names``: each client class declares its own, and
+    #: the attributes below are read from it.
+    entry: ClassVar[ProviderEntry]
     name: ClassVar[str]
-    #: How messages name the provider; derived from ``name`` (see ``citekit.core.names``).
+    #: How messages name the provider.
     display_name: ClassVar[str]
     #: Environment variable read when ``base_url`` is not passed (``MARITACA_BASE_URL``, ...).
     base_url_env: ClassVar[str]
@@ -136,9 +139,15 @@ class ProviderClient:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if "name" in cls.__dict__:
-            cls.display_name = display_name(cls.name)
-            cls.base_url_env = f"{cls.name.upper()}_BASE_URL"
+        if "entry" in cls.__dict__:
+            entry = cls.entry
+            cls.name = entry.name
+            cls.display_name = entry.display_name
+            cls.base_url_env = entry.base_url_env
+            cls.default_base_url = entry.default_base_url
+            cls.api_key_env = entry.api_key_env
+            cls.default_model = entry.default_model
+            cls.model_env = entry.model_env
 
     def __init__(
         self,

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from ..core.errors import ConfigurationError
+from ..core.names import GPTBOTS, ProviderEntry
 from ..model import Answer, References
 from ..transport.stream import AsyncStream, Stream
 from ..wire.flow import Flow
@@ -92,9 +93,7 @@ class GPTBots(ProviderClient):
     'Travel Policy 2025.pdf'
     """
 
-    name: ClassVar[str] = "gptbots"
-    default_base_url: ClassVar[str] = "https://api-sg.gptbots.ai"
-    api_key_env: ClassVar[str] = "GPTBOTS_API_KEY"
+    entry: ClassVar[ProviderEntry] = GPTBOTS
 
     def __init__(
         self,

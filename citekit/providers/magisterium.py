@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from ..core.names import MAGISTERIUM, ProviderEntry
 from ..model import SearchResults
 from ..wire.search import Category, search_flow, search_request
 from ._chat import ChatClient
@@ -53,11 +54,7 @@ class Magisterium(ChatClient):
     ``ContentFilteredWarning``. ``search`` finds documents without an answer.
     """
 
-    name: ClassVar[str] = "magisterium"
-    default_base_url: ClassVar[str] = "https://www.magisterium.com/api/v1"
-    api_key_env: ClassVar[str] = "MAGISTERIUM_API_KEY"
-    default_model: ClassVar[str | None] = "magisterium-1"
-    model_env: ClassVar[str | None] = "MAGISTERIUM_MODEL"
+    entry: ClassVar[ProviderEntry] = MAGISTERIUM
 
     def _provider_body(self, body: dict[str, Any], options: dict[str, Any]) -> None:
         if "tools" in body or "tool_choice" in body:

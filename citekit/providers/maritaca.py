@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 from ..core.errors import ResponseFormatError
 from ..core.fields import parse_created
+from ..core.names import MARITACA, ProviderEntry
 from ..wire.flow import RequestSpec, fetch_json
 from ..wire.maritaca import FLEX_READ_TIMEOUT, classify
 from ._chat import ChatClient, Messages
@@ -126,11 +127,7 @@ class Maritaca(ChatClient):
     ValueError: Maritaca's built-in tools (web_search) do not stream: call without stream=True ...
     """
 
-    name: ClassVar[str] = "maritaca"
-    default_base_url: ClassVar[str] = "https://chat.maritaca.ai/api"
-    api_key_env: ClassVar[str] = "MARITACA_API_KEY"
-    default_model: ClassVar[str | None] = "sabia-4"
-    model_env: ClassVar[str | None] = "MARITACA_MODEL"
+    entry: ClassVar[ProviderEntry] = MARITACA
 
     _classify_error = staticmethod(classify)
 

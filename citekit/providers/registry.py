@@ -1,32 +1,44 @@
-"""One place that turns a provider's name into its client: ``client("maritaca", model=...)``."""
+"""One place that turns a provider's name into its client: ``client("maritaca", model=...)``.
+
+The providers themselves are declared in ``citekit.core.names``; each client class names its
+entry (``entry = MARITACA``), and this module maps every entry to its class, checking at import
+that none is left without one.
+"""
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..core.names import PROVIDERS
-
-if TYPE_CHECKING:
-    from ._client import ProviderClient
+from ..core.names import ENTRIES, PROVIDERS, get_provider, unknown_provider
+from ._client import ProviderClient
+from .gptbots import GPTBots
+from .magisterium import Magisterium
+from .maritaca import Maritaca
 
 __all__ = ["PROVIDERS", "client", "client_class"]
 
-#: name -> (module, class); modules load on first use.
-_CLASSES = {
-    "magisterium": (".magisterium", "Magisterium"),
-    "maritaca": (".maritaca", "Maritaca"),
-    "gptbots": (".gptbots", "GPTBots"),
-}
+
+def _classes(*classes: type[ProviderClient]) -> dict[str, type[ProviderClient]]:
+    found: dict[str, type[ProviderClient]] = {cls.entry.name: cls for cls in classes}
+    missing = [entry.name for entry in ENTRIES if entry.name not in found]
+    if missing or len(found) != len(classes):  # pragma: no cover - checked at import
+        raise RuntimeError(f"providers without exactly one client class: {missing or classes}")
+    return found
+
+
+#: provider name -> its client class.
+_CLASSES = _classes(Magisterium, Maritaca, GPTBots)
 
 
 def client_class(name: str) -> type[ProviderClient]:
     """The client class of provider ``name``; an unknown name is a ``ValueError``."""
-    if not isinstance(name, str) or name.strip().lower() not in _CLASSES:
-        raise ValueError(f"unknown provider {name!r}; use one of {', '.join(PROVIDERS)}")
-    module, attr = _CLASSES[name.strip().lower()]
-    cls: type[ProviderClient] = getattr(importlib.import_module(module, __package__), attr)
-    return cls
+    if not isinstance(name, str):
+        raise unknown_provider(name)
+    try:
+        entry = get_provider(name.strip().lower())
+    except ValueError:
+        raise unknown_provider(name) from None
+    return _CLASSES[entry.name]
 
 
 def client(name: str, **options: Any) -> ProviderClient:

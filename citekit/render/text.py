@@ -11,10 +11,11 @@ import contextlib
 import functools
 import re
 from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, NamedTuple, TextIO
 
 from ..text.reader import read
 from ._sources import (
+    CUT_SHORT,
     Footnote,
     answer_notes,
     file_facts,
@@ -33,11 +34,16 @@ if TYPE_CHECKING:
     from ..model import Answer, References
 
 __all__ = [
+    "SourceItem",
     "StyledTerminal",
+    "TerminalLines",
     "TerminalText",
     "answer_text",
     "body_text",
+    "print_sources",
     "references_text",
+    "source_items",
+    "source_lines",
     "sources_text",
     "terminal_safe",
 ]
@@ -158,6 +164,102 @@ def references_text(refs: References) -> str:
         lines.append("  (none retrieved)")
     lines.extend(_references_text(refs))
     return "\n".join(lines)
+
+
+# -- an answer's sources in a terminal, one line each ---------------------------------------------
+class SourceItem(NamedTuple):
+    """One source as a terminal lists it: ``[1] Title — Author (Year), refs <url>``."""
+
+    marker: str
+    title: str
+    #: `` — Author (Year), refs`` for a footnote, `` (score 0.87)`` for a knowledge chunk.
+    detail: str
+    url: str | None
+
+    def line(self) -> str:
+        """The item on one line, its address in ``<>``."""
+        return f"{self.marker} {self.title}{self.detail}" + (f" <{self.url}>" if self.url else "")
+
+
+def source_items(answer: Answer) -> list[SourceItem]:
+    """Each footnote of ``answer`` (as every format numbers and groups them), then each of
+    its knowledge chunks, as a terminal lists them."""
+    items: list[SourceItem] = []
+    for number, note in sorted(footnotes(answer.citations).items()):
+        detail = ""
+        if note.author:
+            detail += f" — {note.author}"
+        if note.year:
+            detail += f" ({note.year})"
+        if note.references:
+            detail += f", {', '.join(note.references)}"
+        items.append(SourceItem(f"[{number}]", note.title or "Untitled", detail, note.url))
+    for ref in answer.references or ():
+        detail = f" (score {ref.score:.2f})" if ref.score is not None else ""
+        items.append(
+            SourceItem(f"[{ref.rank}]", ref.data_name or "knowledge chunk", detail, ref.source_url)
+        )
+    return items
+
+
+def source_lines(answer: Answer) -> list[str]:
+    """``[n] Title — Author (Year), refs <url>`` for each source of ``answer``."""
+    return [item.line() for item in source_items(answer)]
+
+
+class TerminalLines:
+    """Lines of ``(text, style)`` parts: plain text on ``out``, or styled on a colour terminal
+    (``styled``; the styles are citekit's own constants, never provider text). Plain text is
+    written as it is: the stream in front of a terminal cleans it (``TerminalText``)."""
+
+    def __init__(self, out: TextIO, styled: StyledTerminal | None = None) -> None:
+        self.out = out
+        self.styled = styled
+
+    def line(self, *parts: tuple[str, str]) -> None:
+        if self.styled is not None:
+            self.styled.line(*parts)
+        else:
+            self.out.write("".join(text for text, _ in parts) + "\n")
+
+    def source(self, item: SourceItem) -> None:
+        if self.styled is not None:
+            self.styled.item(item.marker, (item.title, "bold"), (item.detail, ""), url=item.url)
+        else:
+            self.out.write(f"  {item.line()}\n")
+
+    def markdown(self, text: str) -> None:
+        """The answer's text: rendered on a colour terminal, as written elsewhere."""
+        if self.styled is not None:
+            self.styled.markdown(text)
+        else:
+            self.out.write(text + "\n")
+
+
+def print_sources(answer: Answer, out: TextIO, styled: StyledTerminal | None = None) -> None:
+    """What follows an answer's text in a terminal: the tool calls it asked for, its sources
+    (:func:`source_items`), its notes, and whether it is a recorded sample."""
+    lines = TerminalLines(out, styled)
+    for call in answer.tool_calls:  # an answer may be only tool calls: show what was asked
+        lines.line()
+        arguments = " ".join(call.arguments.split())
+        lines.line(("Tool call: ", "bold"), (f"{call.name}({arguments})", ""))
+    items = source_items(answer)
+    if items:
+        lines.line()
+        lines.line(("Sources:", "bold"))
+        for item in items:
+            lines.source(item)
+    notes = list(answer.notes)
+    if answer.finish_reason == "length":
+        notes.insert(0, CUT_SHORT[1])
+    for note in notes:
+        lines.line()
+        lines.line(("Note: ", "bold"), (note, ""))
+    if answer.sample:
+        lines.line()
+        lines.line((f"(recorded sample {answer.sample}, not a live answer)", "dim"))
+    out.flush()
 
 
 # -- text for a terminal --------------------------------------------------------------------------

@@ -26,6 +26,7 @@ from ..core.errors import (
     TokenLimitError,
 )
 from ..core.fields import text_or_none
+from ..core.names import find_provider
 from ..core.secrets import scrubber
 
 __all__ = ["error_message", "generic_error", "parse_retry_after", "request_id"]
@@ -128,9 +129,8 @@ def generic_error(
         "request_id": request_id,
         "retry_after": retry_after,
     }
-    env = {"magisterium": "MAGISTERIUM_API_KEY", "maritaca": "MARITACA_API_KEY"}.get(
-        provider, "GPTBOTS_API_KEY"
-    )
+    entry = find_provider(provider)
+    env = entry.api_key_env if entry is not None else "the provider's API key variable"
     if status == 429:
         return RateLimitError(
             message,

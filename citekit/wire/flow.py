@@ -25,7 +25,7 @@ import contextlib
 import logging
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 from ..core.errors import (
     APITimeoutError,
@@ -38,8 +38,10 @@ from ..core.errors import (
 from ..core.names import display_name
 from ..core.secrets import scrub, scrub_value
 from ..model import Answer, StreamEvent
-from .parsers import Accumulator
 from .response import Decoder, Head, Wire, is_event_stream
+
+if TYPE_CHECKING:  # the parsers import the flows of each provider
+    from .parsers import Accumulator
 
 __all__ = [
     "CLOSE",

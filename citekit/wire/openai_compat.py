@@ -13,6 +13,7 @@ from typing import Any
 
 from ..core.errors import ResponseFormatError
 from ..core.fields import MAX_INDEX, Fields, int_or_none, parse_created, text_or_none, wrong
+from ..core.names import ENTRIES, WEB_SOURCE_PROVIDERS
 from ..model import (
     Answer,
     Choice,
@@ -29,7 +30,14 @@ from .maritaca import generated_files
 from .maritaca import sources as maritaca_sources
 from .response import Wire
 
-__all__ = ["ChatAccumulator", "chat_flow", "parse_chat_completion", "parse_citations"]
+__all__ = [
+    "SPECS",
+    "ChatAccumulator",
+    "ChatSpec",
+    "chat_flow",
+    "parse_chat_completion",
+    "parse_citations",
+]
 
 _CONTENT_FILTER_NOTE = (
     "The provider's content filter withheld this answer (finish_reason 'content_filter'). "
@@ -90,7 +98,7 @@ def _citations(
     provider: str, data: Mapping[str, Any], text: str, message: Any
 ) -> tuple[Citation, ...]:
     # Maritaca sends no citation array: its sources are the answer's links (or annotations).
-    if provider == "maritaca" and "citations" not in data:
+    if provider in WEB_SOURCE_PROVIDERS and "citations" not in data:
         return maritaca_sources(text, message)
     return parse_citations(data.get("citations"))
 
@@ -404,3 +412,21 @@ def chat_flow(wire: Wire, spec: RequestSpec, *, question: str | None = None) -> 
         return (yield from stream_answer(wire, spec, acc, unfinished=unfinished))
     data: Any = yield from fetch_json(wire, spec)
     return parse_chat_completion(data, provider=wire.provider, question=question)
+
+
+# -- the parsers of each provider that speaks chat completions ------------------------------
+class ChatSpec:
+    """The parsers of one provider whose answers are chat completions (``wire.parsers``)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def parse_response(self, data: Mapping[str, Any], *, question: str | None = None) -> Answer:
+        return parse_chat_completion(data, provider=self.name, question=question)
+
+    def new_accumulator(self, *, question: str | None = None) -> ChatAccumulator:
+        return ChatAccumulator(provider=self.name, question=question)
+
+
+#: One ``ChatSpec`` per provider whose entry says it speaks chat completions.
+SPECS = tuple(ChatSpec(entry.name) for entry in ENTRIES if entry.chat_completions)

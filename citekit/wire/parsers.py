@@ -6,8 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
-from ..core.names import PROVIDERS
+from ..core.names import ENTRIES, unknown_provider
 from ..model import Answer, StreamEvent
+from .gptbots import SPEC as GPTBOTS_SPEC
+from .openai_compat import SPECS as CHAT_SPECS
 
 __all__ = ["Accumulator", "ProviderSpec", "get_spec", "parse_chunks", "parse_response"]
 
@@ -26,30 +28,24 @@ class ProviderSpec(Protocol):
     def new_accumulator(self, *, question: str | None = None) -> Accumulator: ...
 
 
-class _ChatSpec:
-    def __init__(self, name: str) -> None:
-        self.name = name
+def _specs(*specs: ProviderSpec) -> dict[str, ProviderSpec]:
+    found = {spec.name: spec for spec in specs}
+    missing = [entry.name for entry in ENTRIES if entry.name not in found]
+    if missing or len(found) != len(specs):  # pragma: no cover - checked at import
+        raise RuntimeError(f"providers without exactly one parser spec: {missing or specs}")
+    return found
 
-    def parse_response(self, data: Mapping[str, Any], *, question: str | None = None) -> Answer:
-        from ..wire.openai_compat import parse_chat_completion
 
-        return parse_chat_completion(data, provider=self.name, question=question)
-
-    def new_accumulator(self, *, question: str | None = None) -> Accumulator:
-        from ..wire.openai_compat import ChatAccumulator
-
-        return ChatAccumulator(provider=self.name, question=question)
+#: provider name -> its parsers, as each wire module declares them.
+_SPECS = _specs(*CHAT_SPECS, GPTBOTS_SPEC)
 
 
 def get_spec(provider: str) -> ProviderSpec:
     """The parsers of ``provider`` ("magisterium", "maritaca" or "gptbots")."""
-    if provider in ("magisterium", "maritaca"):
-        return _ChatSpec(provider)
-    if provider == "gptbots":
-        from ..wire.gptbots import SPEC
-
-        return SPEC
-    raise ValueError(f"unknown provider {provider!r}; use one of {', '.join(PROVIDERS)}")
+    spec = _SPECS.get(provider) if isinstance(provider, str) else None
+    if spec is None:
+        raise unknown_provider(provider)
+    return spec
 
 
 def parse_response(

@@ -15,6 +15,7 @@ from typing import Any, Final, Literal
 
 from ..core.errors import ResponseFormatError
 from ..core.fields import int_or_none, number_or_none
+from ..core.names import MAGISTERIUM
 from ..core.unicode import decode_entities
 from ..model import SearchResult, SearchResults
 from .flow import Flow, RequestSpec, fetch_json
@@ -91,7 +92,7 @@ def _find_list(data: Any, depth: int = 0) -> list[Any] | None:
     return None
 
 
-def parse_search(data: Any, *, query: str, provider: str = "magisterium") -> SearchResults:
+def parse_search(data: Any, *, query: str, provider: str = MAGISTERIUM.name) -> SearchResults:
     """``SearchResults`` of a decoded search body; ``ResponseFormatError`` if it holds no list.
 
     >>> from citekit.wire.search import parse_search

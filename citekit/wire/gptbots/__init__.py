@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...core.names import GPTBOTS
 from ...model import Answer
 from .call import (
     ask_flow,
@@ -54,7 +55,7 @@ __all__ = [
 
 
 class _Spec:
-    name = "gptbots"
+    name: str = GPTBOTS.name
 
     def parse_response(self, data: Mapping[str, Any], *, question: str | None = None) -> Answer:
         return parse_message(data, question=question)

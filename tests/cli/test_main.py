@@ -1,0 +1,80 @@
+"""``citekit.cli.main``: what the command says, read from the provider registry and printed
+through the renderer."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from citekit import log
+from citekit.cli.main import main
+from citekit.core.names import ENTRIES
+from citekit.render.text import source_lines
+from citekit.testing import ProviderServer
+
+pytestmark = pytest.mark.filterwarnings("ignore::citekit.ContentFilteredWarning")
+
+KEY = "sk-test-cli-main-0123456789"
+
+
+@pytest.fixture(autouse=True)
+def _env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CITEKIT_HOME", str(tmp_path / "home"))
+    for entry in ENTRIES:
+        monkeypatch.setenv(entry.api_key_env, KEY)
+
+
+def test_help_names_the_providers_from_their_entries(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--help"]) == 0
+    assert "Sourced answers from Magisterium AI, Maritaca AI, GPTBots." in capsys.readouterr().out
+    assert main(["ask", "--help"]) == 0
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "{magisterium,maritaca,gptbots}" in shown
+    assert "who answers (default magisterium)" in shown
+    assert "model name (Magisterium, Maritaca)" in shown
+
+
+def test_model_is_refused_for_a_provider_without_a_choice(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["ask", "Why?", "--provider", "gptbots", "--model", "gpt-4o"]) == 2
+    assert capsys.readouterr().err == (
+        "citekit: error: --model does not apply to GPTBots (the agent picks its model)\n"
+    )
+
+
+@pytest.mark.parametrize("provider", [e.name for e in ENTRIES])
+def test_ask_prints_the_sources_the_renderer_lists(
+    provider: str, server: ProviderServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = server.base_url(provider)
+    listed = 0
+    for sample in server.samples(provider):
+        assert main(["ask", sample.question, "--provider", provider, "--base-url", url,
+                     "--no-stream"]) == 0  # fmt: skip
+        printed = capsys.readouterr().out
+        lines = source_lines(log.answers(limit=1)[0])
+        if lines:
+            listing = printed.split("\nSources:\n", 1)[1]
+            assert listing.startswith("".join(f"  {line}\n" for line in lines))
+            listed += 1
+        else:
+            assert "Sources:" not in printed
+    assert listed, f"no sample of {provider} has sources"
+
+
+def test_log_sizes_are_binary_kilobytes(
+    server: ProviderServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sample = server.samples("magisterium")[0]
+    url = server.base_url("magisterium")
+    assert main(["ask", sample.question, "--base-url", url, "--no-stream"]) == 0
+    capsys.readouterr()
+    size = log.size()
+    assert main(["log", "path"]) == 0
+    err = capsys.readouterr().err
+    assert size >= 1024 and err.startswith(f"{size / 1024:.1f} KB, 1 calls logged")
+    assert main(["log", "vacuum"]) == 0
+    assert re.search(r" KB before, [0-9.]+ KB after\n$", capsys.readouterr().out)
