@@ -280,7 +280,7 @@ def test_four_processes_write_without_losing_anything(tmp_path: Path) -> None:
 
 _KILLED_WRITER = """
 import sys
-from citekit import Answer
+from citekit import parse_response
 from citekit.store import Log
 sys.path.insert(0, {tests!r})
 from test_store import CHAT, body
