@@ -94,7 +94,7 @@ def test_gptbots_references_round_trip(server: ProviderServer) -> None:
     client = GPTBots(api_key=KEY, base_url=server.base_url("gptbots"))
     answer = client.ask(server.samples("gptbots")[0].question)
     assert answer.references
-    (back,) = log.answers(provider="gptbots")
+    (back,) = log.where(provider="gptbots").answers()
     assert back.references == answer.references
     assert back.text == answer.text and back.question == answer.question
 
@@ -109,21 +109,23 @@ def test_streamed_answers_round_trip(server: ProviderServer, provider: str) -> N
 
 def test_filters(monkeypatch: pytest.MonkeyPatch) -> None:
     clock = iter([1_000_000.0, 2_000_000.0, 3_000_000.0])
-    monkeypatch.setattr("citekit.store.answer_log.time.time", lambda: next(clock))
+    monkeypatch.setattr("citekit.store.write.time.time", lambda: next(clock))
     log.record(chat_answer("What is subsidiarity?"), request=body("a"))
     log.record(replace(chat_answer("Qual é a capital?"), provider="maritaca"), request=body("b"))
     log.record(chat_answer("What is solidarity?"), request=body("c"))
-    assert [a.question for a in log.answers(provider="magisterium")] == [
+    assert [a.question for a in log.where(provider="magisterium").answers()] == [
         "What is subsidiarity?",
         "What is solidarity?",
     ]
-    assert len(log.answers(since=1_500_000.0)) == 2
-    assert len(log.answers(until=1_500_000.0)) == 1
-    assert [a.question for a in log.answers(question_contains="SOLID")] == ["What is solidarity?"]
-    assert log.answers(question_contains="100%") == []
-    assert [a.question for a in log.answers(limit=1)] == ["What is solidarity?"]
-    assert len(log.answers(since="1970-01-01")) == 3
-    assert log.answers(since="2999-01-01") == []
+    assert len(log.where(since=1_500_000.0).answers()) == 2
+    assert len(log.where(until=1_500_000.0).answers()) == 1
+    assert [a.question for a in log.where(question_contains="SOLID").answers()] == [
+        "What is solidarity?"
+    ]
+    assert log.where(question_contains="100%").answers() == []
+    assert [a.question for a in log.where(limit=1).answers()] == ["What is solidarity?"]
+    assert len(log.where(since="1970-01-01").answers()) == 3
+    assert log.where(since="2999-01-01").answers() == []
 
 
 def test_errors_are_logged_but_not_answers() -> None:
