@@ -7,32 +7,18 @@ The file lives at ``$CITEKIT_HOME/log.sqlite3``, or in the user's data directory
 (``~/.local/share/citekit`` on Linux, ``~/Library/Application Support/citekit`` on macOS,
 ``%LOCALAPPDATA%\\citekit`` on Windows). ``CITEKIT_LOG=0`` turns recording off.
 
-The file is opened in WAL mode with a busy timeout and every answer is written in one
-``BEGIN IMMEDIATE`` transaction (the rows waiting for the writer thread, many to one), so
-several processes can write at once and a process killed mid-write leaves a file that still
-opens. ``synchronous = NORMAL``: a committed answer survives its process being killed; a power
-cut may undo the last commits (WAL's trade, which a log of paid answers takes for speed).
-Large JSON is stored compressed, and what the tables hold (citations, knowledge chunks, the
-text) is left out of it and put back on read (``rows``); ``Log.vacuum`` gives back the space
-of deleted rows. A log held busy by another program delays the record,
-never the answer: a row the file cannot take at once (and every row recorded on a thread
-running an event loop, where SQLite never runs) is written in order by a background thread
-(``writer``); ``log.flush()`` waits for it, and the log's reads do. A log file deleted or
-replaced while a session runs is noticed at the next record (one ``stat``): a new log is
-started at the path, with a ``LogWarning``. A file laid out by an older citekit is migrated in
-place, in one transaction, when first opened; one laid out by a newer citekit is opened
-read-only and never written, not even switched to WAL (a ``LogWarning`` per refused record).
-With caching on (``cache=True`` per call, ``with log.options(cache=True)``, or
-``CITEKIT_CACHE=1``) a request identical to a logged one (same provider, base URL and body) is
-answered from the log, with ``Answer.cached == True``.
+Several processes can write at once, and a process killed mid-write leaves a file that still
+opens (``schema``). What the tables hold is stored once and large JSON compressed (``encode``,
+``decode``). A busy log delays the record, never the answer (``write``: ``log.flush()`` waits
+for the rows still waiting, and the reads do). A file deleted or replaced while a session runs
+is noticed at the next use (``lifecycle``). An older citekit's file is migrated in place when
+first opened (``migrations``); a newer one's is read, never written. With caching on
+(``cache=True`` per call, ``with log.options(cache=True)``, or ``CITEKIT_CACHE=1``) a request
+identical to a logged one (same provider, base URL and body) is answered from the log, with
+``Answer.cached == True``.
 
-``Log`` is the front; the package's other modules hold the parts: ``lifecycle`` (the file: its
-path, connections, noticing it moved, the exit), ``write`` (recording), ``read`` (the look-up,
-answers, rows, frames), ``selection`` (``LogSelection``, the one declaration of the filters),
-``encode`` / ``query`` / ``decode`` (answers to rows, the SQL, rows back to answers), ``schema``
-(paths, switches, connections), ``migrations`` (the tables and their versions), ``keys`` (the
-cache key and what is never written), ``call`` (one call as the log sees it, and the in-memory
-cache) and ``writer`` (the writer thread).
+``Log`` is the front over those parts, the reads (``read``) and ``LogSelection``
+(``selection``, the one declaration of the filters).
 """
 
 from __future__ import annotations
@@ -40,7 +26,6 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextvars import ContextVar
 from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -56,21 +41,18 @@ from .lifecycle import RECORD_WAIT as RECORD_WAIT
 from .lifecycle import LogFile, LogWarning
 from .query import LOG_SCHEMA as LOG_SCHEMA
 from .read import Reader
-from .schema import BUSY_WAIT, CACHE_ENV, LOG_ENV, env_flag
+from .schema import BUSY_WAIT, cache_enabled, log_enabled, switched
 from .schema import FILE_NAME as FILE_NAME
 from .schema import HOME_ENV as HOME_ENV
 from .schema import SCHEMA_VERSION as SCHEMA_VERSION
 from .schema import default_path as default_path
-from .selection import LogSelection
+from .selection import LogSelection, selected
 from .write import Writer
 
 if TYPE_CHECKING:
     import polars as pl
 
 __all__ = ["Log", "LogWarning", "LoggedCall", "default_path", "log"]
-
-_log_var: ContextVar[bool | None] = ContextVar("citekit_log", default=None)
-_cache_var: ContextVar[bool | None] = ContextVar("citekit_cache", default=None)
 
 
 class Log:
@@ -110,14 +92,10 @@ class Log:
     @property
     def enabled(self) -> bool:
         """Whether answers are recorded here (``CITEKIT_LOG``, then ``options(log=)``)."""
-        flag = _log_var.get()
-        return env_flag(LOG_ENV, True) if flag is None else flag
+        return log_enabled()
 
     def cache_enabled(self, cache: bool | None = None) -> bool:
-        if cache is not None:
-            return cache
-        flag = _cache_var.get()
-        return env_flag(CACHE_ENV, False) if flag is None else flag
+        return cache_enabled(cache)
 
     @contextlib.contextmanager
     def options(self, *, log: bool | None = None, cache: bool | None = None) -> Iterator[None]:
@@ -136,15 +114,8 @@ class Log:
         >>> ck.log.count()  # the cached answer and the unlogged one are not rows
         1
         """
-        log_token = _log_var.set(log) if log is not None else None
-        cache_token = _cache_var.set(cache) if cache is not None else None
-        try:
+        with switched(log=log, cache=cache):
             yield
-        finally:
-            if cache_token is not None:
-                _cache_var.reset(cache_token)
-            if log_token is not None:
-                _log_var.reset(log_token)
 
     # the file ------------------------------------------------------------------------------
     def connect(self) -> sqlite3.Connection:
@@ -215,25 +186,15 @@ class Log:
             False keeps the answer out of the cache (it is logged but never served again):
             for an answer that is complete but lacks something worth fetching anew.
 
-        Returns None too when the row waits for the file: a log held busy by another program
-        (past ``RECORD_WAIT`` seconds) delays the record, never the answer, and a record made on
-        a thread running an event loop never runs SQLite there; such rows are written in order
-        by a background thread (:meth:`flush` waits for them).
+        Returns None too when the row waits for the file (busy past ``RECORD_WAIT`` seconds, or
+        recorded on a thread running an event loop): see ``citekit.store.write``.
 
         Never raises: a log that cannot be written gives a ``LogWarning``.
         """
         if not (self.enabled if log is None else log):
             return None
         return self._writer.record(
-            answer,
-            provider=provider,
-            request=request,
-            base_url=base_url,
-            elapsed=elapsed,
-            error=error,
-            stream=stream,
-            secrets=secrets,
-            cacheable=cacheable,
+            answer, provider, request, base_url, elapsed, error, stream, secrets, cacheable
         )
 
     def call(
@@ -308,24 +269,7 @@ class Log:
         >>> ck.citations_frame(mg).equals(ck.citations_frame(mg.answers()))
         True
         """
-        return LogSelection(
-            self,
-            provider=provider,
-            since=since,
-            until=until,
-            question_contains=question_contains,
-            limit=limit,
-        )
-
-    def _selected(self, selection: LogSelection | None) -> LogSelection:
-        if selection is None:
-            return LogSelection(self)
-        if not isinstance(selection, LogSelection):
-            raise TypeError(
-                "the log's reads take a selection: ck.log.where(provider=, since=, until=, "
-                f"question_contains=, limit=), not {type(selection).__name__}"
-            )
-        return selection
+        return LogSelection(self, provider, since, until, question_contains, limit)
 
     def answers(self, selection: LogSelection | None = None) -> list[Answer]:
         """Every logged answer (failed calls left out), oldest first.
@@ -348,7 +292,7 @@ class Log:
         >>> cits.height
         15
         """
-        return self._reader.answers(self._selected(selection))
+        return self._reader.answers(selected(self, selection))
 
     def get(self, row_id: int) -> Answer:
         """The answer logged as row ``row_id`` (``KeyError`` if none).
@@ -375,7 +319,7 @@ class Log:
         >>> row["provider"], row["n_citations"], row["error_type"], row["sample"]
         ('magisterium', 7, None, 'magisterium/02_subsidiarity')
         """
-        return self._reader.rows(self._selected(selection), errors=errors)
+        return self._reader.rows(selected(self, selection), errors=errors)
 
     def frame(self, selection: LogSelection | None = None, *, errors: bool = True) -> pl.DataFrame:
         """The log rows (as :meth:`rows` gives them) as a polars frame with the ``LOG_SCHEMA``
@@ -397,7 +341,7 @@ class Log:
         │ 2   ┆ How does the Church define the… ┆ 8           │
         └─────┴─────────────────────────────────┴─────────────┘
         """
-        return self._reader.frame(self._selected(selection), errors=errors)
+        return self._reader.frame(selected(self, selection), errors=errors)
 
     def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """The rows of a read-only query of the log's tables (none when there is no file yet),

@@ -1,5 +1,9 @@
 """Where the answer log lives and how it is opened: paths, switches, connections (the tables
 and their versions: ``migrations``).
+
+The file is opened in WAL mode with a busy timeout. ``synchronous = NORMAL``: a committed
+answer survives its process being killed; a power cut may undo the last commits (WAL's trade,
+which a log of paid answers takes for speed).
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import sqlite3
 import sys
 import threading
 from collections.abc import Iterator
+from contextvars import ContextVar
 from pathlib import Path
 
 from ..core.errors import ConfigurationError
@@ -22,6 +27,8 @@ LOG_ENV = "CITEKIT_LOG"
 CACHE_ENV = "CITEKIT_CACHE"
 FILE_NAME = "log.sqlite3"
 _FALSE = ("0", "false", "no", "off", "")
+_log_var: ContextVar[bool | None] = ContextVar("citekit_log", default=None)
+_cache_var: ContextVar[bool | None] = ContextVar("citekit_cache", default=None)
 
 
 @contextlib.contextmanager
@@ -75,6 +82,36 @@ def env_flag(name: str, default: bool) -> bool:
     if value is None:
         return default
     return value.strip().lower() not in _FALSE
+
+
+def log_enabled() -> bool:
+    """Whether answers are recorded (``CITEKIT_LOG``, then ``Log.options(log=)``)."""
+    flag = _log_var.get()
+    return env_flag(LOG_ENV, True) if flag is None else flag
+
+
+def cache_enabled(cache: bool | None = None) -> bool:
+    """Whether a call is answered from the log: ``cache``, else ``Log.options(cache=)``, else
+    ``CITEKIT_CACHE``."""
+    if cache is not None:
+        return cache
+    flag = _cache_var.get()
+    return env_flag(CACHE_ENV, False) if flag is None else flag
+
+
+@contextlib.contextmanager
+def switched(*, log: bool | None, cache: bool | None) -> Iterator[None]:
+    """Within the block (and tasks started in it) logging and caching as given (None: as
+    they were)."""
+    log_token = _log_var.set(log) if log is not None else None
+    cache_token = _cache_var.set(cache) if cache is not None else None
+    try:
+        yield
+    finally:
+        if cache_token is not None:
+            _cache_var.reset(cache_token)
+        if log_token is not None:
+            _log_var.reset(log_token)
 
 
 #: Bytes per page of a new log file.

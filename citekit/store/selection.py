@@ -84,3 +84,15 @@ class LogSelection:
     def __repr__(self) -> str:
         shown = ", ".join(f"{k}={v!r}" for k, v in self.filters.items() if v is not None)
         return f"{self.log!r}.where({shown})"
+
+
+def selected(log: Log, selection: LogSelection | None) -> LogSelection:
+    """What a read of ``log`` takes: ``selection``, or (None) the whole log."""
+    if selection is None:
+        return LogSelection(log)
+    if not isinstance(selection, LogSelection):
+        raise TypeError(
+            "the log's reads take a selection: ck.log.where(provider=, since=, until=, "
+            f"question_contains=, limit=), not {type(selection).__name__}"
+        )
+    return selection

@@ -49,7 +49,6 @@ class Writer:
     def record(
         self,
         answer: Answer | None,
-        *,
         provider: str | None,
         request: Mapping[str, Any] | None,
         base_url: str | None,
