@@ -6,9 +6,9 @@ an older citekit gets the rest, in the caller's transaction, so that it is migra
 at all; ``SCHEMA_VERSION`` is the list's length. Columns are renamed in place (``ALTER TABLE ...
 RENAME COLUMN``: every row stays as it was) and added ones are filled for the rows already
 there. Each step looks before it changes: a rename already done, or a column already there, is
-skipped (version 1 files were written both before and after the sources' columns took their
-names). A new file is laid out at once by the first step, whole; the later ones find nothing
-to change in it.
+skipped, so that a step can run again on a file stamped with its version before the step was
+complete (``_GREW``). A new file is laid out at once by the first step, whole; the later ones
+find nothing to change in it.
 """
 
 from __future__ import annotations
@@ -196,9 +196,17 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
+#: Steps that grew after files of their version were written: they run again on those files
+#: (each adds only what a file lacks). Schema 3 gained ``citation_keys``, then ``text_elided``
+#: and ``reference_keys``, after its first files were written.
+_GREW: dict[int, Callable[[sqlite3.Connection], None]] = {3: m003_stored_once}
+
+
 def migrate(conn: sqlite3.Connection, version: int) -> None:
     """Bring the tables of a file at schema ``version`` to ``SCHEMA_VERSION`` (in the caller's
     transaction), then lay out what the file still lacks."""
+    if version in _GREW:
+        _GREW[version](conn)
     for step in MIGRATIONS[version:]:
         step(conn)
     m001_tables(conn)
