@@ -104,27 +104,6 @@ def test_streamed_answers_round_trip(server: ProviderServer, provider: str) -> N
     assert back == answer
 
 
-def test_filters(monkeypatch: pytest.MonkeyPatch) -> None:
-    clock = iter([1_000_000.0, 2_000_000.0, 3_000_000.0])
-    monkeypatch.setattr("citekit.store.write.time.time", lambda: next(clock))
-    log.record(chat_answer("What is subsidiarity?"), request=body("a"))
-    log.record(replace(chat_answer("Qual é a capital?"), provider="maritaca"), request=body("b"))
-    log.record(chat_answer("What is solidarity?"), request=body("c"))
-    assert [a.question for a in log.where(provider="magisterium").answers()] == [
-        "What is subsidiarity?",
-        "What is solidarity?",
-    ]
-    assert len(log.where(since=1_500_000.0).answers()) == 2
-    assert len(log.where(until=1_500_000.0).answers()) == 1
-    assert [a.question for a in log.where(question_contains="SOLID").answers()] == [
-        "What is solidarity?"
-    ]
-    assert log.where(question_contains="100%").answers() == []
-    assert [a.question for a in log.where(limit=1).answers()] == ["What is solidarity?"]
-    assert len(log.where(since="1970-01-01").answers()) == 3
-    assert log.where(since="2999-01-01").answers() == []
-
-
 def test_errors_are_logged_but_not_answers() -> None:
     err = ServerError("boom", provider="magisterium", status=500)
     log.record(None, provider="magisterium", request=body("q"), error=err, elapsed=0.5)

@@ -30,13 +30,6 @@ CITATION_FIELDS = (
 REFERENCE_FIELDS = ("content", "rank", "data_id", "data_name", "source_url", "score")
 
 
-@pytest.fixture(autouse=True)
-def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CITEKIT_HOME", str(tmp_path))
-    monkeypatch.delenv("CITEKIT_LOG", raising=False)
-    monkeypatch.delenv("CITEKIT_CACHE", raising=False)
-
-
 def seen(answer: ck.Answer) -> dict[str, Any]:
     """What a user sees of an answer, as ``old_logs/make.py`` wrote it down."""
     references = answer.references
