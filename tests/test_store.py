@@ -1,4 +1,5 @@
-"""The SQLite answer log: round trips, filters, the cache, secrets, and concurrent writers."""
+"""The SQLite answer log: round trips, the cache, secrets, and concurrent writers (the filters
+and the migrations: ``tests/store``)."""
 
 from __future__ import annotations
 

@@ -6,9 +6,9 @@ of the ``citations`` table and one of the selected ``answers`` rows, joined in p
 rows already, written with it: ``cited_inline`` (the marker read in the logged text, as
 ``Answer.cited_markers`` reads it), ``created_us``, ``tools_json``. Years are parsed from
 ``document_year`` by the one year rule (``citekit.core.years``). The frames equal those of
-the selection's answers (``ck.log.where(...).answers()``) (tests/test_log_frames.py checks every sample); a
-row whose saved JSON cannot be rebuilt (a damaged file) is the one difference: ``answers()``
-keeps its text only, the tables still hold its citations.
+the selection's answers, ``ck.log.where(...).answers()`` (tests/test_log_frames.py checks every
+sample); a row whose saved JSON cannot be rebuilt (a damaged file) is the one difference:
+``answers()`` keeps its text only, the tables still hold its citations.
 """
 
 from __future__ import annotations

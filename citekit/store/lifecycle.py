@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..core.errors import CitekitWarning
-from .schema import BUSY_WAIT, Connections, default_path
+from .schema import Connections, default_path
 
 #: The log's messages keep the logger name they always had, whichever part speaks (a user's
 #: logging configuration filters on it).
@@ -57,13 +57,12 @@ class LogFile:
     def path(self) -> Path:
         return self._path if self._path is not None else default_path()
 
-    def connect(self, path: Path | None = None, *, wait: float = BUSY_WAIT) -> sqlite3.Connection:
-        """This thread's connection to the file at ``path`` (by default :attr:`path`), waiting
-        at most ``wait`` seconds for another writer's lock when it is opened: a new one, with a
-        ``LogWarning``, if the file was deleted or replaced since."""
-        where = self.path if path is None else path
-        self.notice(self.connections.moved(where), stacklevel=4)
-        return self.connections.get(where, wait=wait)
+    def connect(self) -> sqlite3.Connection:
+        """This thread's connection to the file (created, with its schema, on first use; a new
+        one, with a ``LogWarning``, if the file was deleted or replaced since)."""
+        path = self.path
+        self.notice(self.connections.moved(path), stacklevel=4)
+        return self.connections.get(path)
 
     def notice(self, notice: str | None, *, stacklevel: int = 3) -> None:
         """Tell ``notice`` (the file was deleted or replaced) to the log and as a warning."""
