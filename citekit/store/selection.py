@@ -30,9 +30,9 @@ class LogSelection:
 
     ``provider`` keeps one provider's calls; ``since`` / ``until`` take ISO dates or times
     (``"2026-11-01"``), ``date``, ``datetime`` or Unix seconds, naive values being local time
-    (``until`` excluded); ``question_contains`` keeps the questions holding that text (any
-    case); ``limit`` keeps the most recent ones. A bad bound or limit is refused when the
-    selection is made.
+    (``until`` excluded); ``question_contains`` keeps the questions holding that text
+    (ASCII letters in either case); ``limit`` keeps the most recent ones. A bad bound or limit
+    is refused when the selection is made.
 
     Failed calls are left out of the answers and the frames, partial answers (an interrupted
     stream) kept; :meth:`rows` and :meth:`frame` have the failed calls too unless
