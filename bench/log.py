@@ -3,7 +3,7 @@
 Generates N Magisterium-style responses with C citations each (default 100,000 x 10: a million
 citations; words drawn from a vocabulary of 4,000 made-up words, so that zlib finds about what it
 finds in prose, not the repeats of a tiny vocabulary), builds each ``Answer`` with
-``Answer.from_response`` and writes them with ``Log.record``, the call every client makes. Then,
+``parse_response`` and writes them with ``Log.record``, the call every client makes. Then,
 side by side, with ratios:
 
 (a) reading: ``citations_frame(log)`` (SQL, no Answer rebuilt) against a bare

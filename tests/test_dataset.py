@@ -1,4 +1,4 @@
-"""The Parquet dataset: written by ck.to_parquet / ck.log.to_parquet / citekit log export
+"""The Parquet dataset: written by ck.to_parquet (of answers, files or the log) / citekit log export
 --parquet, read back by ck.scan_* (equal to the eager frames), by the charts lazily, and by
 DuckDB; ten million citations charted in bounded memory."""
 
@@ -171,13 +171,13 @@ def logged(server: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list
 
 
 def test_log_to_parquet_with_filters(logged: list[Answer], tmp_path: Path) -> None:
-    written = ck.log.to_parquet(tmp_path / "all", progress=False)
+    written = ck.to_parquet(ck.log, tmp_path / "all", progress=False)
     assert written.rows["answers"] == 3
     assert_frame_equal(
         _sorted(ck.scan_citations(tmp_path / "all").drop("month").collect()),
         _sorted(ck.citations_frame(ck.log.answers())),
     )
-    only = ck.log.to_parquet(tmp_path / "mg", provider="magisterium", progress=False)
+    only = ck.to_parquet(ck.log.where(provider="magisterium"), tmp_path / "mg", progress=False)
     assert only.rows["answers"] == 2
     assert not (tmp_path / "mg/answers/provider=gptbots").exists()
 

@@ -51,6 +51,8 @@ DOCUMENTED = {
     "citekit.providers.registry.client",
     "citekit.store.answer_log.Log.answers",
     "citekit.store.answer_log.Log.frame",
+    "citekit.store.answer_log.Log.where",
+    "citekit.store.selection.LogSelection",
 }
 
 #: Examples still marked ``+SKIP`` in modules being rewritten elsewhere; each must be made to

@@ -202,7 +202,7 @@ QUESTION = "What is the principle of subsidiarity?"
 
 
 def logged(question: str) -> dict[str, Any]:
-    [row] = ck.log.rows(question_contains=question)
+    [row] = ck.log.where(question_contains=question).rows()
     return row
 
 
@@ -518,4 +518,4 @@ def test_ctrl_c_before_any_text_keeps_nothing_and_logs_nothing(server: ProviderS
         raise KeyboardInterrupt
     assert getattr(caught.value, "answer", None) is None
     assert stream.answer is None
-    assert ck.log.rows(question_contains=question) == []
+    assert ck.log.where(question_contains=question).rows() == []

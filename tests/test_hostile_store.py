@@ -313,8 +313,8 @@ def test_a_negative_limit_is_refused_by_the_log(server: ProviderServer) -> None:
     client(server).ask(questions(server, 1)[0])
     for bad in (-5, 1.5, "3"):
         with pytest.raises(ValueError, match="limit= takes a number of rows"):
-            log.rows(limit=bad)  # type: ignore[arg-type]
-    assert len(log.rows(limit=0)) == 0 and len(log.rows(limit=1)) == 1
+            log.where(limit=bad).rows()  # type: ignore[arg-type]
+    assert len(log.where(limit=0).rows()) == 0 and len(log.where(limit=1).rows()) == 1
     assert main(["log", "list", "--limit", "0"]) == 0
 
 
@@ -334,7 +334,7 @@ def test_any_limit_text_is_a_count_or_a_usage_error(value: str) -> None:
 @given(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5))
 def test_any_limit_value_reads_rows_or_says_why_not(value: object) -> None:
     try:
-        rows = log.rows(limit=value)  # type: ignore[arg-type]
+        rows = log.where(limit=value).rows()  # type: ignore[arg-type]
     except ValueError as exc:
         assert "limit= takes a number of rows, 0 or more" in str(exc)
     else:

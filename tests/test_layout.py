@@ -8,8 +8,6 @@ import sys
 import tomllib
 from pathlib import Path
 
-import pytest
-
 import citekit
 
 PACKAGE = Path(citekit.__file__).parent
@@ -78,11 +76,6 @@ def _import_time_imports(
     return {t for t in targets if t in modules and t != module}
 
 
-_UNTIL_THE_LOG_SPLIT = pytest.mark.xfail(
-    strict=True, reason="Log.to_parquet imports citekit.data: it leaves with the log split"
-)
-
-
 def _graph(*, inside_functions: bool) -> dict[str, set[str]]:
     modules = _modules()
     return {
@@ -119,9 +112,6 @@ def test_no_import_time_cycle() -> None:
     assert "citekit.core.errors" in graph["citekit"]  # and the edges between modules
 
 
-@pytest.mark.xfail(
-    strict=True, reason="Log.to_parquet imports citekit.data: leaves with the log split"
-)
 def test_no_import_cycle_counting_imports_inside_functions() -> None:
     # A package's __init__ gathers its modules; a module importing a sibling through the
     # package is an edge to the sibling, not a circle through the package.
@@ -139,9 +129,6 @@ def _layers() -> list[str]:
     return list(layers["layers"])
 
 
-@pytest.mark.xfail(
-    strict=True, reason="Log.to_parquet imports citekit.data: leaves with the log split"
-)
 def test_no_import_runs_up_a_floor() -> None:
     """No module imports a floor above its own, at module level or inside a function
     (``if TYPE_CHECKING:`` imports aside): the contract's rule, without import-linter's

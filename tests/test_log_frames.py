@@ -22,7 +22,8 @@ from polars.testing import assert_frame_equal
 import citekit as ck
 from citekit.data.frames import CITATIONS_SCHEMA, REFERENCES_SCHEMA
 from citekit.store import Log
-from citekit.store.rows import PACK_FROM, unpack
+from citekit.store.decode import unpack
+from citekit.store.encode import PACK_FROM
 from citekit.store.schema import SCHEMA_VERSION
 from citekit.testing import ProviderServer
 from tests.budget import examples
@@ -105,11 +106,14 @@ def test_each_sample_reads_back_the_same(logged: Log, stem: str, rec: dict[str, 
         {"until": "2000-01-01"},
         {"since": 0, "until": 4e9, "question_contains": "the"},
         {"question_contains": "100%_\\"},
+        {"limit": 3},
+        {"provider": "magisterium", "limit": 2},
+        {"limit": 0},
     ],
 )
 def test_the_filters_choose_what_answers_chooses(logged: Log, filters: dict[str, Any]) -> None:
     selection = logged.where(**filters)
-    answers = logged.answers(**filters)
+    answers = logged.answers(selection)
     assert selection.answers() == answers
     for frame in (ck.citations_frame, ck.references_frame, ck.answers_frame):
         both(frame, selection, answers)

@@ -1,9 +1,8 @@
-"""The SQLite answer log: round trips, filters, the cache, secrets, and concurrent writers."""
+"""The SQLite answer log: round trips, the cache, secrets, and concurrent writers (the filters
+and the migrations: ``tests/store``)."""
 
 from __future__ import annotations
 
-import contextlib
-import json
 import multiprocessing
 import os
 import signal
@@ -20,9 +19,8 @@ import pytest
 
 import citekit as ck
 from citekit import Answer, CitekitWarning, GPTBots, Magisterium, ServerError, ask_many, log
-from citekit.store import Log, LogWarning, default_path, schema
+from citekit.store import Log, LogWarning, default_path
 from citekit.store.answer_log import LOG_SCHEMA, request_key
-from citekit.store.schema import SCHEMA_VERSION, migrate
 from citekit.testing import ProviderServer
 from citekit.wire.parsers import parse_response
 
@@ -95,7 +93,7 @@ def test_gptbots_references_round_trip(server: ProviderServer) -> None:
     client = GPTBots(api_key=KEY, base_url=server.base_url("gptbots"))
     answer = client.ask(server.samples("gptbots")[0].question)
     assert answer.references
-    (back,) = log.answers(provider="gptbots")
+    (back,) = log.where(provider="gptbots").answers()
     assert back.references == answer.references
     assert back.text == answer.text and back.question == answer.question
 
@@ -106,25 +104,6 @@ def test_streamed_answers_round_trip(server: ProviderServer, provider: str) -> N
     answer = client.ask(server.samples(provider)[0].question, stream=True, display=False)
     (back,) = log.answers()
     assert back == answer
-
-
-def test_filters(monkeypatch: pytest.MonkeyPatch) -> None:
-    clock = iter([1_000_000.0, 2_000_000.0, 3_000_000.0])
-    monkeypatch.setattr("citekit.store.answer_log.time.time", lambda: next(clock))
-    log.record(chat_answer("What is subsidiarity?"), request=body("a"))
-    log.record(replace(chat_answer("Qual é a capital?"), provider="maritaca"), request=body("b"))
-    log.record(chat_answer("What is solidarity?"), request=body("c"))
-    assert [a.question for a in log.answers(provider="magisterium")] == [
-        "What is subsidiarity?",
-        "What is solidarity?",
-    ]
-    assert len(log.answers(since=1_500_000.0)) == 2
-    assert len(log.answers(until=1_500_000.0)) == 1
-    assert [a.question for a in log.answers(question_contains="SOLID")] == ["What is solidarity?"]
-    assert log.answers(question_contains="100%") == []
-    assert [a.question for a in log.answers(limit=1)] == ["What is solidarity?"]
-    assert len(log.answers(since="1970-01-01")) == 3
-    assert log.answers(since="2999-01-01") == []
 
 
 def test_errors_are_logged_but_not_answers() -> None:
@@ -369,188 +348,3 @@ def test_a_newer_log_is_neither_written_nor_downgraded(
     log.close()
     with sqlite3.connect(path) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == 99
-
-
-# -- a log laid out by an older citekit ------------------------------------------------------------
-#: The tables as schema 1 laid them out (citekit 0.1.0), before the sources' columns took the
-#: names of ``citekit.core.columns``.
-SCHEMA_1 = """
-CREATE TABLE answers (
-    id INTEGER PRIMARY KEY,
-    ts REAL NOT NULL,
-    provider TEXT NOT NULL,
-    base_url TEXT,
-    request_key TEXT,
-    request_json TEXT,
-    stream INTEGER NOT NULL DEFAULT 0,
-    elapsed REAL,
-    question TEXT,
-    model TEXT,
-    answer_id TEXT,
-    conversation_id TEXT,
-    finish_reason TEXT,
-    text TEXT,
-    response_json TEXT,
-    references_json TEXT,
-    notes_json TEXT,
-    partial INTEGER NOT NULL DEFAULT 0,
-    n_citations INTEGER NOT NULL DEFAULT 0,
-    n_references INTEGER NOT NULL DEFAULT 0,
-    prompt_tokens INTEGER,
-    completion_tokens INTEGER,
-    total_tokens INTEGER,
-    sample TEXT,
-    error_type TEXT,
-    error_message TEXT,
-    error_status INTEGER,
-    error_code TEXT,
-    pid INTEGER
-);
-CREATE INDEX answers_request ON answers (request_key, id);
-CREATE INDEX answers_time ON answers (ts);
-CREATE TABLE citations (
-    answer INTEGER NOT NULL REFERENCES answers (id) ON DELETE CASCADE,
-    position INTEGER NOT NULL,
-    marker INTEGER NOT NULL,
-    document_index INTEGER NOT NULL,
-    cited_text TEXT,
-    heading TEXT,
-    title TEXT,
-    author TEXT,
-    year TEXT,
-    reference TEXT,
-    url TEXT
-);
-CREATE INDEX citations_answer ON citations (answer);
-CREATE TABLE knowledge_references (
-    answer INTEGER NOT NULL REFERENCES answers (id) ON DELETE CASCADE,
-    rank INTEGER NOT NULL,
-    data_id TEXT,
-    data_name TEXT,
-    source_url TEXT,
-    score REAL,
-    content TEXT
-);
-CREATE INDEX references_answer ON knowledge_references (answer);
-PRAGMA user_version = 1;
-"""
-
-GPTBOTS_MESSAGE = {
-    "create_time": 1760354899071,
-    "conversation_id": "c2",
-    "message_id": "m2",
-    "output": [{"content": {"text": "It is long."}}],
-}
-CORRELATE = {
-    "correlate_dataset": [
-        {"content": "The wall is long.", "data_id": "d1", "data_name": "wall.pdf", "score": 0.9},
-        {"content": "Built by many.", "data_id": "d2", "data_name": "UNESCO", "score": 0.4},
-    ]
-}
-
-
-def make_schema_1_log(path: Path) -> None:
-    """A log file written by citekit 0.1.0: one Magisterium and one GPTBots answer."""
-    with contextlib.closing(sqlite3.connect(path)) as conn, conn:
-        conn.executescript(SCHEMA_1)
-        conn.execute(
-            "INSERT INTO answers (id, ts, provider, request_key, question, model, answer_id, "
-            "text, response_json, n_citations) VALUES (1, 1e9, 'magisterium', 'k1', 'q1', "
-            "'magisterium-1', 'chatcmpl-x', 'Yes [^1].', ?, 1)",
-            (json.dumps(CHAT),),
-        )
-        conn.execute(
-            "INSERT INTO citations VALUES (1, 0, 1, 0, 'A passage.', NULL, "
-            "'Centesimus Annus', 'John Paul II', '1991', '48', 'https://example.org/ca')"
-        )
-        conn.execute(
-            "INSERT INTO answers (id, ts, provider, question, answer_id, text, response_json, "
-            "references_json, n_references) VALUES (2, 2e9, 'gptbots', 'q2', 'm2', "
-            "'It is long.', ?, ?, 2)",
-            (json.dumps(GPTBOTS_MESSAGE), json.dumps(CORRELATE)),
-        )
-        conn.executemany(
-            "INSERT INTO knowledge_references VALUES (2, ?, ?, ?, NULL, ?, ?)",
-            [
-                (i + 1, r["data_id"], r["data_name"], r["score"], r["content"])
-                for i, r in enumerate(CORRELATE["correlate_dataset"])
-            ],
-        )
-
-
-def table_dump(path: Path) -> dict[str, tuple[list[str], list[tuple[Any, ...]]]]:
-    """Every table's column names and rows, and the schema version."""
-    with contextlib.closing(sqlite3.connect(path)) as conn:
-        dump: dict[str, tuple[list[str], list[tuple[Any, ...]]]] = {
-            "user_version": ([], [conn.execute("PRAGMA user_version").fetchone()])
-        }
-        for table in ("answers", "citations", "knowledge_references"):
-            columns = [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
-            rows = conn.execute(f"SELECT * FROM {table} ORDER BY rowid").fetchall()
-            dump[table] = (columns, rows)
-        return dump
-
-
-def test_a_schema_1_log_is_migrated_in_place_with_nothing_lost(tmp_path: Path) -> None:
-    path = tmp_path / "log.sqlite3"
-    make_schema_1_log(path)
-    before = table_dump(path)
-    assert before["citations"][0][5:] == ["heading", "title", "author", "year", "reference", "url"]
-
-    old = log.answers()  # opening the file migrates it
-    log.close()
-    after = table_dump(path)
-    assert after["user_version"][1] == [(SCHEMA_VERSION,)] and SCHEMA_VERSION == 3
-    # Schema 3 added columns at the end, filled from the answers: the rest stays as it was.
-    added = ["created_us", "tools_json", "citation_keys", "text_elided", "reference_keys"]
-    assert [row[: -len(added)] for row in after["answers"][1]] == before["answers"][1]
-    assert after["answers"][0][-len(added) :] == added
-    assert [row[-5:-3] for row in after["answers"][1]] == [
-        (1767225600000000, None),
-        (1760354899071000, None),
-    ]
-    assert [row[:-1] for row in after["citations"][1]] == before["citations"][1]
-    assert [row[-1] for row in after["citations"][1]] == [1]
-    assert after["knowledge_references"][1] == before["knowledge_references"][1]
-    assert after["citations"][0] == [
-        "answer", "position", "marker", "document_index", "cited_text", "cited_text_heading",
-        "document_title", "document_author", "document_year", "document_reference", "source_url",
-        "cited_inline",
-    ]  # fmt: skip
-    assert after["knowledge_references"][0] == [
-        "answer", "rank", "data_id", "document_title", "source_url", "score", "cited_text"
-    ]  # fmt: skip
-    assert [a.question for a in old] == ["q1", "q2"]
-    assert old[0].citations[0].document_title == "Centesimus Annus"
-    assert [r.data_name for r in old[1].references or ()] == ["wall.pdf", "UNESCO"]
-
-    # Written after the migration, a new answer lands in the renamed columns.
-    log.record(chat_answer("q3"), request=body("q3"))
-    with contextlib.closing(sqlite3.connect(path)) as conn:
-        rows = conn.execute(
-            "SELECT answer, document_title, document_year, source_url FROM citations"
-        ).fetchall()
-    assert rows == [(1, "Centesimus Annus", "1991", "https://example.org/ca"),
-                    (3, "Centesimus Annus", "1991", "https://example.org/ca")]  # fmt: skip
-
-
-def test_a_migration_that_fails_leaves_the_file_as_it_was(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    path = tmp_path / "log.sqlite3"
-    make_schema_1_log(path)
-    before = table_dump(path)
-
-    def rename_then_fail(conn: sqlite3.Connection, version: int) -> None:
-        migrate(conn, version)  # every column renamed, then the process dies or the disk fills
-        raise sqlite3.OperationalError("disk I/O error")
-
-    with monkeypatch.context() as patched:
-        patched.setattr(schema, "migrate", rename_then_fail)
-        with pytest.warns(LogWarning, match="disk I/O error"):
-            assert log.record(chat_answer("q3"), request=body("q3")) is None
-    assert table_dump(path) == before  # one transaction: not a column renamed
-
-    assert log.record(chat_answer("q3"), request=body("q3")) is not None
-    assert table_dump(path)["user_version"][1] == [(SCHEMA_VERSION,)]
-    assert len(log.answers()) == 3

@@ -27,8 +27,9 @@ import sqlite3
 import sys
 import warnings
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, TextIO, cast
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from ..core.errors import CitekitError, CitekitWarning, ConfigurationError
 from ..core.names import DEFAULT_PROVIDER, ENTRIES, PROVIDERS, check_model_choice
@@ -41,6 +42,9 @@ from ..render.text import (
     body_text,
     print_sources,
 )
+
+if TYPE_CHECKING:
+    from ..store import Log, LogSelection
 
 __all__ = ["build_parser", "main"]
 
@@ -169,14 +173,16 @@ def _ask(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
 
 
 # -- the answer log ---------------------------------------------------------------------------
-def _filters(args: argparse.Namespace) -> dict[str, Any]:
-    return {
-        "provider": args.provider,
-        "since": args.since,
-        "until": args.until,
-        "question_contains": args.contains,
-        "limit": args.limit,
-    }
+def _selection(args: argparse.Namespace, log: Log) -> LogSelection:
+    """The calls the options choose (``--provider``, ``--since``, ``--until``, ``--contains``,
+    ``--limit``)."""
+    return log.where(
+        provider=args.provider,
+        since=args.since,
+        until=args.until,
+        question_contains=args.contains,
+        limit=args.limit,
+    )
 
 
 def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -> int:
@@ -229,7 +235,7 @@ def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
             return _export_parquet(args, path, out)
         if args.rows:
             _require_suffix("log export --rows", path, _ROW_SUFFIXES)
-            frame = log.frame(**_filters(args))
+            frame = _selection(args, log).frame()
             if frame.height == 0:
                 return _nothing_to_export(path, out)
             suffix = path.suffix.lower()
@@ -248,13 +254,13 @@ def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
         from ..data.exports import CITATION_SUFFIXES, export_citations
 
         _require_suffix("log export", path, CITATION_SUFFIXES)  # before reading the log
-        answers = log.answers(**_filters(args))
+        answers = _selection(args, log).answers()
         if not answers:
             return _nothing_to_export(path, out)
         export_citations(answers, path)
         out.write(f"Wrote the sources of {len(answers)} answers to {path}\n")
         return 0
-    rows = log.rows(**_filters(args))
+    rows = _selection(args, log).rows()
     if not rows:
         out.write(f"No calls logged in {log.path} match.\n")
         return 0
@@ -274,16 +280,17 @@ def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
 
 
 def _export_parquet(args: argparse.Namespace, folder: Path, out: TextIO) -> int:
-    """``log export folder/ --parquet``: the log's dataset (``Log.to_parquet``)."""
+    """``log export folder/ --parquet``: the log's dataset (``ck.to_parquet``)."""
+    from ..data.dataset import to_parquet
     from ..store import log
 
     if args.rows:
         raise UsageError("log export: --parquet writes the whole dataset; leave out --rows")
-    filters = _filters(args)
-    if not log.rows(**{**filters, "limit": 1}, errors=False):  # before anything is written
+    chosen = _selection(args, log)
+    if not replace(chosen, limit=1).rows(errors=False):  # before anything is written
         return _nothing_to_export(folder, out)
     try:
-        written = log.to_parquet(folder, overwrite=args.overwrite, **filters)
+        written = to_parquet(chosen, folder, overwrite=args.overwrite)
     except FileExistsError as exc:
         raise UsageError(str(exc).replace("overwrite=True", "--overwrite")) from None
     out.write(f"{written}\n")

@@ -6,9 +6,9 @@ of the ``citations`` table and one of the selected ``answers`` rows, joined in p
 rows already, written with it: ``cited_inline`` (the marker read in the logged text, as
 ``Answer.cited_markers`` reads it), ``created_us``, ``tools_json``. Years are parsed from
 ``document_year`` by the one year rule (``citekit.core.years``). The frames equal those of
-``ck.log.answers()`` with the same filters (tests/test_log_frames.py checks every sample); a
-row whose saved JSON cannot be rebuilt (a damaged file) is the one difference: ``answers()``
-keeps its text only, the tables still hold its citations.
+the selection's answers, ``ck.log.where(...).answers()`` (tests/test_log_frames.py checks every
+sample); a row whose saved JSON cannot be rebuilt (a damaged file) is the one difference:
+``answers()`` keeps its text only, the tables still hold its citations.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from ..core.columns import CITATION_COLUMNS, REFERENCE_COLUMNS, TOOL_USAGE_COLUM
 from ..core.years import year_series
 from ..model import References
 from ..store import Log
-from ..store.rows import unpack, where_sql
+from ..store.decode import unpack
+from ..store.query import where_sql
 from ..store.selection import LogSelection
 
 __all__ = ["log_answers", "log_citations", "log_references", "log_selection"]
@@ -39,7 +40,7 @@ def log_selection(source: Any) -> LogSelection | None:
 
 def _answers_where(selection: LogSelection) -> tuple[str, list[Any]]:
     """The condition choosing the answers ``Log.answers`` gives for the selection's filters."""
-    return where_sql(**selection.filters, errors=False)
+    return where_sql(selection, errors=False)
 
 
 def _fetch_frame(
@@ -65,7 +66,7 @@ def log_citations(selection: LogSelection, schema: pl.Schema) -> pl.DataFrame:
     # Every citation of the file when nothing but failed calls is left out, else only those
     # of the chosen answers; either way only those whose answer was read are kept (the
     # failed calls', and any written between the two reads, are not).
-    narrowed = any(v is not None for v in selection.filters.values())
+    narrowed = selection.narrowed
     fields = ", ".join(CITATION_COLUMNS)
     sql = f"SELECT answer, position, {fields}, cited_inline FROM citations"
     if narrowed:

@@ -138,7 +138,7 @@ def to_parquet(
     ----------
     source
         Anything the frame loaders accept (answers, saved responses, folders of them), or the
-        answer log (``ck.log``; ``ck.log.to_parquet`` also takes the log's filters).
+        answer log (``ck.log``, or a part of it: ``ck.log.where(...)``).
     folder
         Where to write; made if missing.
     overwrite
@@ -170,22 +170,10 @@ def to_parquet(
     >>> ck.to_parquet(answers, "ds", overwrite=True).files  # answers, citations, sources
     3
     """
-    return _write(_items(source, {}), Path(folder), overwrite=overwrite, progress=progress)
+    return _write(_items(source), Path(folder), overwrite=overwrite, progress=progress)
 
 
-def log_to_parquet(
-    log: Log,
-    folder: str | os.PathLike[str],
-    *,
-    overwrite: bool,
-    progress: bool | None,
-    filters: dict[str, Any],
-) -> ParquetDataset:
-    """``Log.to_parquet``: the log's answers that pass ``filters``, as ``to_parquet``."""
-    return _write(_items(log, filters), Path(folder), overwrite=overwrite, progress=progress)
-
-
-def _items(source: Source | Log, filters: dict[str, Any]) -> list[Answer | References]:
+def _items(source: Source | Log) -> list[Answer | References]:
     """The answers (and bare references) of ``source``, read once: a generator can be read
     only once and four frames are made from it."""
     from ..store.answer_log import Log
@@ -193,7 +181,7 @@ def _items(source: Source | Log, filters: dict[str, Any]) -> list[Answer | Refer
     if isinstance(source, Log):
         # The one place that reads the log: its answers rebuilt from the saved JSON (frames
         # read straight from the SQLite tables can replace it, partition by partition).
-        return list(source.answers(**filters))
+        return list(source.answers())
     return load_answers(source)
 
 

@@ -28,7 +28,7 @@ A source is any of:
   named in a warning and skipped);
 * an iterable mixing any of the above;
 * the answer log, ``ck.log`` (every logged answer) or ``ck.log.where(provider=, since=,
-  until=, question_contains=)``: read straight from its SQLite tables
+  until=, question_contains=, limit=)``: read straight from its SQLite tables
   (``citekit.data._log_frames``; ``provider=`` here is not a filter, use ``where``).
 
 Saved chat completions (Magisterium's, Maritaca's) are read column-wise, without building an

@@ -249,7 +249,7 @@ class Saved(NamedTuple):
     correlate: Any = None
 
     def answer(self) -> Answer:
-        """The ``Answer`` (``Answer.from_response``, its references attached)."""
+        """The ``Answer`` (``parse_response``, its references attached)."""
         answer = parse_response(self.body, provider=self.provider, question=self.question)
         if isinstance(self.correlate, Mapping):
             refs = References.from_response(self.correlate, message_id=answer.id)

@@ -1,4 +1,10 @@
-"""Where the answer log lives and how it is opened: paths, switches, tables, connections."""
+"""Where the answer log lives and how it is opened: paths, switches, connections (the tables
+and their versions: ``migrations``).
+
+The file is opened in WAL mode with a busy timeout. ``synchronous = NORMAL``: a committed
+answer survives its process being killed; a power cut may undo the last commits (WAL's trade,
+which a log of paid answers takes for speed).
+"""
 
 from __future__ import annotations
 
@@ -9,130 +15,20 @@ import sqlite3
 import sys
 import threading
 from collections.abc import Iterator
+from contextvars import ContextVar
 from pathlib import Path
 
 from ..core.errors import ConfigurationError
+from .migrations import SCHEMA_VERSION as SCHEMA_VERSION
+from .migrations import migrate
 
 HOME_ENV = "CITEKIT_HOME"
 LOG_ENV = "CITEKIT_LOG"
 CACHE_ENV = "CITEKIT_CACHE"
 FILE_NAME = "log.sqlite3"
-#: The layout of the tables; raised by one for each change, and a file of an older layout is
-#: migrated in place when it is opened (``_RENAMED``, ``_ADDED``, ``_FILLED``).
-SCHEMA_VERSION = 3
 _FALSE = ("0", "false", "no", "off", "")
-
-#: The sources' columns are named as in ``citekit.core.columns`` (the vocabulary of every table
-#: of sources); ``answer`` and ``position`` tie a row to its answer. ``response_json`` and
-#: ``references_json`` hold JSON text, or (schema 3 on) that text compressed by zlib as a BLOB
-#: when that is smaller (``rows.pack``). ``created_us`` (the answer's ``created``, microseconds
-#: since 1970 UTC), ``tools_json`` (``Usage.tools``) and ``cited_inline`` (whether the citation's
-#: marker is read in the logged ``text``) are what the frames read without the JSON.
-#: What a table holds is stored once: ``citation_keys`` (a JSON list of keys) says that the
-#: response's ``citations`` are in the ``citations`` table, ``reference_keys`` that the chunks
-#: of ``references_json`` are in ``knowledge_references`` (``rows.stored_once``), and
-#: ``text_elided`` that the text of a ``chat.completion`` body is the ``text`` column's.
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS answers (
-    id INTEGER PRIMARY KEY,
-    ts REAL NOT NULL,
-    provider TEXT NOT NULL,
-    base_url TEXT,
-    request_key TEXT,
-    request_json TEXT,
-    stream INTEGER NOT NULL DEFAULT 0,
-    elapsed REAL,
-    question TEXT,
-    model TEXT,
-    answer_id TEXT,
-    conversation_id TEXT,
-    finish_reason TEXT,
-    text TEXT,
-    response_json TEXT,
-    references_json TEXT,
-    notes_json TEXT,
-    partial INTEGER NOT NULL DEFAULT 0,
-    n_citations INTEGER NOT NULL DEFAULT 0,
-    n_references INTEGER NOT NULL DEFAULT 0,
-    prompt_tokens INTEGER,
-    completion_tokens INTEGER,
-    total_tokens INTEGER,
-    sample TEXT,
-    error_type TEXT,
-    error_message TEXT,
-    error_status INTEGER,
-    error_code TEXT,
-    pid INTEGER,
-    created_us INTEGER,
-    tools_json TEXT,
-    citation_keys TEXT,
-    text_elided INTEGER NOT NULL DEFAULT 0,
-    reference_keys TEXT
-);
-CREATE INDEX IF NOT EXISTS answers_request ON answers (request_key, id);
-CREATE INDEX IF NOT EXISTS answers_time ON answers (ts);
-CREATE TABLE IF NOT EXISTS citations (
-    answer INTEGER NOT NULL REFERENCES answers (id) ON DELETE CASCADE,
-    position INTEGER NOT NULL,
-    marker INTEGER NOT NULL,
-    document_index INTEGER NOT NULL,
-    cited_text TEXT,
-    cited_text_heading TEXT,
-    document_title TEXT,
-    document_author TEXT,
-    document_year TEXT,
-    document_reference TEXT,
-    source_url TEXT,
-    cited_inline INTEGER
-);
-CREATE INDEX IF NOT EXISTS citations_answer ON citations (answer);
-CREATE TABLE IF NOT EXISTS knowledge_references (
-    answer INTEGER NOT NULL REFERENCES answers (id) ON DELETE CASCADE,
-    rank INTEGER NOT NULL,
-    data_id TEXT,
-    document_title TEXT,
-    source_url TEXT,
-    score REAL,
-    cited_text TEXT
-);
-CREATE INDEX IF NOT EXISTS references_answer ON knowledge_references (answer);
-"""
-
-#: Columns each schema version renamed, ``{version: {table: ((old, new), ...)}}``. Version 2
-#: took the vocabulary of ``citekit.core.columns`` for the sources' columns.
-_RENAMED: dict[int, dict[str, tuple[tuple[str, str], ...]]] = {
-    2: {
-        "citations": (
-            ("heading", "cited_text_heading"),
-            ("title", "document_title"),
-            ("author", "document_author"),
-            ("year", "document_year"),
-            ("reference", "document_reference"),
-            ("url", "source_url"),
-        ),
-        "knowledge_references": (("data_name", "document_title"), ("content", "cited_text")),
-    },
-}
-
-
-#: Columns each schema version added, ``{version: {table: ((name, type), ...)}}``; the rows
-#: already there get their values from ``_FILLED``.
-_ADDED: dict[int, dict[str, tuple[tuple[str, str], ...]]] = {
-    3: {
-        "answers": (
-            ("created_us", "INTEGER"),
-            ("tools_json", "TEXT"),
-            ("citation_keys", "TEXT"),
-            ("text_elided", "INTEGER NOT NULL DEFAULT 0"),
-            ("reference_keys", "TEXT"),
-        ),
-        "citations": (("cited_inline", "INTEGER"),),
-    },
-}
-
-#: What fills the columns a version added in the rows already there, by version: the name of a
-#: function of ``citekit.store.rows`` taking the connection (imported when a file needs it).
-_FILLED: dict[int, str] = {3: "fill_v3"}
+_log_var: ContextVar[bool | None] = ContextVar("citekit_log", default=None)
+_cache_var: ContextVar[bool | None] = ContextVar("citekit_cache", default=None)
 
 
 @contextlib.contextmanager
@@ -151,33 +47,6 @@ def write_transaction(conn: sqlite3.Connection) -> Iterator[None]:
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("ROLLBACK")
         raise
-
-
-def migrate(conn: sqlite3.Connection, version: int) -> None:
-    """Bring the tables of a file laid out by schema ``version`` to ``SCHEMA_VERSION``.
-
-    Runs inside the caller's transaction, so a file is migrated whole or not at all. Columns
-    are renamed in place (``ALTER TABLE ... RENAME COLUMN``): every row stays as it was. A
-    rename already done, or of a table the file does not have yet, is skipped. Added columns
-    (``ALTER TABLE ... ADD COLUMN``) are filled for the rows already there (``_FILLED``).
-    """
-    for step in range(version + 1, SCHEMA_VERSION + 1):
-        for table, renames in _RENAMED.get(step, {}).items():
-            present = {row[1] for row in conn.execute(f'PRAGMA table_info("{table}")')}
-            for old, new in renames:
-                if old in present and new not in present:
-                    conn.execute(f'ALTER TABLE "{table}" RENAME COLUMN "{old}" TO "{new}"')
-        added = False
-        for table, columns in _ADDED.get(step, {}).items():
-            present = {row[1] for row in conn.execute(f'PRAGMA table_info("{table}")')}
-            for name, kind in columns:
-                if present and name not in present:
-                    conn.execute(f'ALTER TABLE "{table}" ADD COLUMN "{name}" {kind}')
-                    added = True
-        if added and step in _FILLED:
-            from . import rows  # rows imports this module: imported when a file needs it
-
-            getattr(rows, _FILLED[step])(conn)
 
 
 def default_path() -> Path:
@@ -213,6 +82,36 @@ def env_flag(name: str, default: bool) -> bool:
     if value is None:
         return default
     return value.strip().lower() not in _FALSE
+
+
+def log_enabled() -> bool:
+    """Whether answers are recorded (``CITEKIT_LOG``, then ``Log.options(log=)``)."""
+    flag = _log_var.get()
+    return env_flag(LOG_ENV, True) if flag is None else flag
+
+
+def cache_enabled(cache: bool | None = None) -> bool:
+    """Whether a call is answered from the log: ``cache``, else ``Log.options(cache=)``, else
+    ``CITEKIT_CACHE``."""
+    if cache is not None:
+        return cache
+    flag = _cache_var.get()
+    return env_flag(CACHE_ENV, False) if flag is None else flag
+
+
+@contextlib.contextmanager
+def switched(*, log: bool | None, cache: bool | None) -> Iterator[None]:
+    """Within the block (and tasks started in it) logging and caching as given (None: as
+    they were)."""
+    log_token = _log_var.set(log) if log is not None else None
+    cache_token = _cache_var.set(cache) if cache is not None else None
+    try:
+        yield
+    finally:
+        if cache_token is not None:
+            _cache_var.reset(cache_token)
+        if log_token is not None:
+            _log_var.reset(log_token)
 
 
 #: Bytes per page of a new log file.
@@ -382,9 +281,6 @@ class Connections:
                     f"knows {SCHEMA_VERSION}); set {HOME_ENV} to use another log"
                 )
             migrate(conn, version)
-            for statement in _SCHEMA.split(";"):
-                if statement.strip():
-                    conn.execute(statement)
             if version < SCHEMA_VERSION:
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         with self._ready_lock:

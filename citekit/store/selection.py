@@ -1,12 +1,19 @@
-"""A part of the answer log chosen by the log's filters: what the frames read it as."""
+"""A part of the answer log chosen by its filters (``ck.log.where(...)``): the one place the
+filters are declared. ``Log.answers``, ``Log.rows`` and ``Log.frame`` read a selection, and so
+do the frames (``citations_frame``, ``references_frame``, ``answers_frame``, ``sources_frame``)
+and ``ck.to_parquet``."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
+from .query import row_limit, timestamp
+
 if TYPE_CHECKING:
+    import polars as pl
+
     from ..model import Answer
     from .answer_log import Log
 
@@ -16,12 +23,20 @@ Bound = str | date | datetime | float | None
 
 @dataclass(frozen=True, slots=True)
 class LogSelection:
-    """The logged answers that pass the log's filters (``Log.where``); a source for
-    ``citations_frame``, ``references_frame``, ``answers_frame`` and ``sources_frame``, read
-    from the SQLite tables when the frame is made (so it sees answers logged since).
+    """The logged calls that pass the log's filters (``Log.where``); a source for
+    ``citations_frame``, ``references_frame``, ``answers_frame``, ``sources_frame`` and
+    ``to_parquet``, read from the SQLite tables when the frame is made (so it sees answers
+    logged since).
 
-    Failed calls are left out, partial answers (an interrupted stream) kept: what
-    ``Log.answers`` gives for the same filters.
+    ``provider`` keeps one provider's calls; ``since`` / ``until`` take ISO dates or times
+    (``"2026-11-01"``), ``date``, ``datetime`` or Unix seconds, naive values being local time
+    (``until`` excluded); ``question_contains`` keeps the questions holding that text
+    (ASCII letters in either case); ``limit`` keeps the most recent ones. A bad bound or limit
+    is refused when the selection is made.
+
+    Failed calls are left out of the answers and the frames, partial answers (an interrupted
+    stream) kept; :meth:`rows` and :meth:`frame` have the failed calls too unless
+    ``errors=False``.
 
     Examples
     --------
@@ -29,6 +44,8 @@ class LogSelection:
     >>> chunks = ck.log.where(provider="gptbots", question_contains="Great Wall")
     >>> ck.references_frame(chunks).select("rank", "document_title").head(2).rows()
     [(1, 'great_wall_history.pdf'), (2, 'The Great Wall - UNESCO World Heritage Centre')]
+    >>> [a.question for a in chunks.answers()]
+    ['Why was the Great Wall built?']
     """
 
     log: Log
@@ -36,21 +53,46 @@ class LogSelection:
     since: Bound = None
     until: Bound = None
     question_contains: str | None = None
+    limit: int | None = None
+
+    def __post_init__(self) -> None:
+        timestamp(self.since), timestamp(self.until)  # a bad bound is named here, not at use
+        row_limit(self.limit)
 
     @property
     def filters(self) -> dict[str, Any]:
-        """The filters as ``Log.answers`` / ``Log.rows`` take them."""
-        return {
-            "provider": self.provider,
-            "since": self.since,
-            "until": self.until,
-            "question_contains": self.question_contains,
-        }
+        """The filters, by name (those not given are None)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "log"}
+
+    @property
+    def narrowed(self) -> bool:
+        """Whether any filter is given (else the selection is the whole log)."""
+        return any(value is not None for value in self.filters.values())
 
     def answers(self) -> list[Answer]:
         """The selected answers rebuilt from their saved JSON (``Log.answers``), oldest first."""
-        return self.log.answers(**self.filters)
+        return self.log.answers(self)
+
+    def rows(self, *, errors: bool = True) -> list[dict[str, Any]]:
+        """The selected rows, one dict per call (``Log.rows``), oldest first."""
+        return self.log.rows(self, errors=errors)
+
+    def frame(self, *, errors: bool = True) -> pl.DataFrame:
+        """The selected rows as a polars frame (``Log.frame``)."""
+        return self.log.frame(self, errors=errors)
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{k}={v!r}" for k, v in self.filters.items() if v is not None)
         return f"{self.log!r}.where({shown})"
+
+
+def selected(log: Log, selection: LogSelection | None) -> LogSelection:
+    """What a read of ``log`` takes: ``selection``, or (None) the whole log."""
+    if selection is None:
+        return LogSelection(log)
+    if not isinstance(selection, LogSelection):
+        raise TypeError(
+            "the log's reads take a selection: ck.log.where(provider=, since=, until=, "
+            f"question_contains=, limit=), not {type(selection).__name__}"
+        )
+    return selection

@@ -1,0 +1,178 @@
+"""The log's read path: the cache look-up, and answers, rows and frames of a selection, read
+once the rows waiting for the file are written.
+
+A look-up is one indexed read (which WAL never makes wait for a writer); the newest answer per
+request key is kept in memory (``call.Memo``). One row whose saved JSON cannot be rebuilt never
+hides the rest of the log: its logged text is kept, with a ``LogWarning``.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..core.errors import CitekitError
+from ..model import Answer
+from .call import Memo
+from .decode import answer_from_row, log_frame, log_row, text_only_answer
+from .keys import request_key
+from .lifecycle import LOGGER, RECORD_WAIT, LogFile, LogWarning, on_event_loop
+from .query import ANSWER_COLUMNS, BY_ID, LOG_COLUMNS, LOOKUP, select_sql
+from .schema import BUSY_WAIT, is_busy
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from .selection import LogSelection
+
+
+class Reader:
+    """The read path of one log; ``settle`` writes the rows still waiting before each read."""
+
+    def __init__(self, file: LogFile, memo: Memo, settle: Callable[[], None]) -> None:
+        self._file = file
+        self._memo = memo
+        self._settle = settle
+
+    def lookup(
+        self, provider: str, request: Mapping[str, Any], base_url: str | None
+    ) -> Answer | None:
+        """``Log.lookup`` once caching is known to be on."""
+        try:
+            path = self._file.path
+        except CitekitError as exc:  # CITEKIT_HOME names a file: no cache, the call goes on
+            warnings.warn(f"citekit could not read the answer log: {exc}", LogWarning, stacklevel=3)
+            return None
+        key = request_key(provider, request, base_url)
+        memo_key = (str(path), key)
+        found = self._memo.recall(memo_key)
+        if found is not None:
+            return found
+        if not path.exists():
+            return None
+        try:
+            # On an event loop's thread the look-up waits for no lock (a busy file is a miss);
+            # a look-up is one indexed read, which WAL never makes wait for a writer.
+            wait = RECORD_WAIT if on_event_loop() else BUSY_WAIT
+            self._file.notice(self._file.connections.moved(path), stacklevel=4)
+            conn = self._file.connections.get(path, wait=wait)
+            row = conn.execute(LOOKUP, (key,)).fetchone()
+        except (sqlite3.Error, OSError) as exc:
+            if is_busy(exc):
+                LOGGER.info("The answer log %s is busy: no cache look-up", path)
+                return None
+            warnings.warn(f"citekit could not read {path}: {exc}", LogWarning, stacklevel=3)
+            return None
+        if row is None:
+            return None
+        try:
+            found = answer_from_row(row, conn, cached=True)
+        except (ValueError, CitekitError) as exc:  # a damaged or foreign row: ask anew
+            warnings.warn(
+                f"citekit skipped an unreadable row of {path}: {exc}", LogWarning, stacklevel=3
+            )
+            return None
+        self._memo.remember(memo_key, found)
+        return found
+
+    def _select(
+        self, columns: str, selection: LogSelection, *, errors: bool
+    ) -> list[tuple[Any, ...]]:
+        self._settle()
+        if not self._file.path.exists():
+            return []
+        sql, params = select_sql(columns, selection, errors=errors)
+        rows = self._file.connect().execute(sql, params).fetchall()
+        rows.reverse()
+        return rows
+
+    def answers(self, selection: LogSelection) -> list[Answer]:
+        """The selected answers (failed calls left out), oldest first."""
+        rows = self._select(ANSWER_COLUMNS, selection, errors=False)
+        if not rows:
+            return []
+        conn = self._file.connect()
+        answers: list[Answer] = []
+        damaged: list[int] = []
+        for row in rows:
+            try:
+                answers.append(answer_from_row(row, conn))
+            except Exception:  # one damaged row never hides the rest of the log
+                damaged.append(row[0])
+                kept = text_only_answer(row)
+                if kept is not None:
+                    answers.append(kept)
+        if damaged:
+            warnings.warn(
+                f"citekit could not rebuild {len(damaged)} logged answer(s) from their saved "
+                f"JSON (ids {', '.join(map(str, damaged[:20]))}"
+                f"{', ...' if len(damaged) > 20 else ''}); their logged text is kept",
+                LogWarning,
+                stacklevel=3,
+            )
+        return answers
+
+    def get(self, row_id: int) -> Answer:
+        """The answer logged as row ``row_id`` (``KeyError`` if none)."""
+        found = []
+        self._settle()
+        if self._file.path.exists():
+            found = self._file.connect().execute(BY_ID, (int(row_id),)).fetchall()
+        if not found:
+            raise KeyError(f"No answer with id {row_id} in {self._file.path}")
+        try:
+            return answer_from_row(found[0], self._file.connect())
+        except Exception:
+            kept = text_only_answer(found[0])
+            if kept is None:
+                raise
+            warnings.warn(
+                f"citekit could not rebuild logged answer {row_id} from its saved JSON; "
+                "its logged text is kept",
+                LogWarning,
+                stacklevel=3,
+            )
+            return kept
+
+    def rows(self, selection: LogSelection, *, errors: bool) -> list[dict[str, Any]]:
+        """The selected rows of ``LOG_SCHEMA``, one dict per call, oldest first."""
+        return [log_row(row) for row in self._select(LOG_COLUMNS, selection, errors=errors)]
+
+    def frame(self, selection: LogSelection, *, errors: bool) -> pl.DataFrame:
+        """:meth:`rows` as a polars frame typed by ``LOG_SCHEMA``."""
+        return log_frame(self.rows(selection, errors=errors))
+
+    def fetch(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+        """The rows of a read-only query (none when there is no file yet)."""
+        self._settle()
+        if not self._file.path.exists():
+            return []
+        return self._file.connect().execute(sql, params).fetchall()
+
+    def count(self) -> int:
+        """How many calls the file holds."""
+        self._settle()
+        if not self._file.path.exists():
+            return 0
+        return int(self._file.connect().execute("SELECT count(*) FROM answers").fetchone()[0])
+
+    def size(self) -> int:
+        """The bytes of the file and its write-ahead log (0 with none)."""
+        path = self._file.path
+        return sum(os.path.getsize(f) for f in (path, Path(f"{path}-wal")) if os.path.exists(f))
+
+    def vacuum(self) -> tuple[int, int]:
+        """``VACUUM`` between two checkpoints; the bytes ``(before, after)``."""
+        self._settle()
+        before = self.size()
+        if not self._file.path.exists():
+            return before, before
+        conn = self._file.connect()
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        conn.execute("VACUUM")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return before, self.size()

@@ -1,0 +1,203 @@
+"""The log's write path: one call recorded as its rows, written at once when the file takes
+them, else handed to the writer thread (``writer``), in order.
+
+Every answer is written in one ``BEGIN IMMEDIATE`` transaction (the rows waiting for the writer
+thread, many to one), so several processes can write at once and a process killed mid-write
+leaves a file that still opens. A log held busy by another program delays the record, never the
+answer: a row the file cannot take within ``RECORD_WAIT`` seconds (and every row recorded on a
+thread running an event loop, where SQLite never runs) waits for the writer thread;
+:meth:`Writer.flush` waits for it, the log's reads do, and so does the interpreter's exit.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import StreamInterrupted
+from ..core.secrets import environment_keys, scrub_value
+from ..model import Answer
+from .call import Memo
+from .encode import answer_row, insert_many
+from .keys import request_key
+from .lifecycle import LOGGER, RECORD_WAIT, LogFile, LogWarning, on_event_loop
+from .schema import BUSY_WAIT, HOME_ENV, NewerLog, is_busy, write_transaction
+from .writer import Pending, Row
+
+
+def insert(conn: sqlite3.Connection, row: Mapping[str, Any], answer: Answer | None) -> int:
+    """Write ``row`` and the answer's citations and references in one transaction; its id."""
+    with write_transaction(conn):
+        return insert_many(conn, [(row, answer)])[0]
+
+
+class Writer:
+    """The write path of one log: records, the rows waiting for the file, and the warnings of
+    the writer thread (given on the caller's thread, where the notebook shows them)."""
+
+    def __init__(self, file: LogFile, memo: Memo) -> None:
+        self._file = file
+        self._memo = memo
+        self._pending = Pending(self._write_later)
+
+    def record(
+        self,
+        answer: Answer | None,
+        provider: str | None,
+        request: Mapping[str, Any] | None,
+        base_url: str | None,
+        elapsed: float | None,
+        error: BaseException | None,
+        stream: bool,
+        secrets: Iterable[str],
+        cacheable: bool,
+    ) -> int | None:
+        """``Log.record`` once logging is known to be on for this call."""
+        if answer is not None and answer.cached:
+            return None
+        name = answer.provider if answer is not None else provider
+        if name is None:
+            raise ValueError("record(None, ...) needs provider=")
+        if not on_event_loop():  # warned where the notebook shows it, not on a loop's thread
+            self.warn_problems()
+        hidden = [*secrets, *environment_keys()]
+        # Every value written (text, raw JSON, notes, citations, references) and the answer
+        # kept for the cache come from one scrubbed answer: a key the server echoed anywhere
+        # in it never reaches the file.
+        answer = scrub_value(answer, hidden)
+        path: Path | None = None
+        try:
+            path = self._file.path
+            row = self._row(path, answer, name, request, base_url, elapsed, error, stream, hidden)
+            if not cacheable:
+                row.values["request_key"] = None  # never matched by a cache look-up
+            row_id = self._write_now(row)
+        except Exception as exc:  # sqlite3, OS, encoding, a value SQLite cannot take
+            # The answer is already paid for: a log that cannot be written never costs it.
+            where = f" {path}" if path is not None else f" at ${HOME_ENV}"
+            LOGGER.warning("Could not write the answer log%s: %s", where, exc)
+            warnings.warn(
+                f"citekit could not write the answer log{where}: {exc}",
+                LogWarning,
+                stacklevel=3,
+            )
+            return None
+        if (
+            cacheable
+            and answer is not None
+            and error is None
+            and request is not None
+            and not answer.partial
+        ):
+            key = (str(path), row.values["request_key"] or request_key(name, request, base_url))
+            self._memo.remember(key, replace(answer, cached=True))
+        return row_id
+
+    def flush(self, timeout: float | None = None) -> bool:
+        """Wait until every row recorded so far is in the file (``Log.flush``)."""
+        done = self._pending.wait(timeout)
+        self.warn_problems(stacklevel=4)
+        return done
+
+    def settle(self) -> None:
+        """Before a read: the rows still waiting for the file are written (for as long as a
+        record would have waited before)."""
+        if len(self._pending):
+            self._pending.wait(BUSY_WAIT)
+        self.warn_problems(stacklevel=5)  # the caller of the front's read
+
+    def warn_problems(self, *, stacklevel: int = 4) -> None:
+        """Warn of what went wrong on the writer thread since the last time."""
+        for problem in self._pending.problems():
+            warnings.warn(problem, LogWarning, stacklevel=stacklevel)
+
+    def _write_now(self, row: Row) -> int | None:
+        """Write ``row`` at once if the file takes it within ``RECORD_WAIT`` (its id), else
+        queue it for the writer thread (None). Rows keep their order: while some wait, the
+        next ones wait behind them."""
+        if not on_event_loop() and not len(self._pending):
+            try:
+                return self._write(row, RECORD_WAIT)
+            except sqlite3.OperationalError as exc:
+                if not is_busy(exc):
+                    raise
+                LOGGER.info("The answer log %s is busy: the answer is written later", row.path)
+        self._pending.add(row)
+        self._file.at_exit(self._at_exit)
+        return None
+
+    def _write_later(self, rows: list[Row]) -> None:
+        """The writer thread's write of rows to one file, in one transaction: notices are
+        reported to the caller's next call."""
+        path = rows[0].path
+        found = self._file.connections.moved(path)
+        if found is not None:
+            self._pending.report(found)
+        conn = self._file.connections.get(path, wait=BUSY_WAIT)
+        refused = self._file.connections.newer(path)
+        if refused is not None:
+            raise NewerLog(refused)
+        with write_transaction(conn):
+            insert_many(conn, [(row.values, row.answer) for row in rows])
+
+    def _write(self, row: Row, wait: float) -> int:
+        # The file deleted or replaced: start anew (said where the record was made).
+        self._file.notice(self._file.connections.moved(row.path), stacklevel=6)
+        conn = self._file.connections.get(row.path, wait=wait)
+        refused = self._file.connections.newer(row.path)
+        if refused is not None:
+            raise NewerLog(refused)
+        if wait == BUSY_WAIT:
+            return insert(conn, row.values, row.answer)
+        conn.execute(f"PRAGMA busy_timeout = {int(wait * 1000)}")
+        try:
+            return insert(conn, row.values, row.answer)
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {int(BUSY_WAIT * 1000)}")
+
+    def _at_exit(self) -> None:
+        done, waited = self._pending.wait_at_exit()
+        if not done:
+            lost = len(self._pending)
+            message = (
+                f"citekit could not write {lost} answer(s) to the answer log: the file stayed "
+                f"busy (locked by another program) for {waited:g} s after the last one; "
+                "they were not logged (call ck.log.flush() before exiting to wait longer)"
+            )
+            LOGGER.warning(message)
+            warnings.warn(message, LogWarning, stacklevel=1)
+        self.warn_problems(stacklevel=1)
+
+    def _row(
+        self,
+        path: Path,
+        answer: Answer | None,
+        provider: str,
+        request: Mapping[str, Any] | None,
+        base_url: str | None,
+        elapsed: float | None,
+        error: BaseException | None,
+        stream: bool,
+        secrets: Sequence[str],
+    ) -> Row:
+        if answer is None and isinstance(error, StreamInterrupted):
+            answer = scrub_value(error.answer, secrets)
+        values = answer_row(
+            answer,
+            provider,
+            request,
+            base_url,
+            elapsed,
+            error,
+            stream,
+            secrets,
+            ts=time.time(),
+            pid=os.getpid(),
+        )
+        return Row(path, values, answer)
