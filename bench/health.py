@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import citekit as ck
 from citekit.core.sentences import _sentences
 from citekit.core.text import read
-from citekit.data.sources import load_answers
+from citekit.data.frames.sources import load_answers
 from citekit.testing import default_data_dir
 
 

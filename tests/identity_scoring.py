@@ -178,7 +178,7 @@ def identified(fixture: pl.DataFrame) -> pl.DataFrame:
     author, year, address, data id: no gold label), with the ``work_id`` and ``author_id`` it
     predicts, one row per source in the fixture's order."""
     from citekit.core.years import year_expr
-    from citekit.data.clusters import identify
+    from citekit.data.identity.clusters import identify
 
     reported = fixture.select(
         document_title=pl.col("title"),

@@ -1,4 +1,4 @@
-"""The shipped alias table of Catholic works and authors (citekit/data/aliases.json).
+"""The shipped alias table of Catholic works and authors (citekit/data/identity/aliases.json).
 
 The table is data: these tests hold it to its format and to the facts it must agree with.
 
@@ -35,8 +35,8 @@ from typing import Any
 import pytest
 
 from citekit.core.years import parse_year_span
-from citekit.data.aliases import Aliases
-from citekit.data.identity import title_key, work_url
+from citekit.data.identity.aliases import Aliases
+from citekit.data.identity.keys import title_key, work_url
 
 LANGUAGES = {"en", "pt", "es", "it", "fr", "de", "la"}
 AUTHOR_FIELDS = {"id", "names", "aliases"}
@@ -62,7 +62,7 @@ OUT_OF_SCOPE_AUTHORS = {
 
 @cache
 def table() -> dict[str, Any]:
-    text = (files("citekit.data") / "aliases.json").read_text(encoding="utf-8")
+    text = (files("citekit.data.identity") / "aliases.json").read_text(encoding="utf-8")
     loaded: dict[str, Any] = json.loads(text)
     return loaded
 

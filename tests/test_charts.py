@@ -24,9 +24,9 @@ from citekit import (
     sources_frame,
 )
 from citekit.data.charts import MAX_ROWS
-from citekit.data.clusters import identify
-from citekit.data.corpus import SOURCES_SCHEMA
+from citekit.data.corpus.works import SOURCES_SCHEMA
 from citekit.data.frames import ANSWERS_SCHEMA, CITATIONS_SCHEMA, REFERENCES_SCHEMA
+from citekit.data.identity.clusters import identify
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 
@@ -290,7 +290,7 @@ def test_years_by_decade_and_by_year() -> None:
     ],
 )
 def test_period_labels(start: int, period: str, label: str) -> None:
-    assert charts._period_label(start, period) == label
+    assert charts.parts.period_label(start, period) == label
 
 
 # -- citations per answer ---------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""citekit.data.cocitation: work pairs cited in the same answer, and their heatmap."""
+"""citekit.data.corpus.cocitation: work pairs cited in the same answer, and their heatmap."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ import vl_convert
 from polars.testing import assert_frame_equal
 
 from citekit import Answer, Citation, charts, citations_frame, cocitation_frame, sources_frame
-from citekit.data.cocitation import COCITATION_SCHEMA, MAX_WORKS
+from citekit.data.charts.heatmap import MAX_WORKS
+from citekit.data.corpus.cocitation import COCITATION_SCHEMA
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 

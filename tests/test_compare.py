@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import citekit as ck
-from citekit.data.compare_clients import default_labels
-from citekit.data.comparison import FRAME_SCHEMA, OVERLAP_SCHEMA
+from citekit.data.compare.clients import default_labels
+from citekit.data.compare.comparison import FRAME_SCHEMA, OVERLAP_SCHEMA
 from citekit.render.html import answer_html
 from citekit.testing import ProviderServer
 

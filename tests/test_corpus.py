@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 
 import citekit as ck
 from citekit import Answer, Citation
-from citekit.data.aliases import Aliases
-from citekit.data.clusters import IDENTITY_COLUMNS, identify
-from citekit.data.corpus import SOURCES_SCHEMA, WORKS_SCHEMA
-from citekit.data.identity import author_key, work_title
+from citekit.data.corpus.works import SOURCES_SCHEMA, WORKS_SCHEMA
+from citekit.data.identity.aliases import Aliases
+from citekit.data.identity.clusters import IDENTITY_COLUMNS, identify
+from citekit.data.identity.keys import author_key, work_title
 from citekit.testing import default_data_dir
 
 VATICAN = "https://www.vatican.va/content/francesco/{lang}/encyclicals/documents/"
@@ -117,7 +117,7 @@ def test_works_frame_counts_each_work_once() -> None:
 def test_spans_point_at_the_marker_or_the_annotated_text() -> None:
     src = ck.sources_frame(default_data_dir())
     answers = {
-        a.id: a for a in ck.data.sources.load_answers(default_data_dir()) if isinstance(a, Answer)
+        a.id: a for a in ck.data.frames.load_answers(default_data_dir()) if isinstance(a, Answer)
     }
     spanned = src.filter(pl.col("span_start").is_not_null())
     assert spanned.height > 0

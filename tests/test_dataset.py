@@ -20,8 +20,8 @@ from polars.testing import assert_frame_equal
 import citekit as ck
 from citekit import Answer, Citation, Reference, References
 from citekit.cli.main import main
-from citekit.data.dataset import UNDATED, month_of
 from citekit.data.frames import load_answers
+from citekit.data.io.dataset import UNDATED, month_of
 from citekit.testing import default_data_dir
 
 pytestmark = pytest.mark.filterwarnings("ignore::citekit.ContentFilteredWarning")
@@ -122,7 +122,7 @@ def test_a_failure_midway_keeps_the_previous_dataset(
 ) -> None:
     folder = tmp_path / "d"
     ck.to_parquet([_answer("old", created=None)], folder, progress=False)
-    from citekit.data import dataset
+    from citekit.data.io import dataset
 
     def full_disk(*args: Any) -> int:
         raise OSError(28, "No space left on device")

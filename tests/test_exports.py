@@ -1,5 +1,5 @@
-"""Every export written, read back, and checked (``citekit.data.exports`` and
-``citekit.data.bibliography``)."""
+"""Every export written, read back, and checked (``citekit.data.io.exports`` and
+``citekit.data.io.bibliography``)."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from polars.testing import assert_frame_equal
 
 import citekit as ck
 from citekit import Answer, Failed, Magisterium, References, export_answer, export_citations
-from citekit.data.bibliography import bibtex, csl_json, documents, latex_escape
-from citekit.data.exports import SOURCE_COLUMNS, sources_frame
+from citekit.data.io.bibliography import bibtex, csl_json, documents, latex_escape
+from citekit.data.io.exports import SOURCE_COLUMNS, sources_frame
 from citekit.testing import ProviderServer
 
 # Some recorded samples are withheld by Magisterium's content filter, which warns.
@@ -487,7 +487,7 @@ def test_the_entry_names_the_works_author_not_its_first_sources() -> None:
 
 
 def test_the_export_columns_are_the_corpus_columns_and_two_more() -> None:
-    from citekit.data.corpus import SOURCES_SCHEMA
+    from citekit.data.corpus.works import SOURCES_SCHEMA
 
     names = [name for name, _ in SOURCE_COLUMNS]
     assert [n for n in names if n in SOURCES_SCHEMA] == SOURCES_SCHEMA.names()

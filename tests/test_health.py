@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 import citekit as ck
 from citekit.core.sentences import sentences
 from citekit.core.text import read
-from citekit.data.health import HEALTH_SCHEMA
-from citekit.data.sources import load_answers
+from citekit.data.corpus.health import HEALTH_SCHEMA
+from citekit.data.frames.sources import load_answers
 from citekit.testing import ProviderServer, default_data_dir
 from citekit.wire.maritaca import link_citations
 

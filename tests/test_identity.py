@@ -1,4 +1,4 @@
-"""Work identity from addresses: ``canonical_url`` and ``work_url`` (citekit.data.identity)."""
+"""Work identity from addresses: ``canonical_url`` and ``work_url`` (citekit.data.identity.keys)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citekit.data.identity import canonical_url, title_key, work_url
+from citekit.data.identity.keys import canonical_url, title_key, work_url
 
 HOSTS = st.sampled_from(["example.org", "vatican.va", "pt.wikipedia.org", "a-b.example.com"])
 SEGMENT = st.text("abcdefghijklmnopqrstuvwxyz0123456789-_.%~", min_size=1, max_size=12)

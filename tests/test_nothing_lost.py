@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import citekit as ck
 from citekit.core.models import decode_entities, valid_text
-from citekit.data.exports import _replacing
+from citekit.data.io.exports import _replacing
 from citekit.store import Log, LogWarning
 
 SURROGATES = st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF)

@@ -1,0 +1,24 @@
+"""Answers as data: frames, identity, the corpus, Parquet and files, charts, comparisons.
+
+Six packages, each importing only the ones below it (``pyproject.toml``'s import-linter
+contract keeps the order):
+
+``compare``
+    several clients asked one question, side by side (``Comparison``, its HTML, ``compare``)
+``charts``
+    altair charts (``ck.charts``) over small tables aggregated in polars (``charts.tables``)
+``io``
+    files: one answer or many answers' sources exported (``exports``), BibTeX and CSL-JSON
+    (``bibliography``), the Parquet dataset and its scans (``dataset``)
+``corpus``
+    every source of many answers with its work and author (``works``), citation health
+    (``health``), co-citation (``cocitation``)
+``identity``
+    which sources are one work: address and title keys (``keys``), the alias table and its
+    shipped ``aliases.json`` (``aliases``), the clustering (``clusters``)
+``frames``
+    the one reading route from a source to a frame: ``sources`` walks what the loaders take
+    (answers, saved responses, files, folders, the log), ``columnar`` reads saved chat
+    completions column-wise, ``log`` reads the answer log's tables with SQL, and ``loaders``
+    builds ``citations_frame``, ``references_frame`` and ``answers_frame``
+"""

@@ -22,7 +22,7 @@ import polars as pl
 
 from ..core.models import Answer, References
 from ..data import charts
-from ..data.chart_parts import labelled
+from ..data.charts.parts import labelled
 from ..data.frames import Source, citations_frame, load_answers, references_frame
 from ..render.chart import widget_esm
 from .explorer_html import (

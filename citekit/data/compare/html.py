@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from ..core.errors import (
+from ...core.errors import (
     APITimeoutError,
     AuthenticationError,
     BadRequestError,
@@ -33,10 +33,10 @@ from ..core.errors import (
     ServerError,
     TransportError,
 )
-from ..core.models import SAMPLE_FIELD, Answer
-from ..core.names import display_name
-from ..render._safe import STYLE, esc, new_token
-from ..render.html import answer_html
+from ...core.models import SAMPLE_FIELD, Answer
+from ...core.names import display_name
+from ...render._safe import STYLE, esc, new_token
+from ...render.html import answer_html
 
 if TYPE_CHECKING:
     from .comparison import Comparison

@@ -43,7 +43,7 @@ from typing import Any, Final, overload
 import polars as pl
 
 from .aliases import Aliases, AliasSpec, WorkAlias
-from .identity import (
+from .keys import (
     GENERIC_TITLES,
     author_key,
     file_title,

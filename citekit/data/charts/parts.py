@@ -3,8 +3,9 @@
 A chart takes a frame, a LazyFrame or any source the loaders accept, and aggregates a
 LazyFrame (``collected``: the streaming engine; ``most_frequent`` is a mode that streams);
 ``identified`` gives it the work and author identity (a ``sources_frame`` has it, anything else
-goes through ``citekit.data.clusters.identify``), ``citations_of`` and ``references_of`` load it
-when needed, and all say which columns a frame lacks. ``labelled`` names missing values
+goes through ``citekit.data.identity.clusters.identify``), ``citations_of`` and
+``references_of`` load it when needed, and all say which columns a frame lacks. ``labelled``
+names missing values
 instead of dropping them, ``shortened`` and ``distinct_labels`` keep axis labels short and one
 per bar, ``names_seen`` lists the names an author or work was cited under, ``answer_key`` tells
 answers apart across a frame, ``axis``, ``legend`` and ``chart_title`` keep text at
@@ -19,8 +20,8 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 import polars as pl
 
-from .clusters import identify
-from .frames import Source, citations_frame, references_frame
+from ..frames.loaders import Source, citations_frame, references_frame
+from ..identity.clusters import identify
 
 if TYPE_CHECKING:
     import altair as alt
@@ -78,7 +79,7 @@ def identified(source: Frame | Source, caller: str, needs: Iterable[str]) -> pl.
     ``author``), as a LazyFrame to aggregate: a frame that has them (a ``sources_frame``,
     ``scan_sources``) as it is; any other frame (a ``citations_frame``, ``scan_citations``) or
     source (answers, paths; read with ``citations_frame``) identified by
-    ``citekit.data.clusters.identify`` (a LazyFrame lazily: only its distinct documents are
+    ``citekit.data.identity.clusters.identify`` (a LazyFrame lazily: only its distinct documents are
     collected). Columns the charts read and the frame lacks are added as nulls."""
     frame: Frame
     if not isinstance(source, Frame):
@@ -220,7 +221,7 @@ def chart_title(text: str, subtitle: str) -> alt.Title:
     (``citekit.render.chart``), so a chart shows without a CDN."""
     import altair as alt
 
-    from ..render.chart import use_offline_renderer
+    from ...render.chart import use_offline_renderer
 
     use_offline_renderer()
 

@@ -4,7 +4,7 @@
 sources the provider listed but the text never points to, which markers point to no source,
 and which works the answer cites under two numbers. Sentences come from
 :func:`citekit.core.sentences.sentences`, markers from :func:`citekit.core.text.read` (never
-in code), sources and their works from :func:`citekit.data.corpus.sources_frame`.
+in code), sources and their works from :func:`citekit.data.corpus.works.sources_frame`.
 
 What cites a sentence
     A footnote marker in it (``[^1]``, ``[1]``, ``$[1]$``; one written after the sentence's
@@ -27,11 +27,11 @@ from typing import Any, Final
 
 import polars as pl
 
-from ..core.models import Answer
-from ..core.sentences import Sentence, sentences
-from ..core.text import read
-from .aliases import AliasSpec
-from .sources import Source, iter_items
+from ...core.models import Answer
+from ...core.sentences import Sentence, sentences
+from ...core.text import read
+from ..frames.sources import Source, iter_items
+from ..identity.aliases import AliasSpec
 
 __all__ = ["HEALTH_SCHEMA", "health_frame"]
 
@@ -114,7 +114,7 @@ def health_frame(
     >>> 0 < health["coverage"][0] <= 1
     True
     """
-    from .corpus import sources_frame
+    from .works import sources_frame
 
     answers = [
         a

@@ -16,13 +16,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..core.models import Answer
-from ..core.years import parse_year, parse_year_span
+from ...core.models import Answer
+from ...core.years import parse_year, parse_year_span
+from ..identity.keys import author_key, canonical_url, work_title, work_url
 from .exports import sources_frame
-from .identity import author_key, canonical_url, work_title, work_url
 
 if TYPE_CHECKING:
-    from .aliases import AliasSpec
+    from ..identity.aliases import AliasSpec
 
 __all__ = ["Document", "balanced_braces", "bibtex", "csl_json", "documents", "latex_escape"]
 
@@ -36,7 +36,7 @@ _STOPWORDS = frozenset(
 class Document:
     """One cited work (or knowledge document) and the places it was cited from.
 
-    ``title``, ``author`` and ``year`` are the work's (``citekit.data.corpus``): its display
+    ``title``, ``author`` and ``year`` are the work's (``citekit.data.corpus.works``): its display
     name, its author's display name, and its year as ``works_frame`` reads it, written as
     the sources wrote it where one of them did ("1931-1932", "c. 1270"). ``url`` is one
     address of it, the one cited most. ``places`` are the passages' references ("no. 45"),
@@ -86,8 +86,8 @@ def documents(
     a Catechism cited under five titles, is one document), with the work's fields (see
     ``Document``). ``aliases`` and ``lang`` are ``citekit.sources_frame``'s. Sources with
     neither a title nor an address (no work) are grouped by author and year as written."""
-    from .aliases import Aliases
-    from .corpus import works_frame
+    from ..corpus.works import works_frame
+    from ..identity.aliases import Aliases
 
     src = sources_frame(answers, aliases=aliases, lang=lang)
     # The work's author and year are works_frame's (the author and year cited most for it,
@@ -241,7 +241,7 @@ def balanced_braces(text: str) -> str:
     whatever stands before them (``\\}`` included), so one unpaired brace would end a field
     early or swallow the rest of the file. Paired braces are kept.
 
-    >>> from citekit.data.bibliography import balanced_braces
+    >>> from citekit.data.io.bibliography import balanced_braces
     >>> balanced_braces("Rerum {Novarum}} and {more")
     'Rerum {Novarum} and more'
     """
@@ -283,7 +283,7 @@ def bibtex(
     The Catechism cited in English and in Portuguese is one entry:
 
     >>> from citekit import Answer, Citation
-    >>> from citekit.data.bibliography import bibtex
+    >>> from citekit.data.io.bibliography import bibtex
     >>> def cited(title, author, url, *places):
     ...     return Answer(provider="magisterium", text="See [^1].", citations=tuple(Citation(
     ...         "...", 0, document_title=title, document_author=author, document_year="1992",

@@ -1,46 +1,5 @@
-"""Charts of sources, works and references, as altair charts you can chain and display.
-
-Every function takes a frame first (a ``sources_frame``, ``citations_frame`` or
-``references_frame``; any other source those accept is loaded for you), aggregates it in
-polars, and returns an altair chart of the small aggregated table, so a million citations chart
-as fast as ten and never hit altair's 5000-row limit. Nothing is displayed: the caller shows,
-chains (``.properties(...)``) or saves (``.save("chart.png")`` with vl-convert) the chart.
-
-A polars ``LazyFrame`` of the same columns (``ck.scan_citations(folder)``, ``scan_sources``,
-``scan_references``, ``scan_answers`` over a Parquet dataset, or any ``frame.lazy()``) is
-aggregated lazily: polars' streaming engine reads it in batches and only the aggregated rows
-(one per author, work, period, count) are collected, so ten million citations chart in well
-under a gigabyte and a half (``tests/test_dataset.py``). ``cocitation`` takes an eager frame.
-
-Authors and works are counted by identity (``citekit.data.clusters``): Francis, Francesco and
-Franziskus are one author, the Catechism cited in six languages one work. A ``sources_frame``
-carries its identity (``work_id``, ``author_id``); any other frame or source is identified on
-the way, with the shipped alias table.
-
-Missing values are labelled, not dropped: a source without an author counts for
-``"unknown author"``, one with neither a title nor an address for ``"untitled document"``, a
-chunk without a knowledge source for ``"unknown source"``. Sources without a year are left out
-of ``years`` and counted in its subtitle.
-
-altair is imported when a chart is made, so ``import citekit`` stays light.
-
-Examples
---------
->>> mg = ck.Magisterium()
->>> answers = [
-...     mg.ask("What is the principle of subsidiarity?"),
-...     mg.ask("How does the Church define the common good?"),
-... ]
->>> src = ck.sources_frame(answers)
->>> src.height
-15
->>> chart = ck.charts.authors(src)
->>> type(chart).__name__, chart.data.height  # one row per author, not per citation
-('Chart', 8)
->>> chart = chart.properties(title="Who the answers cite")  # chain like any altair chart
-
-In a notebook, ``chart`` on its own draws it; ``chart.save("authors.png")`` writes a file.
-"""
+"""The charts' altair encoding: each public chart of ``citekit.data.charts`` (documented
+there) draws the small table ``citekit.data.charts.tables`` aggregates."""
 
 from __future__ import annotations
 
@@ -48,7 +7,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 import polars as pl
 
-from .chart_parts import (
+from ..frames.loaders import Source
+from .parts import (
     TOOLTIP_LIMIT,
     Frame,
     Period,
@@ -73,8 +33,7 @@ from .chart_parts import (
     shortened,
     top_subtitle,
 )
-from .chart_parts import period_label as _period_label  # also reached as charts._period_label
-from .frames import Source
+from .parts import period_label as _period_label  # also reached as charts._period_label
 
 if TYPE_CHECKING:
     import altair as alt
@@ -237,7 +196,7 @@ def works(cits: Frame | Source, *, top: int = 15) -> alt.Chart:
     """
     import altair as alt
 
-    from .corpus import works_frame
+    from ..corpus.works import works_frame
 
     frame = identified(cits, "works", ("document_title", "document_author", "source_url"))
     answer = answer_key(frame)
@@ -712,6 +671,6 @@ def cocitation(co: pl.DataFrame | Source, *, top: int = 15) -> alt.LayerChart:
     >>> chart.title.subtitle
     'answers citing both works; grey diagonal: answers citing the work; top 4 of 8 works'
     """
-    from .cocitation import heatmap
+    from .heatmap import heatmap
 
     return heatmap(co, top=top)

@@ -2,7 +2,7 @@
 
 Every client's own ``aask`` runs concurrently on citekit's background loop (``run_sync``, as
 ``ask_many`` runs its batch), with one status line (``make_progress``); what each returns, or
-raises, fills its column of a ``citekit.data.comparison.Comparison``. Only bad input raises.
+raises, fills its column of a ``citekit.data.compare.comparison.Comparison``. Only bad input raises.
 """
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ import asyncio
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..core.models import Answer
-from ..core.names import display_name
-from ..providers.maritaca import BUILT_IN_TOOLS
-from ..render.progress import make_progress
-from ..transport.loop import run_sync
-from .aliases import AliasSpec
+from ...core.models import Answer
+from ...core.names import display_name
+from ...providers.maritaca import BUILT_IN_TOOLS
+from ...render.progress import make_progress
+from ...transport.loop import run_sync
+from ..identity.aliases import AliasSpec
 from .comparison import EXAMPLE, Comparison, check_question
 
 __all__ = ["acompare", "compare", "default_labels"]
@@ -58,7 +58,7 @@ def default_labels(
     """Column names for ``clients``: provider, model and the built-in tools turned on
     (``"Maritaca · sabia-4 · web search"``), made distinct by a number where two are alike.
 
-    >>> from citekit.data.compare_clients import default_labels
+    >>> from citekit.data.compare.clients import default_labels
     >>> default_labels([ck.Maritaca(), ck.Maritaca()], [{}, {"web_search": True}])
     ['Maritaca · sabia-4', 'Maritaca · sabia-4 · web search']
     """

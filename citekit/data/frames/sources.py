@@ -19,10 +19,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, overload
 
-from ..core.errors import warn
-from ..core.models import SAMPLE_FIELD, Answer, References
-from ..store import Log
-from ..store.selection import LogSelection
+from ...core.errors import warn
+from ...core.models import SAMPLE_FIELD, Answer, References
+from ...store import Log
+from ...store.selection import LogSelection
 
 __all__ = ["BadLine", "Saved", "Source", "iter_items", "load_answers"]
 
@@ -88,7 +88,7 @@ def iter_items(
     With ``saved``, each saved answer (a response body or a sample record) comes as the
     :class:`Saved` it was read from, not parsed: its provider is told (or the same error
     raised) as for an ``Answer``, and ``Saved.answer()`` builds the ``Answer`` this yields
-    without ``saved``. ``citekit.data._columnar`` reads frame columns straight off them.
+    without ``saved``. ``citekit.data.frames.columnar`` reads frame columns straight off them.
     """
     if isinstance(source, Answer | References):
         yield source

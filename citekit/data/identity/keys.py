@@ -9,7 +9,7 @@ removes the language, so that translations of one document share a key. ``title_
 the same for a title: case, accents, punctuation and a leading article (English, Portuguese,
 Spanish, Italian, French, German) apart.
 
->>> from citekit.data.identity import canonical_url, title_key, work_url
+>>> from citekit.data.identity.keys import canonical_url, title_key, work_url
 >>> canonical_url("HTTP://WWW.Example.org:80/a/b/?utm_source=x&id=3#p5")
 'https://example.org/a/b?id=3'
 >>> work_url("https://www.vatican.va/content/francesco/pt/encyclicals/documents/"

@@ -4,8 +4,8 @@ A ``Comparison`` holds each label's answer, or the error its client raised, and 
 one corpus: ``.sources`` (one ``sources_frame`` over all of them, so a work has one identity in
 every column), ``.frame()`` (label x work, with the other labels citing it), ``.overlap()``
 (Jaccard per pair of labels), ``.shared()`` (the works two or more cite), and an HTML view
-(``citekit.data._comparison_html``): the answers in columns, shared works marked, a failed
-client as an error card. ``citekit.data.compare_clients.compare`` asks the clients.
+(``citekit.data.compare.html``): the answers in columns, shared works marked, a failed
+client as an error card. ``citekit.data.compare.clients.compare`` asks the clients.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from typing import Any, Final
 
 import polars as pl
 
-from ..core.models import Answer
-from .aliases import AliasSpec
-from .corpus import sources_frame
+from ...core.models import Answer
+from ..corpus.works import sources_frame
+from ..identity.aliases import AliasSpec
 
 __all__ = ["EXAMPLE", "FRAME_SCHEMA", "OVERLAP_SCHEMA", "Comparison", "check_question"]
 
@@ -196,12 +196,12 @@ class Comparison:
         )
 
     def _repr_html_(self) -> str:
-        from ._comparison_html import comparison_html, fallback_html
+        from .html import comparison_html, fallback_html
 
         try:
             return comparison_html(self)
         except Exception as exc:
-            from ..render._safe import report_render_error
+            from ...render._safe import report_render_error
 
             report_render_error("Comparison as text/html", exc)
             return fallback_html(self)

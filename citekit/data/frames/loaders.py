@@ -29,10 +29,10 @@ A source is any of:
 * an iterable mixing any of the above;
 * the answer log, ``ck.log`` (every logged answer) or ``ck.log.where(provider=, since=,
   until=, question_contains=)``: read straight from its SQLite tables
-  (``citekit.data._log_frames``; ``provider=`` here is not a filter, use ``where``).
+  (``citekit.data.frames.log``; ``provider=`` here is not a filter, use ``where``).
 
 Saved chat completions (Magisterium's, Maritaca's) are read column-wise, without building an
-``Answer`` (``citekit.data._columnar``): their citation arrays become whole columns, entities
+``Answer`` (``citekit.data.frames.columnar``): their citation arrays become whole columns, entities
 decoded once per distinct value. Other answers (GPTBots bodies, any response of an unusual
 shape) are parsed into ``Answer`` objects and read field by field; the frames are the same
 either way (``tests/test_frames_columnar.py``). Year parsing and the repeated per-answer
@@ -48,13 +48,13 @@ from typing import Any, Final
 
 import polars as pl
 
-from ..core.columns import CITATION_COLUMNS, COLUMNS, REFERENCE_COLUMNS, TOOL_USAGE_COLUMNS, Kind
-from ..core.models import Answer, Citation, References, Usage
-from ..core.text import numbers
-from ..core.years import year_series
-from ..wire.openai_compat import parse_citations
-from ._columnar import Header, Item, citation_columns, read_items
-from ._log_frames import log_answers, log_citations, log_references, log_selection
+from ...core.columns import CITATION_COLUMNS, COLUMNS, REFERENCE_COLUMNS, TOOL_USAGE_COLUMNS, Kind
+from ...core.models import Answer, Citation, References, Usage
+from ...core.text import numbers
+from ...core.years import year_series
+from ...wire.openai_compat import parse_citations
+from .columnar import Header, Item, citation_columns, read_items
+from .log import log_answers, log_citations, log_references, log_selection
 from .sources import Source, iter_items, load_answers
 
 __all__ = [

@@ -2,8 +2,8 @@
 
 ``sources_frame`` lays out every source of every answer, whatever the provider: the passages
 Magisterium cites, GPTBots' corner citations and knowledge chunks, Maritaca's web sources, each
-with the work and author it belongs to (``citekit.data.clusters``: the same encyclical cited in
-English and Portuguese, by "Francis" and by "Franziskus", is one work by one author).
+with the work and author it belongs to (``citekit.data.identity.clusters``: the same encyclical
+cited in English and Portuguese, by "Francis" and by "Franziskus", is one work by one author).
 ``works_frame`` counts them per work.
 
 >>> from citekit.testing import default_data_dir
@@ -27,13 +27,13 @@ from typing import Any, Final, Literal
 
 import polars as pl
 
-from ..core.models import Answer, Citation, References
-from ..core.text import read
-from ._columnar import Header, read_items
-from .aliases import AliasSpec
-from .clusters import identify
-from .frames import REFERENCES_SCHEMA, _add_references, _citation_rows, source_schema
-from .sources import Source, iter_items
+from ...core.models import Answer, Citation, References
+from ...core.text import read
+from ..frames.columnar import Header, read_items
+from ..frames.loaders import REFERENCES_SCHEMA, _add_references, _citation_rows, source_schema
+from ..frames.sources import Source, iter_items
+from ..identity.aliases import AliasSpec
+from ..identity.clusters import identify
 
 __all__ = ["SOURCES_SCHEMA", "WORKS_SCHEMA", "SourceKind", "sources_frame", "works_frame"]
 
@@ -120,8 +120,8 @@ def sources_frame(
     provider
         The provider of saved responses that do not name it.
     aliases
-        Extends the shipped alias table (``citekit.data.aliases``): the path of a JSON alias
-        file, an ``Aliases`` table, or hand assignments ``{"works": {title: work_id},
+        Extends the shipped alias table (``citekit.data.identity.aliases``): the path of a JSON
+        alias file, an ``Aliases`` table, or hand assignments ``{"works": {title: work_id},
         "authors": {name: author_id}}`` that merge a title into a work (an existing id) or
         split it off (a new id).
     lang
@@ -293,8 +293,8 @@ def works_frame(
     >>> ccc["answers"].item() > 1, sorted(ccc["languages"].item())[:3]
     (True, ['de', 'en', 'es'])
     """
-    from .aliases import Aliases
-    from .identity import work_url
+    from ..identity.aliases import Aliases
+    from ..identity.keys import work_url
 
     src = (
         source
@@ -371,7 +371,7 @@ def works_frame(
 def _languages(table: Any, work_id: str, titles: Any, urls: Any) -> list[str]:
     """The languages a work was cited in: from its addresses (vatican.va says it), and from
     titles that are its alias-table name in one language only."""
-    from .identity import title_key, url_language, work_title
+    from ..identity.keys import title_key, url_language, work_title
 
     found = {code for code in map(url_language, urls) if code}
     work = table.works.get(work_id)

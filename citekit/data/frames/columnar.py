@@ -26,8 +26,8 @@ from datetime import datetime
 from itertools import chain, repeat
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
-from ..core.fields import MAX_INDEX
-from ..core.models import (
+from ...core.fields import MAX_INDEX
+from ...core.models import (
     SAMPLE_FIELD,
     Answer,
     Citation,
@@ -38,8 +38,8 @@ from ..core.models import (
     parse_created,
     valid_text,
 )
-from ..wire.maritaca import sources as maritaca_sources
-from ..wire.openai_compat import parse_citations
+from ...wire.maritaca import sources as maritaca_sources
+from ...wire.openai_compat import parse_citations
 from .sources import Saved
 
 if TYPE_CHECKING:

@@ -1,13 +1,13 @@
 """The alias table: works and authors known under many names.
 
-The table ships with citekit (``citekit/data/aliases.json``): the works and authors that
+The table ships with citekit (``citekit/data/identity/aliases.json``): the works and authors that
 Catholic teaching answers cite most (the Catechism, the Vatican II documents and the Council,
 the major encyclicals, the popes, the Church as author, the Fathers and Doctors most quoted),
 each with its display name in English, Portuguese, Spanish, Italian, French, German and Latin
 and every other spelling a provider may use. ``Aliases.shipped()`` reads it; a user extends it
 with a file of the same shape, or by hand:
 
->>> from citekit.data.aliases import Aliases
+>>> from citekit.data.identity.aliases import Aliases
 >>> table = Aliases.shipped()
 >>> [table.author_of(name) for name in ("Franziskus", "Papa Francesco", "Pope Francis")]
 ['francis', 'francis', 'francis']
@@ -41,7 +41,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
-from .identity import author_key, content_key, title_key
+from .keys import author_key, content_key, title_key
 
 __all__ = ["AliasSpec", "Aliases", "AuthorAlias", "WorkAlias"]
 
@@ -89,7 +89,7 @@ class WorkAlias:
 
 @dataclass(frozen=True)
 class Aliases:
-    """Works and authors by every name they go by; see ``citekit.data.aliases``."""
+    """Works and authors by every name they go by; see ``citekit.data.identity.aliases``."""
 
     works: Mapping[str, WorkAlias] = field(default_factory=dict)
     authors: Mapping[str, AuthorAlias] = field(default_factory=dict)
@@ -133,7 +133,7 @@ class Aliases:
     @cache
     def shipped() -> Aliases:
         """The table that ships with citekit (read once)."""
-        path = resources.files("citekit.data") / "aliases.json"
+        path = resources.files("citekit.data.identity") / "aliases.json"
         return Aliases.from_dict(json.loads(path.read_text(encoding="utf-8")), origin="citekit")
 
     @classmethod

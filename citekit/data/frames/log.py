@@ -18,12 +18,12 @@ from typing import Any
 
 import polars as pl
 
-from ..core.columns import CITATION_COLUMNS, REFERENCE_COLUMNS, TOOL_USAGE_COLUMNS
-from ..core.models import References
-from ..core.years import year_series
-from ..store import Log
-from ..store.rows import unpack, where_sql
-from ..store.selection import LogSelection
+from ...core.columns import CITATION_COLUMNS, REFERENCE_COLUMNS, TOOL_USAGE_COLUMNS
+from ...core.models import References
+from ...core.years import year_series
+from ...store import Log
+from ...store.rows import unpack, where_sql
+from ...store.selection import LogSelection
 
 __all__ = ["log_answers", "log_citations", "log_references", "log_selection"]
 
