@@ -16,8 +16,8 @@ from polars.testing import assert_frame_equal
 
 import citekit as ck
 from citekit import Answer, Failed, Magisterium, References, export_answer, export_citations
-from citekit.data.io.bibliography import bibtex, csl_json, documents, latex_escape
-from citekit.data.io.exports import SOURCE_COLUMNS, sources_frame
+from citekit.data.io.bibliography import bibtex, csl_json, documents_by_work, latex_escape
+from citekit.data.io.exports import SOURCE_COLUMNS, export_frame
 from citekit.testing import ProviderServer
 
 # Some recorded samples are withheld by Magisterium's content filter, which warns.
@@ -225,9 +225,9 @@ def test_csv(answers: list[Answer], tmp_path: Path) -> None:
 def test_parquet_round_trip(answers: list[Answer], tmp_path: Path) -> None:
     mixed = [answers[0], Failed("q", RuntimeError("x"), 1), None, *answers[1:]]
     path = export_citations(mixed, tmp_path / "refs.parquet")  # type: ignore[arg-type]
-    assert_frame_equal(pl.read_parquet(path), sources_frame(answers))
+    assert_frame_equal(pl.read_parquet(path), export_frame(answers))
     empty = export_citations([], tmp_path / "empty.parquet")
-    assert pl.read_parquet(empty).schema == sources_frame([]).schema
+    assert pl.read_parquet(empty).schema == export_frame([]).schema
 
 
 def test_bibtex_one_entry_per_document(answers: list[Answer], tmp_path: Path) -> None:
@@ -454,7 +454,7 @@ def test_knowledge_chunks_and_citations_of_one_document_share_an_entry() -> None
     bot = dataclasses.replace(bot, references=refs)
     src = ck.sources_frame([bot])
     assert sorted(src["kind"]) == ["citation", "knowledge chunk"]
-    (doc,) = documents([bot])
+    (doc,) = documents_by_work([bot])
     assert doc.title == "policy.pdf" and doc.url == "https://example.com/policy.pdf"
     assert doc.chunks == ["d1"] and doc.note == "Knowledge chunks: d1"
     assert doc.work_id == src["work_id"][0] and doc.providers == ["gptbots"]
@@ -480,7 +480,7 @@ def test_the_entry_names_the_works_author_not_its_first_sources() -> None:
     (title, _, year, url, _) = CATECHISM[0]
     first = cited("q0", (title, "John Paul II", year, url, "11"))  # he promulgated it
     rest = [cited(f"q{i}", CATECHISM[0]) for i in range(1, 4)]
-    (doc,) = documents([first, *rest])
+    (doc,) = documents_by_work([first, *rest])
     work = the_work([first, *rest], "catechism")
     assert (doc.author, doc.author_id) == (work["author"], work["author_id"])
     assert doc.author_id == "catholic-church" and doc.places == ["11", "2427"]
@@ -495,6 +495,6 @@ def test_the_export_columns_are_the_corpus_columns_and_two_more() -> None:
         "cited_text_heading",
         "document_index",
     ]
-    assert {n: t for n, t in sources_frame([]).schema.items() if n in SOURCES_SCHEMA} == dict(
+    assert {n: t for n, t in export_frame([]).schema.items() if n in SOURCES_SCHEMA} == dict(
         SOURCES_SCHEMA
     )

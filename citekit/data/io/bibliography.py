@@ -1,10 +1,10 @@
 """Bibliographies of many answers' sources: BibTeX and CSL-JSON, one entry per work.
 
-``documents(answers)`` gathers the sources of ``citekit.sources_frame`` by work (``work_id``:
-the same encyclical cited in English and Portuguese, or the Catechism under five titles, is one
-work) with the work's fields: its display name, its author's name, its year, the address cited
-most, and where it was cited. ``bibtex`` and ``csl_json`` write them in those formats' own field
-names; ``citekit.export_citations(answers, "refs.bib")`` writes the file.
+``documents_by_work(answers)`` gathers the sources of ``citekit.sources_frame`` by work
+(``work_id``: the same encyclical cited in English and Portuguese, or the Catechism under five
+titles, is one work) with the work's fields: its display name, its author's name, its year, the
+address cited most, and where it was cited. ``bibtex`` and ``csl_json`` write them in those
+formats' own field names; ``citekit.export_citations(answers, "refs.bib")`` writes the file.
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Any
 from ...core.models import Answer
 from ...core.years import parse_year, parse_year_span
 from ..identity.keys import author_key, canonical_url, work_title, work_url
-from .exports import sources_frame
+from .exports import export_frame
 
 if TYPE_CHECKING:
     from ..identity.aliases import AliasSpec
 
-__all__ = ["Document", "balanced_braces", "bibtex", "csl_json", "documents", "latex_escape"]
+__all__ = ["Document", "balanced_braces", "bibtex", "csl_json", "documents_by_work", "latex_escape"]
 
 _STOPWORDS = frozenset(
     {"a", "an", "the", "of", "on", "in", "and", "or", "to", "for", "de", "da", "do", "das"}
@@ -78,7 +78,7 @@ class _Work:
     providers: list[str] = field(default_factory=list)
 
 
-def documents(
+def documents_by_work(
     answers: Iterable[Answer] | Answer, *, aliases: AliasSpec = None, lang: str | None = None
 ) -> list[Document]:
     """The distinct works behind ``answers``, in order of first appearance: one per
@@ -89,7 +89,7 @@ def documents(
     from ..corpus.works import works_frame
     from ..identity.aliases import Aliases
 
-    src = sources_frame(answers, aliases=aliases, lang=lang)
+    src = export_frame(answers, aliases=aliases, lang=lang)
     # The work's author and year are works_frame's (the author and year cited most for it,
     # an alias-table work's first year), whatever the first source of it says.
     works = {row["work_id"]: row for row in works_frame(src, aliases=aliases).to_dicts()}
@@ -165,7 +165,7 @@ def _year_text(year: int | None, written: Counter[str]) -> str | None:
 
 
 _UNSEEN: Any = object()
-#: What ``documents`` reads of each source.
+#: What ``documents_by_work`` reads of each source.
 _DOCUMENT_COLUMNS = (
     *("work_id", "work", "author_id", "kind", "provider", "document_title", "document_author"),
     *("document_year", "document_reference", "source_url", "data_id"),
@@ -277,7 +277,7 @@ def _bib_url(url: str) -> str:
 def bibtex(
     answers: Iterable[Answer] | Answer, *, aliases: AliasSpec = None, lang: str | None = None
 ) -> str:
-    """A BibTeX file: one ``@misc`` entry per work (``documents``), with the work's title,
+    """A BibTeX file: one ``@misc`` entry per work (``documents_by_work``), with the work's title,
     author and year; the author is one name, never split into first and last.
 
     The Catechism cited in English and in Portuguese is one entry:
@@ -303,7 +303,7 @@ def bibtex(
     <BLANKLINE>
     """
     entries = []
-    for doc in documents(answers, aliases=aliases, lang=lang):
+    for doc in documents_by_work(answers, aliases=aliases, lang=lang):
         fields: list[tuple[str, str]] = [("title", latex_escape(doc.title or "Untitled"))]
         if doc.author:
             # Double braces: an author such as "Catholic Church" is a name, not First Last.
@@ -341,10 +341,10 @@ def _issued(year: str | None) -> dict[str, Any] | None:
 def csl_json(
     answers: Iterable[Answer] | Answer, *, aliases: AliasSpec = None, lang: str | None = None
 ) -> list[dict[str, Any]]:
-    """CSL-JSON items (type ``document``), one per work (``documents``), with the work's
+    """CSL-JSON items (type ``document``), one per work (``documents_by_work``), with the work's
     title, author (a literal name) and year (``issued``)."""
     items = []
-    for doc in documents(answers, aliases=aliases, lang=lang):
+    for doc in documents_by_work(answers, aliases=aliases, lang=lang):
         item: dict[str, Any] = {"id": doc.key, "type": "document", "title": doc.title or ""}
         if doc.author:
             item["author"] = [{"literal": doc.author}]

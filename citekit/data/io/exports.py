@@ -36,16 +36,16 @@ __all__ = [
     "csv_safe_text",
     "export_answer",
     "export_citations",
+    "export_frame",
+    "export_rows",
     "html_document",
-    "source_rows",
-    "sources_frame",
     "write_csv",
 ]
 
 ANSWER_SUFFIXES = (".md", ".markdown", ".html", ".htm", ".json")
 CITATION_SUFFIXES = (".csv", ".parquet", ".bib", ".json")
 
-#: Columns of the CSV and Parquet exports (``sources_frame``): (name, kind), named and typed as
+#: Columns of the CSV and Parquet exports (``export_frame``): (name, kind), named and typed as
 #: every table of sources is (``citekit.core.columns``). They are ``citekit.sources_frame``'s
 #: (``citekit.data.corpus.works.SOURCES_SCHEMA``, in its order) with ``document_index`` after
 #: ``marker`` and ``cited_text_heading`` before ``cited_text``.
@@ -139,11 +139,11 @@ def html_document(title: str, body: str, *, lang: str = "en") -> str:
 
 
 # -- many answers' sources ---------------------------------------------------------------------
-def sources_frame(
+def export_frame(
     answers: Iterable[Answer] | Answer, *, aliases: AliasSpec = None, lang: str | None = None
 ) -> pl.DataFrame:
-    """The rows of the CSV and Parquet exports: ``citekit.data.corpus.works.sources_frame`` (one row
-    per source, with its work and author) with the two columns only a file of sources keeps,
+    """The rows of the CSV and Parquet exports: ``citekit.sources_frame`` (one row per source,
+    with its work and author) with the two columns only a file of sources keeps,
     ``document_index`` and ``cited_text_heading``, in the ``SOURCE_COLUMNS`` order.
 
     ``Failed`` or ``None`` items (from ``ask_many``) are skipped.
@@ -159,7 +159,7 @@ def sources_frame(
     headings = [c.cited_text_heading for a in items for c in a.citations]
     cited = frame.height - frame["kind"].eq("knowledge chunk").sum()
     if cited != len(headings):  # pragma: no cover - a change in corpus.sources_frame's order
-        raise AssertionError("sources_frame no longer lists the citations first")
+        raise AssertionError("corpus.sources_frame no longer lists the citations first")
     headings.extend([None] * (frame.height - len(headings)))
     return frame.with_columns(
         document_index=(pl.col("marker") - 1).cast(pl.Int32),
@@ -167,11 +167,11 @@ def sources_frame(
     ).select(name for name, _ in SOURCE_COLUMNS)
 
 
-def source_rows(
+def export_rows(
     answers: Iterable[Answer] | Answer, *, aliases: AliasSpec = None, lang: str | None = None
 ) -> list[dict[str, Any]]:
-    """One dict per source (``sources_frame``'s rows), with the ``SOURCE_COLUMNS`` keys."""
-    return sources_frame(answers, aliases=aliases, lang=lang).to_dicts()
+    """One dict per source (``export_frame``'s rows), with the ``SOURCE_COLUMNS`` keys."""
+    return export_frame(answers, aliases=aliases, lang=lang).to_dicts()
 
 
 def _answers(answers: Iterable[Answer] | Answer) -> list[Answer]:
@@ -204,10 +204,10 @@ def export_citations(
     items = _answers(answers)
     options: dict[str, Any] = {"aliases": aliases, "lang": lang}
     if suffix == ".csv":
-        write_csv(sources_frame(items, **options), target)
+        write_csv(export_frame(items, **options), target)
     elif suffix == ".parquet":
         with _replacing(target) as temporary:
-            sources_frame(items, **options).write_parquet(temporary)
+            export_frame(items, **options).write_parquet(temporary)
     elif suffix == ".bib":
         _write_text(target, bibtex(items, **options))
     elif suffix == ".json":
