@@ -259,7 +259,7 @@ def _reading_each_text_once(fn: Callable[[], Any]) -> Any:
     from functools import lru_cache
 
     from citekit.data.corpus import works as corpus
-    from citekit.data.frames import loaders as frames
+    from citekit.data.frames import rows as frames
 
     once = lru_cache(maxsize=None)(text_module.read.__wrapped__)
     saved = corpus.read, frames.read

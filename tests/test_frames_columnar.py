@@ -145,7 +145,7 @@ def test_odd_citation_values_give_the_answer_path_frame(field: str, value: Any) 
 def test_batches_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
     # citation arrays are read into columns by batches; one batch read as Citation objects
     # (an odd value in it) and answers parsed whole (GPTBots) keep their place
-    monkeypatch.setattr("citekit.data.frames.loaders._BATCH", 7)
+    monkeypatch.setattr("citekit.data.frames.rows._BATCH", 7)
     records: list[Any] = _bulk(30)
     records[13]["response"]["citations"][0]["document_index"] = "1"
     records.insert(3, sample_records("gptbots")[10][1])

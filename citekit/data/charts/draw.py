@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import polars as pl
 
-from ..frames.loaders import Source
+from ..frames import Source
 from .parts import (
     TOOLTIP_LIMIT,
     Frame,

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 import polars as pl
 
-from ..frames.loaders import Source, citations_frame, references_frame
+from ..frames import Source, citations_frame, references_frame
 from ..identity.clusters import identify
 
 if TYPE_CHECKING:

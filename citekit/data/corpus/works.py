@@ -29,9 +29,10 @@ import polars as pl
 
 from ...core.models import Answer, Citation, References
 from ...core.text import read
-from ..frames.columnar import Header, read_items
-from ..frames.loaders import REFERENCES_SCHEMA, _add_references, _citation_rows, source_schema
-from ..frames.sources import Source, iter_items
+from ..frames.columnar import Header, read_source
+from ..frames.rows import add_references, citation_rows
+from ..frames.schemas import REFERENCES_SCHEMA, source_schema
+from ..frames.sources import Source
 from ..identity.aliases import AliasSpec
 from ..identity.clusters import identify
 
@@ -148,8 +149,7 @@ def sources_frame(
     """
     answers: list[Answer | Header] = []
     bare: list[References] = []
-    items = iter_items(source, provider=provider, caller="sources_frame", saved=True)
-    for item in read_items(items):
+    for item in read_source(source, provider=provider, caller="sources_frame"):
         if isinstance(item, References):
             bare.append(item)
         else:
@@ -165,7 +165,7 @@ def _cited(answers: list[Answer | Header]) -> pl.DataFrame:
     A citation's span is its number's first marker in the text (a join on the answer and the
     number, so a saved response's citations stay columns); a web source's is its annotated
     span, read off its raw JSON; a GPTBots citation's data id too."""
-    cits, kept = _citation_rows(answers, keep=True)
+    cits, kept = citation_rows(answers, keep=True)
     n = cits.height
     data_ids: list[str | None] = [None] * n
     starts: list[int | None] = [None] * n
@@ -248,10 +248,10 @@ def _chunks(answers: list[Answer | Header], bare: list[References]) -> pl.DataFr
         refs = a.references
         if refs is None or not refs.items:
             continue
-        _add_references(columns, refs, a.provider, a.conversation_id, a.id)
+        add_references(columns, refs, a.provider, a.conversation_id, a.id)
         questions.extend([a.question] * len(refs.items))
     for refs in bare:
-        _add_references(columns, refs, "gptbots", None, None)
+        add_references(columns, refs, "gptbots", None, None)
         questions.extend([None] * len(refs.items))
     frame = pl.DataFrame(columns, schema=REFERENCES_SCHEMA)
     return frame.with_columns(

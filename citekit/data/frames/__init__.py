@@ -2,22 +2,16 @@
 
 A source (answers, saved responses, ``.json``/``.jsonl`` files and folders, the answer log) is
 walked by ``sources``; saved chat completions are read column-wise by ``columnar``, the log's
-tables by ``log``; ``loaders`` turns what they read into ``citations_frame``,
-``references_frame`` and ``answers_frame`` (documented there). Every package above reads its
+tables by ``log``; ``rows`` builds the rows of citations and knowledge chunks, and ``loaders``
+turns them into ``citations_frame``, ``references_frame`` and ``answers_frame`` (documented
+there), of the ``schemas`` named there. Every package above reads its
 sources through these names.
 """
 
 from __future__ import annotations
 
-from .loaders import (
-    ANSWERS_SCHEMA,
-    CITATIONS_SCHEMA,
-    REFERENCES_SCHEMA,
-    answers_frame,
-    citations_frame,
-    references_frame,
-    source_schema,
-)
+from .loaders import answers_frame, citations_frame, references_frame
+from .schemas import ANSWERS_SCHEMA, CITATIONS_SCHEMA, REFERENCES_SCHEMA, source_schema
 from .sources import Source, load_answers
 
 __all__ = [

@@ -40,12 +40,12 @@ from ...core.models import (
 )
 from ...wire.maritaca import sources as maritaca_sources
 from ...wire.openai_compat import parse_citations
-from .sources import Saved
+from .sources import Saved, iter_items
 
 if TYPE_CHECKING:
     import polars as pl
 
-__all__ = ["Header", "Item", "chat_header", "citation_columns", "read_items"]
+__all__ = ["Header", "Item", "chat_header", "citation_columns", "read_items", "read_source"]
 
 
 class Header(NamedTuple):
@@ -141,6 +141,14 @@ def chat_header(unit: Saved) -> Header | None:
     return Header(
         body, unit.provider, unit.question, ident, model, valid_text(content), finish, message
     )
+
+
+def read_source(source: Any, *, provider: str | None, caller: str) -> Iterator[Item]:
+    """What every frame of many sources reads: the answers and bare references of ``source``
+    in source order, a saved chat completion of the plain shape as its :class:`Header`, any
+    other saved answer parsed into its ``Answer``. ``caller`` names the public function in
+    the errors."""
+    return read_items(iter_items(source, provider=provider, caller=caller, saved=True))
 
 
 def read_items(items: Iterator[Answer | References | Saved]) -> Iterator[Item]:

@@ -42,97 +42,20 @@ responses, as dicts and as a JSON Lines file, against pandas and a polars floor)
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from operator import attrgetter
-from typing import Any, Final
+from collections.abc import Iterable
+from typing import Any
 
 import polars as pl
 
-from ...core.columns import CITATION_COLUMNS, COLUMNS, REFERENCE_COLUMNS, TOOL_USAGE_COLUMNS, Kind
-from ...core.models import Answer, Citation, References, Usage
-from ...core.text import numbers
-from ...core.years import year_series
-from ...wire.openai_compat import parse_citations
-from .columnar import Header, Item, citation_columns, read_items
+from ...core.columns import TOOL_USAGE_COLUMNS
+from ...core.models import Answer, Usage
+from .columnar import Header, Item, read_source
 from .log import log_answers, log_citations, log_references, log_selection
-from .sources import Source, iter_items, load_answers
+from .rows import add_references, citation_rows
+from .schemas import ANSWERS_SCHEMA, CITATIONS_SCHEMA, REFERENCES_SCHEMA
+from .sources import Source
 
-__all__ = [
-    "ANSWERS_SCHEMA",
-    "CITATIONS_SCHEMA",
-    "REFERENCES_SCHEMA",
-    "Source",
-    "answers_frame",
-    "citations_frame",
-    "load_answers",
-    "references_frame",
-    "source_schema",
-]
-
-_POLARS_TYPES: Final[dict[Kind, pl.DataType]] = {
-    "str": pl.String(),
-    "int": pl.Int32(),
-    "float": pl.Float64(),
-    "bool": pl.Boolean(),
-}
-
-
-def source_schema(names: Iterable[str]) -> pl.Schema:
-    """The polars schema of source columns ``names`` (see ``citekit.core.columns``)."""
-    return pl.Schema({name: _POLARS_TYPES[COLUMNS[name].kind] for name in names})
-
-
-_CITATION_FIELDS: Final = tuple(name for name in CITATION_COLUMNS if name != "marker")
-
-#: One row per citation, in the provider's order within each answer.
-CITATIONS_SCHEMA: Final = source_schema(
-    (
-        "provider",
-        "answer_id",
-        "question",
-        "model",
-        "marker",
-        "document_index",
-        "cited_text",
-        "cited_text_heading",
-        "document_title",
-        "document_author",
-        "document_year",
-        "year",
-        "document_reference",
-        "source_url",
-        "cited_inline",
-    )
-)
-
-#: One row per knowledge chunk, ``rank`` 1 first within each answer.
-REFERENCES_SCHEMA: Final = source_schema(
-    ("provider", "conversation_id", "question_id", "answer_id", *REFERENCE_COLUMNS)
-)
-
-#: One row per answer.
-ANSWERS_SCHEMA: Final = pl.Schema(
-    {
-        "provider": pl.String(),
-        "answer_id": pl.String(),
-        "model": pl.String(),
-        "created": pl.Datetime("us", "UTC"),
-        "question": pl.String(),
-        "text": pl.String(),
-        "finish_reason": pl.String(),
-        "n_citations": pl.Int32(),
-        "n_references": pl.Int32(),
-        "prompt_tokens": pl.Int64(),
-        "completion_tokens": pl.Int64(),
-        "total_tokens": pl.Int64(),
-        **{name: pl.Float64() for name in TOOL_USAGE_COLUMNS},
-        "partial": pl.Boolean(),
-        "cached": pl.Boolean(),
-        "sample": pl.String(),
-    }
-)
-
-# -- frames ----------------------------------------------------------------------------------
+__all__ = ["answers_frame", "citations_frame", "references_frame"]
 
 
 def citations_frame(source: Source, *, provider: str | None = None) -> pl.DataFrame:
@@ -188,157 +111,12 @@ def citations_frame(source: Source, *, provider: str | None = None) -> pl.DataFr
     """
     if (logged := log_selection(source)) is not None:
         return log_citations(logged, CITATIONS_SCHEMA)
-    items = iter_items(source, provider=provider, caller="citations_frame", saved=True)
-    return _citations_of(read_items(items))
+    items = read_source(source, provider=provider, caller="citations_frame")
+    return _citations_of(items)
 
 
 def _citations_of(items: Iterable[Item]) -> pl.DataFrame:
-    return _citation_rows(items)[0].select(CITATIONS_SCHEMA.names())
-
-
-#: Citations of saved responses read into columns at once: their JSON objects are let go
-#: batch by batch (a JSON Lines file is never held whole as Python objects).
-_BATCH: Final = 100_000
-
-
-def _citation_rows(
-    items: Iterable[Item], *, keep: bool = False
-) -> tuple[pl.DataFrame, list[Answer | Header]]:
-    """The citations frame with an ``owner`` column (each row's answer: its place among the
-    answers that have citations, in order; with ``keep``, the list of those answers)."""
-    # Saved responses of the plain shape (``Header``) keep their citation arrays as they are,
-    # read column-wise by batches; other answers give ``Citation`` objects, read field by
-    # field. Both kinds are numbered by their answer's place (``owner``) and merged in order.
-    per_answer: list[tuple[str, str | None, str | None, str | None]] = []
-    cited_owner: list[int] = []  # (answer, number) pairs of the numbers cited inline
-    cited_number: list[int] = []
-    obj_owner: list[int] = []
-    objs: list[Citation] = []
-    raw_owner: list[int] = []
-    raw_lists: list[list[Any]] = []
-    kept: list[Answer | Header] = []
-    parts: list[pl.DataFrame] = []
-    fell_back = False
-
-    def flush() -> None:
-        nonlocal fell_back
-        columns = citation_columns(raw_lists)
-        if columns is None:  # an odd value somewhere: read those arrays as Citation objects
-            fell_back = True
-            for run, raw in zip(_owners(raw_owner), raw_lists, strict=True):
-                cs = parse_citations(raw)  # (an item that is not an object is left out)
-                obj_owner.extend(run[: len(cs)])
-                objs.extend(cs)
-        else:
-            owners = pl.Series(raw_owner, dtype=pl.UInt32)
-            parts.append(pl.DataFrame(columns).with_columns(owner=owners))
-        raw_lists.clear()
-        raw_owner.clear()
-
-    for item in items:
-        if isinstance(item, References):
-            continue
-        if isinstance(item, Header):
-            raw = item.citations_raw
-            if item.web_sources or raw is None:
-                cs: tuple[Citation, ...] = item.citations()
-                if not cs:
-                    continue
-            elif not raw:
-                continue
-            else:
-                position = len(per_answer)
-                per_answer.append((item.provider, item.id, item.question, item.model))
-                if keep:
-                    kept.append(item)
-                _add_cited(cited_owner, cited_number, position, item.text)
-                raw_owner.extend([position] * len(raw))
-                raw_lists.append(raw)
-                if len(raw_owner) >= _BATCH:
-                    flush()
-                continue
-            ident, question, model = item.id, item.question, item.model
-            name, text = item.provider, item.text
-        else:
-            cs = item.citations
-            if not cs:
-                continue
-            name, ident, question, model, text = (
-                item.provider,
-                item.id,
-                item.question,
-                item.model,
-                item.text,
-            )
-        position = len(per_answer)
-        per_answer.append((name, ident, question, model))
-        if keep:
-            kept.append(item)
-        _add_cited(cited_owner, cited_number, position, text)
-        obj_owner.extend([position] * len(cs))
-        objs.extend(cs)
-    if raw_lists:
-        flush()
-    # rows of both kinds, or arrays read as objects after others: put back in answer order
-    mixed = bool(objs) and (bool(parts) or fell_back)
-    parts.append(_object_rows(objs, obj_owner))
-    per_citation = pl.concat(parts, how="vertical") if len(parts) > 1 else parts[0]
-    if mixed:
-        per_citation = per_citation.sort("owner", maintain_order=True)
-    answers = pl.DataFrame(
-        per_answer,
-        schema=source_schema(("provider", "answer_id", "question", "model")),
-        orient="row",
-    )
-    owner = per_citation.get_column("owner")
-    marker = (per_citation.get_column("document_index") + 1).cast(pl.Int32).alias("marker")
-    cited = pl.DataFrame(
-        {"owner": cited_owner, "marker": cited_number, "cited_inline": True},
-        schema={"owner": pl.UInt32(), "marker": pl.Int32(), "cited_inline": pl.Boolean()},
-    )
-    inline = (
-        pl.DataFrame([owner, marker])
-        .join(cited, on=["owner", "marker"], how="left", maintain_order="left")
-        .get_column("cited_inline")
-        .fill_null(False)
-    )
-    rows = pl.concat([answers[owner], per_citation], how="horizontal")
-    years = year_series(rows.get_column("document_year"))
-    return rows.with_columns(marker, inline, year=years), kept
-
-
-def _add_cited(owners: list[int], found: list[int], position: int, text: str) -> None:
-    cited = numbers(text)
-    owners.extend([position] * len(cited))
-    found.extend(cited)
-
-
-def _owners(raw_owner: list[int]) -> Iterator[list[int]]:
-    """``raw_owner`` cut into the runs of one answer each."""
-    start = 0
-    for end in range(1, len(raw_owner) + 1):
-        if end == len(raw_owner) or raw_owner[end] != raw_owner[start]:
-            yield raw_owner[start:end]
-            start = end
-
-
-def _object_rows(cits: list[Citation], owner: list[int]) -> pl.DataFrame:
-    # Each column is the Citation field of its name (CITATION_COLUMNS), spelled out: a list
-    # comprehension reads a slot about 1.5x faster than ``map(attrgetter(name), ...)``.
-    return pl.DataFrame(
-        {
-            "document_index": [c.document_index for c in cits],
-            "cited_text": [c.cited_text for c in cits],
-            "cited_text_heading": [c.cited_text_heading for c in cits],
-            "document_title": [c.document_title for c in cits],
-            "document_author": [c.document_author for c in cits],
-            "document_year": [c.document_year for c in cits],
-            "document_reference": [c.document_reference for c in cits],
-            "source_url": [c.source_url for c in cits],
-            "owner": owner,
-        },
-        schema={**source_schema(_CITATION_FIELDS), "owner": pl.UInt32()},
-    )
+    return citation_rows(items)[0].select(CITATIONS_SCHEMA.names())
 
 
 def references_frame(source: Source, *, provider: str | None = None) -> pl.DataFrame:
@@ -371,8 +149,8 @@ def references_frame(source: Source, *, provider: str | None = None) -> pl.DataF
     if (logged := log_selection(source)) is not None:
         return log_references(logged, REFERENCES_SCHEMA)
     columns: dict[str, list[Any]] = {name: [] for name in REFERENCES_SCHEMA.names()}
-    items = iter_items(source, provider=provider, caller="references_frame", saved=True)
-    for item in read_items(items):
+    items = read_source(source, provider=provider, caller="references_frame")
+    for item in items:
         if isinstance(item, Header):
             continue  # a chat completion has no knowledge chunks
         if isinstance(item, Answer):
@@ -382,25 +160,8 @@ def references_frame(source: Source, *, provider: str | None = None) -> pl.DataF
             name, conversation, answer_id = item.provider, item.conversation_id, item.id
         else:
             refs, name, conversation, answer_id = item, "gptbots", None, None
-        _add_references(columns, refs, name, conversation, answer_id)
+        add_references(columns, refs, name, conversation, answer_id)
     return pl.DataFrame(columns, schema=REFERENCES_SCHEMA)
-
-
-def _add_references(
-    columns: dict[str, list[Any]],
-    refs: References,
-    provider: str,
-    conversation_id: str | None,
-    answer_id: str | None,
-) -> None:
-    items = refs.items
-    n = len(items)
-    columns["provider"].extend([provider] * n)
-    columns["conversation_id"].extend([refs.conversation_id or conversation_id] * n)
-    columns["question_id"].extend([refs.question_id] * n)
-    columns["answer_id"].extend([refs.answer_id or answer_id] * n)
-    for name, field in REFERENCE_COLUMNS.items():
-        columns[name].extend(map(attrgetter(field), items))
 
 
 def answers_frame(source: Source, *, provider: str | None = None) -> pl.DataFrame:
@@ -434,8 +195,8 @@ def answers_frame(source: Source, *, provider: str | None = None) -> pl.DataFram
     if (logged := log_selection(source)) is not None:
         return log_answers(logged, ANSWERS_SCHEMA)
     rows = []
-    items = iter_items(source, provider=provider, caller="answers_frame", saved=True)
-    for item in read_items(items):
+    items = read_source(source, provider=provider, caller="answers_frame")
+    for item in items:
         if isinstance(item, Header):
             rows.append(_header_row(item))
         elif isinstance(item, Answer):

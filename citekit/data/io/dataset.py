@@ -222,7 +222,7 @@ def _write(
 ) -> ParquetDataset:
     from ...render.progress import make_progress
     from ..corpus.works import sources_frame
-    from ..frames.loaders import answers_frame, citations_frame, references_frame
+    from ..frames import answers_frame, citations_frame, references_frame
 
     _check_target(folder, overwrite=overwrite)
     staging = folder.parent / f".{folder.name}.writing-{uuid.uuid4().hex[:8]}"
@@ -322,7 +322,7 @@ def _replace(staging: Path, folder: Path) -> None:
 
 def _schema(table: Table) -> pl.Schema:
     from ..corpus.works import SOURCES_SCHEMA
-    from ..frames.loaders import ANSWERS_SCHEMA, CITATIONS_SCHEMA, REFERENCES_SCHEMA
+    from ..frames import ANSWERS_SCHEMA, CITATIONS_SCHEMA, REFERENCES_SCHEMA
 
     return {
         "answers": ANSWERS_SCHEMA,
