@@ -14,7 +14,7 @@ import vl_convert
 from polars.testing import assert_frame_equal
 
 from citekit import Answer, Citation, charts, citations_frame, cocitation_frame, sources_frame
-from citekit.data.charts.heatmap import MAX_WORKS
+from citekit.data.charts.tables import MAX_WORKS
 from citekit.data.corpus.cocitation import COCITATION_SCHEMA
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"

@@ -155,7 +155,7 @@ def _table_html(frame: Any, *, limit: int = 15) -> str:
 
 
 #: How far a chart shrinks to fit a narrow screen: not at all, so its text stays at 12 px or
-#: more (chart_parts.TEXT_SIZE); a narrower screen scrolls the chart inside its own box.
+#: more (charts.style.TEXT_SIZE); a narrower screen scrolls the chart inside its own box.
 _CHART_MIN_SCALE = 1.0
 
 

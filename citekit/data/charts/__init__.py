@@ -23,7 +23,12 @@ Missing values are labelled, not dropped: a source without an author counts for
 chunk without a knowledge source for ``"unknown source"``. Sources without a year are left out
 of ``years`` and counted in its subtitle.
 
-altair is imported when a chart is made, so ``import citekit`` stays light.
+The package keeps the aggregation apart from the drawing: ``tables`` computes each chart's
+rows as a plain polars table (``tables.top_authors(src).table``; nothing there imports
+altair), ``draw`` and ``heatmap`` encode them, and ``style`` holds the look and the one
+switch to citekit's offline renderer (``style.drawn``, which every chart passes through
+before it is made). altair is imported when a chart is made, so ``import citekit`` stays
+light.
 
 Examples
 --------

@@ -1,5 +1,5 @@
 """The charts' altair encoding: each public chart of ``citekit.data.charts`` (documented
-there) draws the small table ``citekit.data.charts.tables`` aggregates."""
+there) draws the small table ``citekit.data.charts.tables`` aggregates for it."""
 
 from __future__ import annotations
 
@@ -8,40 +8,26 @@ from typing import TYPE_CHECKING, Any, Final
 import polars as pl
 
 from ..frames import Source
-from .parts import (
-    TOOLTIP_LIMIT,
-    Frame,
-    Period,
-    answer_key,
-    axis,
-    chart_title,
-    citations_of,
-    collected,
-    columns_of,
-    count_axis,
-    counted,
-    distinct_labels,
-    drawable_rows,
-    identified,
-    labelled,
-    legend,
-    most_frequent,
-    names_seen,
-    period_of,
-    plural,
-    references_of,
-    shortened,
-    top_subtitle,
+from .heatmap import heatmap
+from .parts import Frame, Period, drawable_rows
+from .style import axis, chart_title, count_axis, drawn, legend
+from .tables import (
+    MAX_ROWS,
+    UNKNOWN_AUTHOR,
+    UNKNOWN_SOURCE,
+    UNTITLED,
+    citation_counts,
+    cited_years,
+    score_bins,
+    top_authors,
+    top_works,
 )
-from .parts import period_label as _period_label  # also reached as charts._period_label
 
 if TYPE_CHECKING:
     import altair as alt
 
-#: Altair refuses data with more rows than this: ``top=`` is capped at it.
-MAX_ROWS = 5000
-
 __all__ = [
+    "MAX_ROWS",
     "UNKNOWN_AUTHOR",
     "UNKNOWN_SOURCE",
     "UNTITLED",
@@ -54,24 +40,18 @@ __all__ = [
     "years",
 ]
 
-UNKNOWN_AUTHOR: Final = "unknown author"
-UNTITLED: Final = "untitled document"
-UNKNOWN_SOURCE: Final = "unknown source"
-
 WIDTH: Final = 520
 #: Height of one bar in the charts that list authors, documents or sources.
 STEP: Final = 20
 _LABEL_LIMIT: Final = 320
 #: Works are labelled "work — author (year)": a wider axis, each part cut to its length.
 _WORK_LABEL_LIMIT: Final = 480
-_NAME_LIMIT: Final = 40
-_AUTHOR_IN_LABEL: Final = 22
-_LISTED: Final = ("titles", "languages", "providers")
 
 
 # -- citations ---------------------------------------------------------------------------------
 
 
+@drawn
 def authors(cits: Frame | Source, *, top: int = 15) -> alt.Chart:
     """The most cited authors, counted by identity: a bar per author, longest first.
 
@@ -107,35 +87,10 @@ def authors(cits: Frame | Source, *, top: int = 15) -> alt.Chart:
     >>> chart.title.subtitle
     'citations per author; top 3 of 9 authors'
     """
+
     import altair as alt
 
-    frame = identified(cits, "authors", ("document_author", "document_title", "source_url"))
-    answer = answer_key(frame)
-    per_author = collected(
-        frame.group_by("author_id").agg(
-            citations=pl.len(),
-            works=pl.col("work_id").drop_nulls().n_unique(),
-            answers=answer.n_unique(),
-        )
-    )
-    table = (
-        per_author.join(most_frequent(frame, "author_id", "author"), on="author_id",
-                        how="left", nulls_equal=True)
-        .join(names_seen(frame, "author_id", "document_author", "names"), on="author_id",
-              how="left", nulls_equal=True)
-        .with_columns(
-            author=pl.when(pl.col("author_id").is_null())
-            .then(pl.lit(UNKNOWN_AUTHOR))
-            .otherwise(shortened(pl.coalesce("author", "author_id"), _NAME_LIMIT)),
-            names=pl.col("names").fill_null("none given"),
-        )
-        .with_columns(author=distinct_labels("author", "author_id"))
-        .sort(["citations", "author"], descending=[True, False])
-        .select("author", "citations", "works", "answers", "names", "author_id")
-    )  # fmt: skip
-    shown = table.head(min(max(top, 0), MAX_ROWS))
-    what = counted(frame)
-    subtitle = f"{what} per author; {top_subtitle(shown.height, table.height, 'author')}"
+    shown, subtitle, what = top_authors(cits, top=top)
     chart: alt.Chart = (
         alt.Chart(drawable_rows(shown), title=chart_title("Most cited authors", subtitle))
         .mark_bar()
@@ -159,6 +114,7 @@ def authors(cits: Frame | Source, *, top: int = 15) -> alt.Chart:
     return chart
 
 
+@drawn
 def works(cits: Frame | Source, *, top: int = 15) -> alt.Chart:
     """The most cited works, counted by identity: a bar per work, most citations first.
 
@@ -194,66 +150,10 @@ def works(cits: Frame | Source, *, top: int = 15) -> alt.Chart:
     5 Catechism of the Catholic Church — Catholic Church (1992)
     5 Compendium of the Social Doctrine of th… — Pontifical Council fo… (2004)
     """
+
     import altair as alt
 
-    from ..corpus.works import works_frame
-
-    frame = identified(cits, "works", ("document_title", "document_author", "source_url"))
-    answer = answer_key(frame)
-    untitled = collected(
-        frame.filter(pl.col("work_id").is_null()).select(
-            citations=pl.len(),
-            answers=answer.n_unique(),
-            providers=shortened(
-                pl.col("provider").drop_nulls().unique().sort().str.join(", "), TOOLTIP_LIMIT
-            ),
-        )
-    )
-    found = works_frame(frame)
-    table = found.select(
-        "work_id",
-        label=_work_label(),
-        work="work",
-        author=pl.col("author").fill_null(UNKNOWN_AUTHOR),
-        year=pl.col("year").cast(pl.String).fill_null("unknown"),
-        citations="citations",
-        answers="answers",
-        **{c: shortened(pl.col(c).list.join(", "), TOOLTIP_LIMIT) for c in _LISTED},
-    )
-    if untitled["citations"].item():
-        table = pl.concat(
-            [
-                table,
-                untitled.select(
-                    work_id=pl.lit(None, pl.String),
-                    label=pl.lit(UNTITLED),
-                    work=pl.lit(UNTITLED),
-                    author=pl.lit(UNKNOWN_AUTHOR),
-                    year=pl.lit("unknown"),
-                    citations="citations",
-                    answers="answers",
-                    titles=pl.lit(""),
-                    languages=pl.lit(""),
-                    providers="providers",
-                ),
-            ],
-            how="vertical_relaxed",
-        )
-    table = (
-        table.with_columns(
-            label=distinct_labels("label", "work_id"),
-            titles=pl.when(pl.col("titles") == "").then(pl.lit("none given")).otherwise("titles"),
-            languages=pl.when(pl.col("languages") == "")
-            .then(pl.lit("not known"))
-            .otherwise("languages"),
-        )
-        .sort(["citations", "label"], descending=[True, False])
-        .select("label", "citations", "answers", "work", "author", "year", "titles",
-                "languages", "providers", "work_id")
-    )  # fmt: skip
-    shown = table.head(min(max(top, 0), MAX_ROWS))
-    what = counted(frame)
-    subtitle = f"{what} per work; {top_subtitle(shown.height, table.height, 'work')}"
+    shown, subtitle, what = top_works(cits, top=top)
     chart: alt.Chart = (
         alt.Chart(drawable_rows(shown), title=chart_title("Most cited works", subtitle))
         .mark_bar()
@@ -280,19 +180,7 @@ def works(cits: Frame | Source, *, top: int = 15) -> alt.Chart:
     return chart
 
 
-def _work_label() -> pl.Expr:
-    """ "Laudato si' — Francis (2015)": the work, its author and year where known, each part
-    cut short enough for an axis."""
-    work = shortened(pl.col("work").fill_null(pl.col("work_id")), _NAME_LIMIT)
-    by = pl.when(pl.col("author").is_not_null()).then(
-        pl.lit(" \u2014 ") + shortened(pl.col("author"), _AUTHOR_IN_LABEL)
-    )
-    year = pl.when(pl.col("year").is_not_null()).then(
-        pl.lit(" (") + pl.col("year").cast(pl.String) + pl.lit(")")
-    )
-    return pl.concat_str([work, by.fill_null(""), year.fill_null("")])
-
-
+@drawn
 def documents(cits: Frame | Source, *, top: int = 15) -> alt.Chart:
     """The most cited documents: the ``works`` chart, under the name it had before works.
 
@@ -306,9 +194,11 @@ def documents(cits: Frame | Source, *, top: int = 15) -> alt.Chart:
     >>> ck.charts.documents([ans]).to_dict() == ck.charts.works([ans]).to_dict()
     True
     """
+
     return works(cits, top=top)
 
 
+@drawn
 def years(cits: Frame | Source, *, by: Period = "auto") -> alt.Chart:
     """When the cited documents were written: citations per year, decade or century.
 
@@ -341,33 +231,10 @@ def years(cits: Frame | Source, *, by: Period = "auto") -> alt.Chart:
     >>> chart.title.subtitle
     'citations per century of the cited document; 1 citation without a year not shown'
     """
+
     import altair as alt
 
-    frame = identified(cits, "years", ("year", "document_title", "source_url"))
-    dated = frame.filter(pl.col("year").is_not_null())
-    undated, span = collected(
-        frame.select(
-            undated=pl.col("year").is_null().sum(),
-            span=pl.col("year").max() - pl.col("year").min(),
-        )
-    ).row(0)
-    period = period_of(int(span or 0), by)
-    width = {"year": 1, "decade": 10, "century": 100}[period]
-    table = (
-        collected(
-            dated.group_by(start=(pl.col("year").cast(pl.Int64) // width) * width).agg(
-                citations=pl.len(), works=pl.col("work_id").drop_nulls().n_unique()
-            )
-        )
-        .sort("start")
-        .with_columns(end=pl.col("start") + width)
-    )
-    table = table.with_columns(
-        period=pl.Series([_period_label(s, period) for s in table["start"]], dtype=pl.String)
-    )
-    subtitle = f"citations per {period} of the cited document"
-    if undated:
-        subtitle += f"; {plural(undated, 'citation')} without a year not shown"
+    table, subtitle, period = cited_years(cits, by=by)
     chart: alt.Chart = (
         alt.Chart(
             drawable_rows(table),
@@ -405,6 +272,7 @@ def _span_of(table: pl.DataFrame) -> list[int] | Any:
     return [int(table["start"].min()), int(table["end"].max())]  # type: ignore[arg-type]
 
 
+@drawn
 def citations_per_answer(cits: Frame | Source) -> alt.Chart:
     """How many citations answers carry: a bar per count, its height the number of answers.
 
@@ -434,33 +302,10 @@ def citations_per_answer(cits: Frame | Source) -> alt.Chart:
     >>> chart.title.subtitle
     '3 answers; median 7 citations'
     """
+
     import altair as alt
 
-    if isinstance(cits, Frame) and "n_citations" in columns_of(cits):
-        per_answer = cits.lazy().select(
-            provider=labelled("provider", "unknown provider")
-            if "provider" in columns_of(cits)
-            else pl.lit("unknown provider"),
-            citations=pl.col("n_citations").fill_null(0).cast(pl.Int64),
-        )
-    else:
-        frame = citations_of(cits, "citations_per_answer", ("provider", "answer_id"))
-        # Labelled after the grouping: an expression inside first() keeps polars' streaming
-        # engine from aggregating (it held ten million rows).
-        per_answer = (
-            frame.group_by(answer_key(frame).alias("answer"))
-            .agg(pl.col("provider").first(), citations=pl.len().cast(pl.Int64))
-            .with_columns(provider=labelled("provider", "unknown provider"))
-        )
-    table = collected(per_answer.group_by("provider", "citations").agg(answers=pl.len())).sort(
-        "citations", "provider"
-    )
-    n_answers, median = collected(
-        per_answer.select(n=pl.len(), median=pl.col("citations").median())
-    ).row(0)
-    subtitle = plural(n_answers, "answer")
-    if median is not None:
-        subtitle += f"; median {float(median):g} citations"
+    table, subtitle, _ = citation_counts(cits)
     several = table["provider"].n_unique() > 1
     encoding: dict[str, Any] = {
         "x": alt.X("citations:O", title="Citations in the answer", axis=axis(labelAngle=0)),
@@ -492,6 +337,7 @@ def citations_per_answer(cits: Frame | Source) -> alt.Chart:
 # -- references --------------------------------------------------------------------------------
 
 
+@drawn
 def scores(
     refs: Frame | Source, *, threshold: float = 0.5, bins: int = 20, top: int = 20
 ) -> alt.LayerChart:
@@ -537,56 +383,10 @@ def scores(
     """
     import altair as alt
 
-    frame = references_of(refs, "scores", ("score", "document_title"))
-    has_score = pl.col("score").is_not_null() & pl.col("score").is_finite()
-    scored = frame.filter(has_score)
-    n_scored, unscored, lowest, highest, reaching = collected(
-        frame.select(
-            scored=has_score.sum(),
-            unscored=(~has_score).sum(),
-            lo=pl.col("score").filter(has_score).min(),
-            hi=pl.col("score").filter(has_score).max(),
-            reaching=(has_score & (pl.col("score") >= threshold)).sum(),
-        )
-    ).row(0)
-    low = min(0.0, float(lowest)) if lowest is not None else 0.0
-    high = max(1.0, float(highest)) if highest is not None else 1.0
-    step = (high - low) / max(bins, 1)
-    named = scored.with_columns(source=labelled("document_title", UNKNOWN_SOURCE))
-    ranked = collected(
-        named.group_by("source").agg(chunks=pl.len(), best=pl.col("score").max())
-    ).sort(["chunks", "best", "source"], descending=[True, True, False])
-    keep = ranked.head(min(max(top, 1), max(MAX_ROWS // max(bins, 1), 1)))["source"]
-    if ranked.height > keep.len():
-        named = named.with_columns(
-            source=pl.when(pl.col("source").is_in(keep.implode()))
-            .then("source")
-            .otherwise(pl.lit("other sources"))
-        )
-    index = ((pl.col("score") - low) / step).floor().clip(0, max(bins, 1) - 1)
-    above, below = f"at or above {threshold:g}", f"below {threshold:g}"
-    side = pl.when(pl.col("score") >= threshold).then(pl.lit(above)).otherwise(pl.lit(below))
-    table = (
-        collected(
-            named.group_by("source", bin=index.cast(pl.Int64), side=side).agg(
-                chunks=pl.len(), mean_score=pl.col("score").mean()
-            )
-        )
-        .with_columns(
-            start=low + pl.col("bin") * step,
-            end=low + (pl.col("bin") + 1) * step,
-        )
-        .with_columns(mid=(pl.col("start") + pl.col("end")) / 2)
-        .sort("source", "bin", "side")
-        .drop("bin")
+    table, subtitle, order, domain, (above, below) = score_bins(
+        refs, threshold=threshold, bins=bins, top=top
     )
-    subtitle = f"{reaching:,} of {plural(n_scored, 'scored chunk')} at or above {threshold:g}"
-    if unscored:
-        subtitle += f"; {unscored:,} without a score not shown"
-    order = [s for s in ranked["source"].to_list() if s in set(keep.to_list())]
-    if ranked.height > keep.len():
-        order.append("other sources")
-    x_scale = alt.Scale(domain=[low, high])
+    x_scale = alt.Scale(domain=list(domain))
     # One dot per source and score bin, as large as its chunks, coloured by which side of the
     # threshold it falls on (the legend names the threshold): a sparse strip stays legible.
     strip = (
@@ -640,6 +440,7 @@ def scores(
 # -- co-citation ------------------------------------------------------------------------------
 
 
+@drawn
 def cocitation(co: pl.DataFrame | Source, *, top: int = 15) -> alt.LayerChart:
     """Which works are cited together: a heatmap of the most cited works against each other.
 
@@ -671,6 +472,4 @@ def cocitation(co: pl.DataFrame | Source, *, top: int = 15) -> alt.LayerChart:
     >>> chart.title.subtitle
     'answers citing both works; grey diagonal: answers citing the work; top 4 of 8 works'
     """
-    from .heatmap import heatmap
-
     return heatmap(co, top=top)

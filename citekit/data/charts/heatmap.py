@@ -1,4 +1,5 @@
-"""The co-citation heatmap, ``citekit.data.charts.cocitation`` (documented there)."""
+"""The co-citation heatmap, ``citekit.data.charts.cocitation`` (documented there), drawn from
+``citekit.data.charts.tables.cocitation_cells``."""
 
 from __future__ import annotations
 
@@ -6,28 +7,16 @@ from typing import TYPE_CHECKING, Final
 
 import polars as pl
 
-from ..corpus.cocitation import cocitation_frame
-from ..frames.sources import Source
-from .parts import (
-    TEXT_SIZE,
-    axis,
-    chart_title,
-    distinct_labels,
-    drawable_rows,
-    legend,
-    plural,
-    shortened,
-)
+from ..frames import Source
+from .parts import drawable_rows
+from .style import TEXT_SIZE, axis, chart_title, legend
+from .tables import cocitation_cells
 
 if TYPE_CHECKING:
     import altair as alt
 
-__all__ = ["MAX_WORKS", "heatmap"]
+__all__ = ["heatmap"]
 
-#: The heatmap shows at most this many works (its cells stay under altair's 5000 rows).
-MAX_WORKS: Final = 70
-#: Axis labels are cut to this many characters (the tooltip has the whole name).
-_LABEL_CHARS: Final = 32
 #: Cell side in pixels, and the smallest side that still holds a count.
 _CELL: Final = 30
 _CELL_WITH_TEXT: Final = 20
@@ -38,45 +27,12 @@ def heatmap(co: pl.DataFrame | Source, *, top: int = 15) -> alt.LayerChart:
     """The co-citation heatmap of ``citekit.data.charts.cocitation`` (documented there)."""
     import altair as alt
 
-    if not isinstance(co, pl.DataFrame) or "work_a" not in co.columns:
-        co = cocitation_frame(co)
-    pairs = co.filter(pl.col("work_a") != pl.col("work_b"))
     title = "Works cited together"
-    if pairs.height == 0:
+    drawn = cocitation_cells(co, top=top)
+    if drawn is None:
         return _empty(title)
-    works = (
-        pl.concat(
-            [
-                pairs.select(work="work_a", name="name_a", total="answers_a"),
-                pairs.select(work="work_b", name="name_b", total="answers_b"),
-            ]
-        )
-        .group_by("work")
-        .agg(pl.col("name").first(), pl.col("total").max())
-        .with_columns(name=pl.col("name").fill_null(pl.col("work")))
-        .sort(["total", "name", "work"], descending=[True, False, False])
-    )
-    shown = works.head(min(max(top, 1), MAX_WORKS)).with_columns(
-        label=shortened(pl.col("name").str.strip_chars(), _LABEL_CHARS)
-    )
-    shown = shown.with_columns(label=distinct_labels("label", "work"))
-    order = shown["label"].to_list()
-    keep = shown["work"].implode()
-    both = pl.concat(
-        [
-            pairs.select("work_a", "work_b", "answers"),
-            pairs.select(work_a="work_b", work_b="work_a", answers="answers"),
-        ]
-    ).filter(pl.col("work_a").is_in(keep) & pl.col("work_b").is_in(keep))
-    side = shown.select("work", "label", "name", "total")
-    cells = (
-        both.join(side.rename(lambda c: f"{c}_a"), on="work_a")
-        .join(side.rename(lambda c: f"{c}_b"), on="work_b")
-        .select("label_a", "label_b", "name_a", "name_b", "answers", "total_a", "total_b")
-    )
-    diagonal = side.select(label_a="label", label_b="label", name_a="name", total_a="total")
-    n = shown.height
-    cell = min(_CELL, max(8, _GRID // n))
+    cells, diagonal, order, subtitle = drawn
+    cell = min(_CELL, max(8, _GRID // len(order)))
     x = alt.X(
         "label_b:N",
         sort=order,
@@ -143,8 +99,6 @@ def heatmap(co: pl.DataFrame | Source, *, top: int = 15) -> alt.LayerChart:
                 alt.Tooltip("total_a:Q", title="Answers citing it"),
             ])
         )  # fmt: skip
-    shown_of = f"top {n} of {works.height} works" if works.height > n else plural(n, "work")
-    subtitle = f"answers citing both works; grey diagonal: answers citing the work; {shown_of}"
     return alt.LayerChart(
         layer=layers,
         title=chart_title(title, subtitle),

@@ -1,33 +1,27 @@
-"""What the chart functions share: their input frame, labels, keys, text sizes, titles, periods.
+"""What the chart tables share: their input frame, labels, keys, periods, in polars alone.
 
 A chart takes a frame, a LazyFrame or any source the loaders accept, and aggregates a
 LazyFrame (``collected``: the streaming engine; ``most_frequent`` is a mode that streams);
 ``identified`` gives it the work and author identity (a ``sources_frame`` has it, anything else
 goes through ``citekit.data.identity.clusters.identify``), ``citations_of`` and
 ``references_of`` load it when needed, and all say which columns a frame lacks. ``labelled``
-names missing values
-instead of dropping them, ``shortened`` and ``distinct_labels`` keep axis labels short and one
-per bar, ``names_seen`` lists the names an author or work was cited under, ``answer_key`` tells
-answers apart across a frame, ``axis``, ``legend`` and ``chart_title`` keep text at
-``TEXT_SIZE`` pixels or more, and the rest words subtitles and the periods of the years chart.
-altair is imported only when an axis, legend or title is made.
+names missing values instead of dropping them, ``shortened`` and ``distinct_labels`` keep axis
+labels short and one per bar, ``names_seen`` lists the names an author or work was cited
+under, ``answer_key`` tells answers apart across a frame, ``drawable_rows`` keeps out the
+characters a chart's image cannot hold, and the rest words subtitles and the periods of the
+years chart. The altair side is ``citekit.data.charts.style``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import Final, Literal
 
 import polars as pl
 
 from ..frames import Source, citations_frame, references_frame
 from ..identity.clusters import identify
 
-if TYPE_CHECKING:
-    import altair as alt
-
-#: Chart text is never smaller than this (pixels): axis labels and titles, subtitles, cell text.
-TEXT_SIZE: Final = 12
 #: Tooltip lists (names, titles seen) are cut to this many characters.
 TOOLTIP_LIMIT: Final = 240
 #: Columns a frame gets as nulls when it lacks them, so that identified frames all aggregate alike.
@@ -170,26 +164,6 @@ def names_seen(frame: pl.LazyFrame, key: str, column: str, alias: str) -> pl.Dat
     )
 
 
-def axis(**options: Any) -> alt.Axis:
-    """An axis whose labels and title are ``TEXT_SIZE`` pixels."""
-    import altair as alt
-
-    return alt.Axis(labelFontSize=TEXT_SIZE, titleFontSize=TEXT_SIZE, **options)
-
-
-#: Counts up to this get their ticks listed (at most 13: one per whole number).
-_LISTED_TICKS_UP_TO: Final = 12
-
-
-def count_axis(largest: object, **options: Any) -> alt.Axis:
-    """An axis of whole counts, ``largest`` the biggest bar: ticks on whole numbers only. The
-    Vega that draws live charts in the browser does not keep to ``tickMinStep`` (it drew 0.5,
-    1.5 for counts up to 2), so small counts list their ticks."""
-    if isinstance(largest, int | float) and 0 <= largest <= _LISTED_TICKS_UP_TO:
-        options["values"] = list(range(int(largest) + 1))
-    return axis(tickMinStep=1, format="d", **options)
-
-
 def counted(frame: pl.LazyFrame) -> str:
     """What a bar counts: "citations", or "sources" when the frame (a ``sources_frame``) also
     holds knowledge chunks or web sources."""
@@ -197,13 +171,6 @@ def counted(frame: pl.LazyFrame) -> str:
         return "citations"
     kinds = collected(frame.select(pl.col("kind").drop_nulls().unique()))["kind"]
     return "citations" if kinds.len() == 0 or kinds.to_list() == ["citation"] else "sources"
-
-
-def legend(**options: Any) -> alt.Legend:
-    """A legend whose labels and title are ``TEXT_SIZE`` pixels."""
-    import altair as alt
-
-    return alt.Legend(labelFontSize=TEXT_SIZE, titleFontSize=TEXT_SIZE, **options)
 
 
 def plural(n: int, word: str) -> str:
@@ -214,20 +181,6 @@ def top_subtitle(shown: int, total: int, what: str) -> str:
     if total <= shown:
         return f"all {plural(total, what)}" if total != 1 else f"1 {what}"
     return f"top {shown:,} of {total:,} {what}s"
-
-
-def chart_title(text: str, subtitle: str) -> alt.Title:
-    """The title every chart has; making it also turns on the offline renderer
-    (``citekit.render.chart``), so a chart shows without a CDN."""
-    import altair as alt
-
-    from ...render.chart import use_offline_renderer
-
-    use_offline_renderer()
-
-    return alt.Title(
-        text, subtitle=subtitle, anchor="start", fontSize=15, subtitleFontSize=TEXT_SIZE
-    )
 
 
 def answer_key(frame: Frame) -> pl.Expr:
