@@ -15,7 +15,7 @@ from polars.testing import assert_frame_equal
 from citekit import Answer, References, citations_frame, explore, references_frame
 from citekit.notebook.explorer import ALL, Explorer
 
-from .test_frames import correlate_body, magisterium_response
+from .data.frames.test_loaders import correlate_body, magisterium_response
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 

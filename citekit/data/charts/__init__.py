@@ -10,7 +10,8 @@ A polars ``LazyFrame`` of the same columns (``ck.scan_citations(folder)``, ``sca
 ``scan_references``, ``scan_answers`` over a Parquet dataset, or any ``frame.lazy()``) is
 aggregated lazily: polars' streaming engine reads it in batches and only the aggregated rows
 (one per author, work, period, count) are collected, so ten million citations chart in well
-under a gigabyte and a half (``tests/test_dataset.py``). ``cocitation`` takes an eager frame.
+under a gigabyte and a half (``tests/data/io/test_dataset.py``). ``cocitation`` takes an eager
+frame.
 
 Authors and works are counted by identity (``citekit.data.identity.clusters``): Francis,
 Francesco and Franziskus are one author, the Catechism cited in six languages one work. A

@@ -8,7 +8,7 @@ a GPTBots body, a field of an unexpected type) is parsed into an ``Answer`` by t
 parser, so the frames are the same either way, and so is any error.
 
 Exactness rests on two rules of the parsers, applied here to whole columns and checked by
-``tests/test_frames_columnar.py`` against the ``Answer`` path:
+``tests/data/frames/test_columnar.py`` against the ``Answer`` path:
 
 * the plain shape: what ``citekit.wire.openai_compat.parse_chat_completion`` reads from a
   body of that shape, read here with the same shared functions (``valid_text``,

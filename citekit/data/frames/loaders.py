@@ -35,7 +35,7 @@ Saved chat completions (Magisterium's, Maritaca's) are read column-wise, without
 ``Answer`` (``citekit.data.frames.columnar``): their citation arrays become whole columns, entities
 decoded once per distinct value. Other answers (GPTBots bodies, any response of an unusual
 shape) are parsed into ``Answer`` objects and read field by field; the frames are the same
-either way (``tests/test_frames_columnar.py``). Year parsing and the repeated per-answer
+either way (``tests/data/frames/test_columnar.py``). Year parsing and the repeated per-answer
 columns are computed in polars over whole columns (``bench/frames.py`` measures 100,000 saved
 responses, as dicts and as a JSON Lines file, against pandas and a polars floor).
 """

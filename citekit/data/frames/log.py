@@ -6,7 +6,7 @@ of the ``citations`` table and one of the selected ``answers`` rows, joined in p
 rows already, written with it: ``cited_inline`` (the marker read in the logged text, as
 ``Answer.cited_markers`` reads it), ``created_us``, ``tools_json``. Years are parsed from
 ``document_year`` by the one year rule (``citekit.core.years``). The frames equal those of
-``ck.log.answers()`` with the same filters (tests/test_log_frames.py checks every sample); a
+``ck.log.answers()`` with the same filters (tests/data/frames/test_log.py checks every sample); a
 row whose saved JSON cannot be rebuilt (a damaged file) is the one difference: ``answers()``
 keeps its text only, the tables still hold its citations.
 """

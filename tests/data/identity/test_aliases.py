@@ -50,7 +50,7 @@ HONORIFICS = frozenset(
     | {"santo", "santa", "sant", "sankt", "hl", "heiliger", "heilige", "blessed", "beato", "beata"}
     | {"bienheureux", "selige", "seliger", "sanctus", "sancta"}
 )
-SAMPLES = Path(__file__).resolve().parent.parent / "sample_data" / "_source" / "magisterium.json"
+SAMPLES = Path(__file__).resolve().parents[3] / "sample_data" / "_source" / "magisterium.json"
 #: Titles and authors the recorded answers cite that are outside the table's scope, and why.
 OUT_OF_SCOPE_TITLES = {"Segundo libro de los Macabeos": "a book of the Bible, not a Church text"}
 OUT_OF_SCOPE_AUTHORS = {

@@ -26,7 +26,7 @@ from citekit.testing import default_data_dir
 
 pytestmark = pytest.mark.filterwarnings("ignore::citekit.ContentFilteredWarning")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 FRAMES = {
     "answers": ck.answers_frame,
     "citations": ck.citations_frame,
@@ -274,7 +274,11 @@ def test_ten_million_citations_chart_in_bounded_memory(tmp_path: Path) -> None:
     Parquet dataset in chunks, then four charts are drawn from ``scan_citations`` in a fresh
     interpreter whose peak resident memory (VmHWM) must stay under 1.5 GB."""
     folder = tmp_path / "big"
-    generate = [sys.executable, str(ROOT / "tests" / "synthetic_dataset.py"), str(folder)]
+    generate = [
+        sys.executable,
+        str(ROOT / "tests" / "data" / "io" / "synthetic_dataset.py"),
+        str(folder),
+    ]
     subprocess.run([*generate, "10000000"], check=True, cwd=ROOT, timeout=600)
     script = textwrap.dedent(
         f"""

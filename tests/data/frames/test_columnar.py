@@ -28,8 +28,8 @@ from citekit.core.text import numbers, read
 from citekit.data.frames.columnar import chat_header
 from citekit.data.frames.sources import Saved, load_answers
 
-from .conftest import sample_records
-from .test_text_reader import _PIECES
+from ...conftest import sample_records
+from ...test_text_reader import _PIECES
 
 FRAMES: dict[str, Callable[..., pl.DataFrame]] = {
     "citations": ck.citations_frame,
@@ -39,7 +39,7 @@ FRAMES: dict[str, Callable[..., pl.DataFrame]] = {
 }
 PROVIDERS = ("magisterium", "maritaca", "gptbots")
 RECORDS = [(p, stem, rec) for p in PROVIDERS for stem, rec in sample_records(p)]
-SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
+SAMPLES = Path(__file__).resolve().parents[3] / "sample_data"
 
 
 def _answer_path(source: Any, provider: str | None = None) -> list[Any]:

@@ -1,4 +1,4 @@
-"""The identity fixture (tests/data/identity_fixture.json): its shape, and its scorer."""
+"""The identity fixture (tests/data/identity/identity_fixture.json): its shape, and its scorer."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from .identity_scoring import (
+from .scoring import (
     FIXTURE,
     FIXTURE_SCHEMA,
     Errors,

@@ -26,8 +26,8 @@ from citekit.store.rows import PACK_FROM, unpack
 from citekit.store.schema import SCHEMA_VERSION
 from citekit.testing import ProviderServer
 
-from .conftest import SECRET, sample_records
-from .test_clients import ask_magisterium, maritaca_options, streams
+from ...conftest import SECRET, sample_records
+from ...test_clients import ask_magisterium, maritaca_options, streams
 
 MAG = sample_records("magisterium")
 MAR = sample_records("maritaca")

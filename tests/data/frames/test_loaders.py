@@ -23,7 +23,7 @@ from citekit.data.frames import (
     load_answers,
 )
 
-SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
+SAMPLES = Path(__file__).resolve().parents[3] / "sample_data"
 
 
 def magisterium_response() -> dict[str, Any]:

@@ -6,8 +6,8 @@ them; no chunk is bigger than ``chunk`` rows, so ten million citations are writt
 hundred MB. Ten citations per answer, of ``documents`` works by ``documents // 10`` authors
 over eight centuries, across three providers and four months (one of them ``undated``).
 
-Run: ``python tests/synthetic_dataset.py FOLDER N`` (used by tests/test_dataset.py and
-bench/dataset.py).
+Run: ``python tests/data/io/synthetic_dataset.py FOLDER N`` (used by
+tests/data/io/test_dataset.py and bench/dataset.py).
 """
 
 from __future__ import annotations

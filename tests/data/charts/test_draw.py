@@ -28,7 +28,7 @@ from citekit.data.corpus.works import SOURCES_SCHEMA
 from citekit.data.frames import ANSWERS_SCHEMA, CITATIONS_SCHEMA, REFERENCES_SCHEMA
 from citekit.data.identity.clusters import identify
 
-SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
+SAMPLES = Path(__file__).resolve().parents[3] / "sample_data"
 
 
 def cits(rows: list[dict[str, Any]]) -> pl.DataFrame:

@@ -19,7 +19,7 @@ from citekit.data.frames.sources import load_answers
 from citekit.testing import ProviderServer, default_data_dir
 from citekit.wire.maritaca import link_citations
 
-from .conftest import SECRET, sample_records
+from ...conftest import SECRET, sample_records
 
 MAGISTERIUM = {stem: rec for stem, rec in sample_records("magisterium")}
 

@@ -1,4 +1,4 @@
-"""The clustering measured on the hand-labelled fixture (tests/data/identity_fixture.json).
+"""The clustering measured on the hand-labelled fixture (tests/data/identity/identity_fixture.json).
 
 Pairwise precision, recall and F1 of works and authors; issue 12's goal is F1 >= 0.97 and
 precision >= 0.99 (a wrong merge is worse than a missed one). ``bench/identity_quality.py``
@@ -10,7 +10,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from .identity_scoring import errors, identified, load_fixture, quality
+from .scoring import errors, identified, load_fixture, quality
 
 
 @pytest.fixture(scope="module")

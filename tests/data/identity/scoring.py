@@ -1,10 +1,10 @@
 """Scoring work and author identity against the hand-labelled fixture.
 
-The fixture is tests/data/identity_fixture.json. Scores are pairwise precision and recall over the
-records a gold label covers: a pair of records is gold-positive when both carry the same gold label,
-predicted-positive when both carry the same (non-None) predicted label. The counts come from the
-contingency table of gold and predicted labels (the sum of C(n, 2) over its cells), so scoring a
-million records takes one pass over them, not a million squared pairs.
+The fixture is tests/data/identity/identity_fixture.json. Scores are pairwise precision and recall
+over the records a gold label covers: a pair of records is gold-positive when both carry the same
+gold label, predicted-positive when both carry the same (non-None) predicted label. The counts
+come from the contingency table of gold and predicted labels (the sum of C(n, 2) over its cells),
+so scoring a million records takes one pass over them, not a million squared pairs.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import polars as pl
 
-FIXTURE = Path(__file__).parent / "data" / "identity_fixture.json"
+FIXTURE = Path(__file__).parent / "identity_fixture.json"
 
 #: The fixture's columns, one row per source, in this order.
 FIXTURE_SCHEMA: dict[str, type[pl.DataType]] = {
