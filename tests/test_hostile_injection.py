@@ -41,8 +41,8 @@ from citekit import (
 from citekit.cli.main import main
 from citekit.core.search import SearchResult, SearchResults
 from citekit.data.io.bibliography import balanced_braces, bibtex, latex_escape
-from citekit.data.io.exports import answer_markdown as export_markdown
 from citekit.data.io.exports import csv_safe, csv_safe_text
+from citekit.data.io.exports import markdown_document as export_markdown
 from citekit.render import answer_markdown, mimebundle, references_markdown
 from citekit.render.live import TerminalLiveAnswer
 from citekit.render.search import search_markdown

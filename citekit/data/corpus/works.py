@@ -30,7 +30,7 @@ import polars as pl
 from ...core.models import Answer, Citation, References
 from ...core.text import read
 from ..frames.columnar import Header, read_source
-from ..frames.rows import add_references, citation_rows
+from ..frames.rows import add_references, owned_citations
 from ..frames.schemas import REFERENCES_SCHEMA, source_schema
 from ..frames.sources import Source
 from ..identity.aliases import AliasSpec
@@ -165,7 +165,7 @@ def _cited(answers: list[Answer | Header]) -> pl.DataFrame:
     A citation's span is its number's first marker in the text (a join on the answer and the
     number, so a saved response's citations stay columns); a web source's is its annotated
     span, read off its raw JSON; a GPTBots citation's data id too."""
-    cits, kept = citation_rows(answers, keep=True)
+    cits, kept = owned_citations(answers, keep=True)
     n = cits.height
     data_ids: list[str | None] = [None] * n
     starts: list[int | None] = [None] * n

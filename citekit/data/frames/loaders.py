@@ -51,7 +51,7 @@ from ...core.columns import TOOL_USAGE_COLUMNS
 from ...core.models import Answer, Usage
 from .columnar import Header, Item, read_source
 from .log import log_answers, log_citations, log_references, log_selection
-from .rows import add_references, citation_rows
+from .rows import add_references, owned_citations
 from .schemas import ANSWERS_SCHEMA, CITATIONS_SCHEMA, REFERENCES_SCHEMA
 from .sources import Source
 
@@ -116,7 +116,7 @@ def citations_frame(source: Source, *, provider: str | None = None) -> pl.DataFr
 
 
 def _citations_of(items: Iterable[Item]) -> pl.DataFrame:
-    return citation_rows(items)[0].select(CITATIONS_SCHEMA.names())
+    return owned_citations(items)[0].select(CITATIONS_SCHEMA.names())
 
 
 def references_frame(source: Source, *, provider: str | None = None) -> pl.DataFrame:

@@ -1,6 +1,6 @@
 """Rows of citations and of knowledge chunks, as the frames and the corpus build them.
 
-``citation_rows`` reads the citations of answers and saved chat completions (``Header``:
+``owned_citations`` reads the citations of answers and saved chat completions (``Header``:
 their arrays kept as columns, ``citekit.data.frames.columnar``) into one frame in answer
 order, with the inline markers found in each text; ``add_references`` appends one answer's
 knowledge chunks to columns of ``REFERENCES_SCHEMA``. ``citations_frame`` and
@@ -24,7 +24,7 @@ from ...wire.openai_compat import parse_citations
 from .columnar import Header, Item, citation_columns
 from .schemas import CITATION_FIELDS, source_schema
 
-__all__ = ["add_references", "citation_rows"]
+__all__ = ["add_references", "owned_citations"]
 
 
 #: Citations of saved responses read into columns at once: their JSON objects are let go
@@ -32,7 +32,7 @@ __all__ = ["add_references", "citation_rows"]
 _BATCH: Final = 100_000
 
 
-def citation_rows(
+def owned_citations(
     items: Iterable[Item], *, keep: bool = False
 ) -> tuple[pl.DataFrame, list[Answer | Header]]:
     """The citations frame with an ``owner`` column (each row's answer: its place among the

@@ -87,7 +87,7 @@ def export_answer(answer: Answer, path: str | os.PathLike[str]) -> Path:
     target = Path(path)
     suffix = target.suffix.lower()
     if suffix in (".md", ".markdown"):
-        text = answer_markdown(answer)
+        text = markdown_document(answer)
     elif suffix in (".html", ".htm"):
         text = html_document(answer.question or "Answer", answer.to_html())
     elif suffix == ".json":
@@ -112,7 +112,7 @@ def answer_json(answer: Answer) -> dict[str, Any]:
     return scrub_value(out, environment_keys())
 
 
-def answer_markdown(answer: Answer) -> str:
+def markdown_document(answer: Answer) -> str:
     """``# question``, the answer with ``[^n]`` footnotes, and the footnote definitions."""
     from ...render.markdown import md_escape
 
