@@ -21,4 +21,12 @@ contract keeps the order):
     (answers, saved responses, files, folders, the log), ``columnar`` reads saved chat
     completions column-wise, ``log`` reads the answer log's tables with SQL, and ``loaders``
     builds ``citations_frame``, ``references_frame`` and ``answers_frame``
+
+One citation, from a saved response to ``ck.charts.works``: ``charts.draw.works`` asks
+``charts.tables.top_works``, which reads its source through ``charts.parts.identified``:
+``frames.citations_frame`` (``frames.columnar.read_source`` walks the source with
+``frames.sources`` and reads the saved body column-wise, ``frames.rows`` lays out its
+citations), then ``identity.clusters.identify`` gives it a work, and
+``corpus.works.works_frame`` counts the work; ``charts.draw`` encodes the table
+(``charts.style``). Every step goes down a floor or stays on it.
 """
