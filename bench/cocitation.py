@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import polars as pl
 
 from citekit.data import charts
-from citekit.data.cocitation import cocitation_frame
+from citekit.data.corpus.cocitation import cocitation_frame
 
 
 def make_frame(n_answers: int, per_answer: int, n_works: int, seed: int = 7) -> pl.DataFrame:

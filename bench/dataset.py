@@ -9,7 +9,7 @@ heap, so ``tracemalloc`` would miss most of it):
   .write_parquet(file)`` (one table, one file). Both start from ``Answer`` objects, built
   before the clock starts (their memory counts in both peaks). Only up to 1M citations: 10M
   would hold a million ``Answer`` objects (about 10 GB); the 10M dataset is written by the
-  chunked generator (``tests/synthetic_dataset.py``), timed apart.
+  chunked generator (``tests/data/io/synthetic_dataset.py``), timed apart.
 * **chart**: ``ck.charts.authors``, ``works``, ``years`` and ``citations_per_answer`` from
   ``ck.scan_citations(folder)`` (streaming, only aggregated rows collected), against the same
   four charts from the eager frame (``pl.read_parquet`` of the same files, then the charts;
@@ -129,7 +129,12 @@ def main() -> None:
             folder = f"{tmp}/d{size}"
             start = time.perf_counter()
             subprocess.run(
-                [sys.executable, str(ROOT / "tests" / "synthetic_dataset.py"), folder, str(size)],
+                [
+                    sys.executable,
+                    str(ROOT / "tests" / "data" / "io" / "synthetic_dataset.py"),
+                    folder,
+                    str(size),
+                ],
                 cwd=ROOT,
                 check=True,
             )

@@ -27,7 +27,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import citekit as ck
-from citekit.data.sources import load_answers
+from citekit.data.frames.sources import load_answers
 from citekit.testing import default_data_dir
 from citekit.text.reader import read
 from citekit.text.sentences import _sentences

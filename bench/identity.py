@@ -15,7 +15,7 @@ Times, best of ``--repeat`` runs:
 
 * ``citekit.sources_frame(answers)`` end to end, from the ``Answer`` objects (the goal:
   under 10 s for 1M sources);
-* ``identify`` alone: ``citekit.data.clusters.identify`` on that frame without its identity
+* ``identify`` alone: ``citekit.data.identity.clusters.identify`` on that frame without its identity
   columns (what identity costs);
 * the floor: ``citations_frame(answers)`` + ``references_frame(answers)``, the same rows
   without kinds, spans or identity;
@@ -58,8 +58,8 @@ from frames import peak_growth
 
 import citekit as ck
 from citekit import Answer, Citation, Reference, References
-from citekit.data.clusters import IDENTITY_COLUMNS, identify
 from citekit.data.frames import citations_frame, load_answers, references_frame
+from citekit.data.identity.clusters import IDENTITY_COLUMNS, identify
 from citekit.testing import default_data_dir
 from citekit.text import reader as text_module
 
@@ -258,7 +258,8 @@ def _reading_each_text_once(fn: Callable[[], Any]) -> Any:
     positions) each read it. A measurement only: it patches the two modules for the call."""
     from functools import lru_cache
 
-    from citekit.data import corpus, frames
+    from citekit.data.corpus import works as corpus
+    from citekit.data.frames import rows as frames
 
     once = lru_cache(maxsize=None)(text_module.read.__wrapped__)
     saved = corpus.read, frames.read

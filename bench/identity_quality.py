@@ -1,6 +1,6 @@
 """Pairwise precision, recall and F1 of citekit's work and author identity on the labelled
-fixture (``tests/data/identity_fixture.json``: 348 sources of 65 answers in 7 languages, from
-the three providers, each labelled by hand with its work and person).
+fixture (``tests/data/identity/identity_fixture.json``: 348 sources of 65 answers in 7
+languages, from the three providers, each labelled by hand with its work and person).
 
 A pair of sources counts when both have a gold label; precision is the share of pairs citekit
 puts together that belong together, recall the share of pairs that belong together that it
@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.identity_scoring import load_fixture, quality  # noqa: E402
+from tests.data.identity.scoring import load_fixture, quality  # noqa: E402
 
 
 def main() -> int:

@@ -196,7 +196,7 @@ def best(fn: Any, repeat: int) -> tuple[float, Any]:
 
 def samples_ratio(folder: Path) -> tuple[int, float, float]:
     """(answers, log bytes per answer, raw bytes per answer) for the recorded samples."""
-    from citekit.data.sources import load_answers
+    from citekit.data.frames.sources import load_answers
     from citekit.testing import default_data_dir
 
     # Each sample 100 times: a few dozen answers would measure the file's fixed pages.

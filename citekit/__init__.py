@@ -85,12 +85,14 @@ from .model import (
 
 if TYPE_CHECKING:
     from .data import charts
-    from .data.aliases import Aliases
-    from .data.cocitation import cocitation_frame
-    from .data.compare_clients import acompare, compare
-    from .data.comparison import Comparison
-    from .data.corpus import sources_frame, works_frame
-    from .data.dataset import (
+    from .data.compare.clients import acompare, compare
+    from .data.compare.comparison import Comparison
+    from .data.corpus.cocitation import cocitation_frame
+    from .data.corpus.health import health_frame
+    from .data.corpus.works import sources_frame, works_frame
+    from .data.frames import answers_frame, citations_frame, references_frame
+    from .data.identity.aliases import Aliases
+    from .data.io.dataset import (
         ParquetDataset,
         scan_answers,
         scan_citations,
@@ -98,9 +100,7 @@ if TYPE_CHECKING:
         scan_sources,
         to_parquet,
     )
-    from .data.exports import export_answer, export_citations
-    from .data.frames import answers_frame, citations_frame, references_frame
-    from .data.health import health_frame
+    from .data.io.exports import export_answer, export_citations
     from .notebook.explorer import explore
     from .notebook.magic import load_ipython_extension
     from .providers._chat import ContentFilteredWarning
@@ -152,29 +152,29 @@ _LAZY = {
     "RateLimiter": ".transport.ratelimit",
     "aask_many": ".providers.batch",
     "ask_many": ".providers.batch",
-    "export_answer": ".data.exports",
-    "export_citations": ".data.exports",
+    "export_answer": ".data.io.exports",
+    "export_citations": ".data.io.exports",
     "load_ipython_extension": ".notebook.magic",
     "log": ".store",
     "answers_frame": ".data.frames",
     "citations_frame": ".data.frames",
     "references_frame": ".data.frames",
-    "sources_frame": ".data.corpus",
-    "works_frame": ".data.corpus",
-    "health_frame": ".data.health",
-    "cocitation_frame": ".data.cocitation",
-    "Aliases": ".data.aliases",
-    "Comparison": ".data.comparison",
-    "acompare": ".data.compare_clients",
-    "compare": ".data.compare_clients",
+    "sources_frame": ".data.corpus.works",
+    "works_frame": ".data.corpus.works",
+    "health_frame": ".data.corpus.health",
+    "cocitation_frame": ".data.corpus.cocitation",
+    "Aliases": ".data.identity.aliases",
+    "Comparison": ".data.compare.comparison",
+    "acompare": ".data.compare.clients",
+    "compare": ".data.compare.clients",
     "explore": ".notebook.explorer",
     "charts": ".data.charts",
-    "ParquetDataset": ".data.dataset",
-    "scan_answers": ".data.dataset",
-    "scan_citations": ".data.dataset",
-    "scan_references": ".data.dataset",
-    "scan_sources": ".data.dataset",
-    "to_parquet": ".data.dataset",
+    "ParquetDataset": ".data.io.dataset",
+    "scan_answers": ".data.io.dataset",
+    "scan_citations": ".data.io.dataset",
+    "scan_references": ".data.io.dataset",
+    "scan_sources": ".data.io.dataset",
+    "to_parquet": ".data.io.dataset",
     "parse_chunks": ".wire.parsers",
     "parse_response": ".wire.parsers",
 }

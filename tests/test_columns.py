@@ -14,8 +14,8 @@ from polars.testing import assert_frame_equal
 
 import citekit as ck
 from citekit.core.columns import CITATION_COLUMNS, COLUMNS, REFERENCE_COLUMNS
-from citekit.data.exports import SOURCE_COLUMNS
 from citekit.data.frames import ANSWERS_SCHEMA, CITATIONS_SCHEMA, REFERENCES_SCHEMA
+from citekit.data.io.rows import SOURCE_COLUMNS
 from citekit.testing import ProviderServer
 
 # Some recorded samples are withheld by Magisterium's content filter, which warns.

@@ -191,7 +191,7 @@ def test_hostile_labels_stay_text_in_the_static_svg_and_the_explorer_chart(
 def test_a_huge_heatmap_keeps_its_static_image_small() -> None:
     import polars as pl
 
-    from citekit.data.cocitation import cocitation_frame
+    from citekit.data.corpus.cocitation import cocitation_frame
     from citekit.data.frames import CITATIONS_SCHEMA
 
     pick = random.Random(13)

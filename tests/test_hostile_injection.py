@@ -39,9 +39,9 @@ from citekit import (
     sources_frame,
 )
 from citekit.cli.main import main
-from citekit.data.bibliography import balanced_braces, bibtex, latex_escape
-from citekit.data.exports import answer_markdown as export_markdown
-from citekit.data.exports import csv_safe, csv_safe_text
+from citekit.data.io.bibliography import balanced_braces, bibtex, latex_escape
+from citekit.data.io.exports import csv_safe, csv_safe_text
+from citekit.data.io.exports import markdown_document as export_markdown
 from citekit.model import SearchResult, SearchResults
 from citekit.render import answer_bundle, answer_markdown, references_markdown
 from citekit.render.live import TerminalLiveAnswer

@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import citekit as ck
-from citekit.data.exports import export_answer
+from citekit.data.io.exports import export_answer
 from citekit.model import References
 from citekit.store import Log, LogWarning
 from citekit.wire.errors import error_message

@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 import citekit as ck
 from citekit import Citation
 from citekit.cli.main import main as cli_main
-from citekit.data.exports import answer_markdown as export_markdown
+from citekit.data.io.exports import markdown_document as export_markdown
 
 from .conftest import SECRET, sample_records
 from .test_hostile_injection import RENDERERS, assert_harmless

@@ -50,7 +50,7 @@ from citekit.core.secrets import (
     scrub_value,
     scrubber,
 )
-from citekit.data.exports import answer_json
+from citekit.data.io.exports import answer_json
 from citekit.store import Log
 from citekit.wire.guard import guarded
 from tests.budget import examples

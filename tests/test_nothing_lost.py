@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import citekit as ck
 from citekit.core.unicode import decode_entities, valid_text
-from citekit.data.exports import _replacing, export_answer
+from citekit.data.io.exports import _replacing, export_answer
 from citekit.store import Log, LogWarning
 from tests.budget import examples
 

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import citekit as ck
-from citekit.data.exports import export_answer
+from citekit.data.io.exports import export_answer
 from citekit.render.live import streaming_html
 from citekit.text.reader import read
 from tests.budget import examples

@@ -130,7 +130,7 @@ def test_the_wheel_carries_the_package_and_the_demo_data(wheel: Wheel) -> None:
         if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc"
     }
     assert package - wheel.names == set()
-    assert {"citekit/py.typed", "citekit/data/aliases.json"} <= wheel.names
+    assert {"citekit/py.typed", "citekit/data/identity/aliases.json"} <= wheel.names
     data = demo_data()
     in_wheel = {name for name in wheel.names if name.startswith(f"{DATA_IN_WHEEL}/")}
     assert in_wheel == data, (

@@ -52,7 +52,7 @@ MARKS = {
     ),
     "spark": (
         "needs Apache Spark (pyspark and a Java runtime) and a SparkSession named spark; "
-        "tests/test_dataset.py reads the same dataset with DuckDB"
+        "tests/data/io/test_dataset.py reads the same dataset with DuckDB"
     ),
     "suite": "runs the test suite or its checks itself: CI (bash .ci/run) runs them",
 }

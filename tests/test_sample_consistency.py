@@ -1,7 +1,7 @@
 """The recorded samples give each work one author and one year (sample_data/README.md, "Works,
 authors and years").
 
-A work is a normalised title (``citekit.data.identity.title_key``), whatever the reference
+A work is a normalised title (``citekit.data.identity.keys.title_key``), whatever the reference
 says. Every citation and search result of the samples that names a work must give:
 
 * one author per language of its answer (``None`` counts as a value: a missing author beside a
@@ -29,7 +29,7 @@ import pytest
 
 import citekit as ck
 from citekit.data.frames import load_answers
-from citekit.data.identity import title_key
+from citekit.data.identity.keys import title_key
 from citekit.wire.search import parse_search
 
 from .conftest import SAMPLES

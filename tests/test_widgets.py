@@ -17,7 +17,7 @@ from citekit.notebook.explorer import ALL, Explorer
 from citekit.wire.parsers import parse_response
 from tests.budget import examples
 
-from .test_frames import correlate_body, magisterium_response
+from .data.frames.test_loaders import correlate_body, magisterium_response
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 

@@ -143,7 +143,7 @@ def _table_html(frame: Any, *, limit: int = 15) -> str:
 
 
 #: How far a chart shrinks to fit a narrow screen: not at all, so its text stays at 12 px or
-#: more (chart_parts.TEXT_SIZE); a narrower screen scrolls the chart inside its own box.
+#: more (charts.style.TEXT_SIZE); a narrower screen scrolls the chart inside its own box.
 _CHART_MIN_SCALE = 1.0
 
 
@@ -179,7 +179,7 @@ def _answers_section(provider: ProviderEntry, answers: list[Answer]) -> str:
 def _frames_section(answers: list[Answer]) -> tuple[str, dict[str, pl.DataFrame]]:
     import polars as pl
 
-    from ..data.corpus import sources_frame, works_frame
+    from ..data.corpus.works import sources_frame, works_frame
     from ..data.frames import answers_frame, references_frame
 
     sources = sources_frame(answers)
@@ -215,8 +215,8 @@ def _corpus_section(answers: list[Answer], comparison: Any) -> str:
     import vl_convert
 
     from ..data import charts
-    from ..data.cocitation import cocitation_frame
-    from ..data.health import health_frame
+    from ..data.corpus.cocitation import cocitation_frame
+    from ..data.corpus.health import health_frame
 
     parts = [
         '<h2 id="corpus">Sources as one corpus</h2>',
@@ -286,7 +286,7 @@ def _charts_section(frames: dict[str, pl.DataFrame]) -> str:
 
 def run_demo(path: Path, *, open_browser: bool = False, out: TextIO | None = None) -> int:
     """Ask every recorded sample question of each provider offline and write one HTML page."""
-    from ..data.exports import html_document
+    from ..data.io.exports import html_document
     from ..providers._chat import ContentFilteredWarning
     from ..providers.batch import ask_many
     from ..providers.registry import client as make_client
@@ -330,7 +330,7 @@ def run_demo(path: Path, *, open_browser: bool = False, out: TextIO | None = Non
                 for note in answer.notes:
                     out.write(f"  Note: {note}\n")
         if len(clients) > 1:
-            from ..data.compare_clients import compare
+            from ..data.compare.clients import compare
 
             comparison = compare(_COMPARED, clients, progress=False)
     frames_html, frames = _frames_section(every)

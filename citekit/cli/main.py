@@ -134,7 +134,7 @@ def _stream_styled(client: Any, question: str, styled: StyledTerminal) -> Answer
 
 def _ask(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -> int:
     if args.html:
-        from ..data.exports import ANSWER_SUFFIXES
+        from ..data.io.exports import ANSWER_SUFFIXES
 
         _require_suffix("--html", Path(args.html), ANSWER_SUFFIXES)  # before paying for an answer
     client = make_client(args.provider, base_url=args.base_url, model=args.model)
@@ -159,13 +159,13 @@ def _ask(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
             TerminalLines(out, styled).markdown(body_text(answer)[0].rstrip())
     assert answer is not None
     if args.json:
-        from ..data.exports import answer_json
+        from ..data.io.exports import answer_json
 
         out.write(json.dumps(answer_json(answer), ensure_ascii=False, indent=2) + "\n")
     else:
         print_sources(answer, out, styled)
     if args.html:
-        from ..data.exports import export_answer
+        from ..data.io.exports import export_answer
 
         path = export_answer(answer, args.html)
         print(f"Wrote {path}", file=sys.stderr)
@@ -219,7 +219,7 @@ def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
             )
             return 0
         if args.json:
-            from ..data.exports import answer_json
+            from ..data.io.exports import answer_json
 
             out.write(json.dumps(answer_json(answer), ensure_ascii=False, indent=2) + "\n")
             return 0
@@ -240,7 +240,7 @@ def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
                 return _nothing_to_export(path, out)
             suffix = path.suffix.lower()
             if suffix == ".csv":
-                from ..data.exports import write_csv
+                from ..data.io.exports import write_csv
 
                 write_csv(frame, path)  # cells that would be formulas are quoted
             elif suffix == ".parquet":
@@ -251,7 +251,7 @@ def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
                 frame.write_ndjson(path)
             out.write(f"Wrote {frame.height} log rows to {path}\n")
             return 0
-        from ..data.exports import CITATION_SUFFIXES, export_citations
+        from ..data.io.exports import CITATION_SUFFIXES, export_citations
 
         _require_suffix("log export", path, CITATION_SUFFIXES)  # before reading the log
         answers = _selection(args, log).answers()
@@ -281,7 +281,7 @@ def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
 
 def _export_parquet(args: argparse.Namespace, folder: Path, out: TextIO) -> int:
     """``log export folder/ --parquet``: the log's dataset (``ck.to_parquet``)."""
-    from ..data.dataset import to_parquet
+    from ..data.io.dataset import to_parquet
     from ..store import log
 
     if args.rows:

@@ -80,7 +80,7 @@ _VOCABULARY: Final = (
     Column("cited_inline", "bool", "Whether the marker appears in the answer's text."),
     Column("span_start", "int", "Where in the answer's text the source is cited (its start)."),
     Column("span_end", "int", "Where in the answer's text its citation ends."),
-    # The work and author a source belongs to (citekit.data.clusters).
+    # The work and author a source belongs to (citekit.data.identity.clusters).
     Column("work_id", "str", "The work: one id for every language, edition or page of it."),
     Column("work", "str", "The work's display name."),
     Column("author_id", "str", "The author: one id for every spelling of the name."),

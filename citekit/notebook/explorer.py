@@ -21,7 +21,7 @@ from typing import Any, Final, Literal
 import polars as pl
 
 from ..data import charts
-from ..data.chart_parts import labelled
+from ..data.charts.parts import labelled
 from ..data.frames import Source, citations_frame, load_answers, references_frame
 from ..model import Answer, References
 from ..render.chart_runtime import widget_esm

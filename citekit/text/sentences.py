@@ -1,6 +1,6 @@
 """An answer's text cut into sentences, each with the footnote markers it carries.
 
-:func:`sentences` is the one splitter: citation health (``citekit.data.health``) counts the
+:func:`sentences` is the one splitter: citation health (``citekit.data.corpus.health``) counts the
 sentences of an answer and those that cite something. It reads the text with
 :func:`citekit.text.reader.read`, so markers, code and definition lines are what every output
 sees.

@@ -55,7 +55,7 @@ def test_ask_prints_the_sources_the_renderer_lists(
         assert main(["ask", sample.question, "--provider", provider, "--base-url", url,
                      "--no-stream"]) == 0  # fmt: skip
         printed = capsys.readouterr().out
-        lines = source_lines(log.answers(limit=1)[0])
+        lines = source_lines(log.where(limit=1).answers()[0])
         if lines:
             listing = printed.split("\nSources:\n", 1)[1]
             assert listing.startswith("".join(f"  {line}\n" for line in lines))

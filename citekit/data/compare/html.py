@@ -1,0 +1,293 @@
+"""The HTML of a ``Comparison``: answers in columns, shared works marked, failures as cards.
+
+Each answer is ``citekit.render.html.answer_html`` as it is (its own id token, footnotes and
+all); around it this module writes a header per column (a letter key, the label, model, counts,
+the recorded-sample label), the column's works with the shared ones marked, a "Shared works"
+strip above the columns, and an error card for a client that failed. Everything written here
+is escaped; provider text is wrapped in ``dir="auto"`` spans, so a right-to-left title cannot
+reorder the text around it.
+
+Layout: inline styles alone give columns side by side that wrap onto their own lines on a
+narrow screen (flex, each at least 15em wide); a scoped ``<style>`` (kept where the output is
+trusted: JupyterLab's own session, VS Code, nbconvert) makes them an equal-width grid, one
+column at 600px and below, and takes border colours from the JupyterLab / VS Code theme
+variables. Colours are translucent tints over the inherited text colour, so light and dark
+themes keep the notebook's own contrast.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from ...core.errors import (
+    APITimeoutError,
+    AuthenticationError,
+    BadRequestError,
+    InsufficientCreditsError,
+    ProviderError,
+    RateLimitError,
+    ResponseFormatError,
+    ServerError,
+    TransportError,
+)
+from ...core.names import display_name, find_provider
+from ...model import SAMPLE_FIELD, Answer
+from ...render.html import answer_html
+from ...text.escape import STYLE, esc, new_token
+
+if TYPE_CHECKING:
+    from .comparison import Comparison
+
+__all__ = ["comparison_html", "failure", "fallback_html"]
+
+_ROOT = "line-height:1.5"
+_QUESTION = "font-size:1.1em; margin:0 0 0.2em 0"
+_STATUS = STYLE.SMALL_MUTED + "; margin:0 0 0.6em 0"
+_GRID = "display:flex; flex-wrap:wrap; gap:0.8em; align-items:flex-start"
+_COLUMN = (
+    "flex:1 1 15em; min-width:0; box-sizing:border-box; padding:0.6em 0.8em;"
+    " overflow-wrap:anywhere; border:1px solid rgba(127,127,127,0.4); border-radius:6px"
+)
+_HEADER = "margin:0 0 0.5em 0; padding:0 0 0.4em 0; border-bottom:1px solid rgba(127,127,127,0.35)"
+_TITLE = "font-weight:bold; font-size:1.05em"
+_KEY = (
+    "display:inline-block; min-width:1.3em; margin:0 0.35em 0 0; padding:0 0.2em;"
+    " text-align:center; font-weight:bold; font-size:0.85em;"
+    " color:inherit; border:1px solid rgba(127,127,127,0.7); border-radius:3px"
+)
+_SHARED_BADGE = STYLE.BADGE + "; margin:0 0 0 0.3em; background-color:rgba(33,150,243,0.2)"
+_STRIP = (
+    "margin:0 0 0.8em 0; padding:0.4em 0.7em; border-left:3px solid rgba(33,150,243,0.75);"
+    " background-color:rgba(33,150,243,0.08); border-radius:3px"
+)
+_WORKS = "margin:0 0 0.6em 0; font-size:0.9em"
+_ERROR = (
+    "margin:0.2em 0 0 0; padding:0.5em 0.7em; border-left:4px solid rgba(220,50,50,0.85);"
+    " background-color:rgba(220,50,50,0.12); border-radius:3px"
+)
+_ERROR_LINE = "margin:0.25em 0 0 0"
+
+
+def _key(index: int) -> str:
+    """The short key of a column: A, B, C ... then numbers past Z."""
+    return chr(ord("A") + index) if index < 26 else str(index + 1)
+
+
+def _text(value: object) -> str:
+    """Provider or user text, escaped and isolated from the text around it."""
+    return f'<span dir="auto">{esc(value)}</span>'
+
+
+def _style(token: str, columns: int) -> str:
+    template = (
+        f"repeat({columns}, minmax(0, 1fr))"
+        if columns <= 4
+        else "repeat(auto-fill, minmax(16em, 1fr))"
+    )
+    scope = f".{token}"
+    border = "var(--jp-border-color2, var(--vscode-panel-border, rgba(127,127,127,0.4)))"
+    link = "var(--jp-content-link-color, var(--vscode-textLink-foreground, {}))"
+    dark = "body.vscode-dark, html[theme=dark], body[data-jp-theme-light=false]"
+    return (
+        "<style>"
+        f"{scope} .citekit-compare-grid{{display:grid; grid-template-columns:{template};"
+        " align-items:start}"
+        f"{scope} .citekit-compare-column{{border-color:{border}}}"
+        f"{scope} a{{color:{link.format('#0b57d0')}}}"
+        "@media (prefers-color-scheme: dark){"
+        f"{scope} a{{color:{link.format('#8ab4f8')}}}}}"
+        + ", ".join(f"{d} {scope} a" for d in dark.split(", "))
+        + f"{{color:{link.format('#8ab4f8')}}}"
+        + ""
+        f"@media (max-width: 600px){{{scope} .citekit-compare-grid"
+        "{grid-template-columns:minmax(0, 1fr)}}"
+        "</style>"
+    )
+
+
+def failure(exc: BaseException, provider: str | None = None) -> tuple[str, str, str]:
+    """``(what failed, the error's message, what to do)`` for an error card."""
+    name = display_name(provider) if provider else "The provider"
+    what = type(exc).__name__
+    message = str(exc)
+    if isinstance(exc, ProviderError):
+        facts = [f"HTTP {exc.status}"] if exc.status is not None else []
+        if exc.code is not None and exc.code != exc.status:
+            facts.append(f"code {exc.code}")
+        what = f"{what} ({', '.join(facts)})" if facts else what
+        message = exc.message
+        if exc.request_id:
+            message += f" (request id {exc.request_id})"
+    entry = find_provider(provider)
+    env = entry.api_key_env if entry is not None else "the provider's API key variable"
+    advice: str
+    if isinstance(exc, ProviderError) and exc.hint:
+        advice = exc.hint
+    elif isinstance(exc, AuthenticationError):
+        advice = f"Check the key in {env} or the api_key= you passed"
+    elif isinstance(exc, InsufficientCreditsError):
+        advice = f"Check the plan and billing of the account with {name}"
+    elif isinstance(exc, RateLimitError):
+        wait = f" {exc.retry_after:g} s" if exc.retry_after else " a while"
+        advice = f"Wait{wait} and ask again, or give the client a rate_limit="
+    elif isinstance(exc, ServerError):
+        advice = f"{name} failed on its side: ask again later"
+    elif isinstance(exc, BadRequestError):
+        advice = "The request was refused as invalid: check the options passed for this client"
+    elif isinstance(exc, APITimeoutError):
+        advice = "No answer in time: ask again, or pass a longer deadline= or timeout="
+    elif isinstance(exc, TransportError):
+        advice = "citekit could not reach the provider: check the network and the base_url"
+    elif isinstance(exc, ResponseFormatError):
+        advice = "The reply was not in the provider's documented format: ask again later"
+    elif isinstance(exc, TypeError | ValueError):
+        advice = "Check the options given to compare() for this client (see the message)"
+    else:
+        advice = "Ask this client alone (client.ask(question)) to see the whole error"
+    return what, message, advice
+
+
+def comparison_html(cmp: Comparison) -> str:
+    """The whole comparison as one self-contained HTML fragment."""
+    token = new_token()
+    frame = cmp.frame()
+    shared = cmp.shared()
+    counts = dict(cmp.sources.group_by("label").len().iter_rows())
+    keys = {label: _key(i) for i, label in enumerate(cmp.labels)}
+    failed = len(cmp.errors)
+    status = [f"{len(cmp.labels)} asked", f"{len(cmp.labels) - failed} answered"]
+    if failed:
+        status.append(f"{failed} failed")
+    status.append(f"{shared.height} shared work{'' if shared.height == 1 else 's'}")
+    out = [
+        f'<div class="citekit-compare {token}" id="{token}" style="{_ROOT}">\n',
+        _style(token, len(cmp.labels)),
+        f'<div class="citekit-compare-question" style="{_QUESTION}">',
+        f"<strong>Question:</strong> {_text(cmp.question)}</div>\n",
+        f'<div class="citekit-compare-status" style="{_STATUS}">{esc(" · ".join(status))}</div>\n',
+        _strip(shared, keys, token),
+        f'<div class="citekit-compare-grid" style="{_GRID}">\n',
+    ]
+    for i, label in enumerate(cmp.labels):
+        value = cmp.answers[label]
+        mine = frame.filter(pl.col("label") == label)
+        out.append(f'<div class="citekit-compare-column" id="{token}-col-{i}" style="{_COLUMN}">\n')
+        if isinstance(value, Answer):
+            out.append(_header(label, keys[label], value, counts.get(label, 0), mine.height))
+            out.append(_works(mine, keys))
+            out.append(answer_html(_inner(value)))
+        else:
+            out.append(_error_card(label, keys[label], value, cmp._providers.get(label)))
+        out.append("</div>\n")
+    out.append("</div>\n</div>\n")
+    return "".join(out)
+
+
+def _inner(answer: Answer) -> Answer:
+    """The answer as its column shows it: the question and the recorded-sample label are in
+    the comparison's own heading and the column's header, so the answer does not repeat them."""
+    refs = answer.references
+    if refs is not None and SAMPLE_FIELD in refs.raw:
+        refs = replace(refs, raw={k: v for k, v in refs.raw.items() if k != SAMPLE_FIELD})
+    raw = {k: v for k, v in answer.raw.items() if k != SAMPLE_FIELD}
+    return replace(answer, question=None, raw=raw, references=refs)
+
+
+def _strip(shared: pl.DataFrame, keys: dict[str, str], token: str) -> str:
+    title = f'<div style="{STYLE.SECTION_TITLE}">Shared works ({shared.height})</div>'
+    if shared.height == 0:
+        inner = f'<div style="{STYLE.MUTED}">No work is cited by more than one answer.</div>'
+    else:
+        order = list(keys)
+        items = []
+        for row in shared.iter_rows(named=True):
+            by = "".join(
+                f'<a class="citekit-compare-key" href="#{token}-col-{order.index(label)}"'
+                f' title="{esc(label)}"><span style="{_KEY}">{esc(keys[label])}</span></a>'
+                for label in row["labels"]
+            )
+            author = (
+                f' <span style="{STYLE.SMALL_MUTED}">— {_text(row["author"])}</span>'
+                if row["author"]
+                else ""
+            )
+            items.append(
+                f'<li style="{STYLE.ITEM}">{by} {_text(row["work"] or row["work_id"])}'
+                f"{author}</li>\n"
+            )
+        inner = f'<ul style="{STYLE.LIST}">\n{"".join(items)}</ul>'
+    return f'<div class="citekit-compare-shared" style="{_STRIP}">{title}{inner}</div>\n'
+
+
+def _header(label: str, key: str, answer: Answer, sources: int, works: int) -> str:
+    # Provider and model where the label does not already say them.
+    facts = [x for x in (display_name(answer.provider), answer.model) if x and x not in label]
+    facts.append(f"{sources} source{'' if sources == 1 else 's'}")
+    facts.append(f"{works} work{'' if works == 1 else 's'}")
+    sample = ""
+    if answer.sample:
+        sample = (
+            f'<div><span class="citekit-label" style="{STYLE.BADGE_SAMPLE}"'
+            ' title="Built from a recorded-format file in sample_data/, not a live answer">'
+            f"recorded sample · {esc(answer.sample)}</span></div>"
+        )
+    return (
+        f'<div class="citekit-compare-header" style="{_HEADER}">'
+        f'<div style="{_TITLE}"><span style="{_KEY}">{esc(key)}</span>{_text(label)}</div>'
+        f'<div style="{STYLE.SMALL_MUTED}">{esc(" · ".join(facts))}</div>{sample}</div>\n'
+    )
+
+
+def _works(mine: pl.DataFrame, keys: dict[str, str]) -> str:
+    if mine.height == 0:
+        return ""
+    items = []
+    for row in mine.iter_rows(named=True):
+        author = (
+            f' <span style="{STYLE.SMALL_MUTED}">— {_text(row["author"])}</span>'
+            if row["author"]
+            else ""
+        )
+        mark = ""
+        if row["shared_with"]:
+            others = ", ".join(row["shared_with"])
+            letters = " ".join(keys[x] for x in row["shared_with"] if x in keys)
+            mark = (
+                f'<span class="citekit-compare-shared-mark" style="{_SHARED_BADGE}"'
+                f' title="Also cited by: {esc(others)}">shared · {esc(letters)}</span>'
+            )
+        items.append(
+            f'<li style="{STYLE.ITEM}">{_text(row["work"] or row["work_id"])}{author}{mark}</li>\n'
+        )
+    return (
+        f'<div class="citekit-compare-works" style="{_WORKS}">'
+        f'<div style="{STYLE.SECTION_TITLE}">Works cited</div>'
+        f'<ul style="{STYLE.LIST}">\n{"".join(items)}</ul></div>\n'
+    )
+
+
+def _error_card(label: str, key: str, exc: BaseException, provider: str | None) -> str:
+    if provider is None:
+        given = getattr(exc, "provider", None)
+        provider = given if isinstance(given, str) else None
+    what, message, advice = failure(exc, provider)
+    name = display_name(provider) if provider else "This client"
+    return (
+        f'<div class="citekit-compare-header" style="{_HEADER}">'
+        f'<div style="{_TITLE}"><span style="{_KEY}">{esc(key)}</span>{_text(label)}</div>'
+        f'<div style="{STYLE.SMALL_MUTED}">no answer</div></div>\n'
+        f'<div class="citekit-compare-error" style="{_ERROR}">'
+        f'<div style="font-weight:bold">{esc(name)} did not answer</div>'
+        f'<div style="{_ERROR_LINE}"><strong>What failed:</strong> {esc(what)}</div>'
+        f'<div style="{_ERROR_LINE}"><strong>Message:</strong> {_text(message)}</div>'
+        f'<div style="{_ERROR_LINE}"><strong>What to do:</strong> {esc(advice)}</div>'
+        "</div>\n"
+    )
+
+
+def fallback_html(cmp: Comparison) -> str:
+    """The plain-text summary, escaped: shown when the HTML could not be made."""
+    return f"<pre>{esc(repr(cmp))}</pre>"
