@@ -170,5 +170,5 @@ def test_a_title_ending_in_a_digit_that_is_not_decimal_is_read() -> None:
     # "¹".isdigit() is True, but it is no number int() reads: the title keeps it.
     from citekit.data.identity.keys import work_title
 
-    assert work_title("0\r¹") == "0\r¹"
-    assert work_title("Catechism of the Catholic Church 1934") == "Catechism of the Catholic Church"
+    assert work_title("0\r¹") == "0 ¹"
+    assert work_title("Catechism of the Catholic Church 2428") == "Catechism of the Catholic Church"
