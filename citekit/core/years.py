@@ -29,7 +29,7 @@ BibTeX keys and CSL-JSON ``issued`` all read it with this rule:
 
 The rule is one regular expression, :data:`YEAR_PATTERN`, that Python's ``re`` and polars'
 Rust engine read the same way (no look-around, ASCII classes, no case folding), so
-:func:`parse_year` and :func:`year_expr` agree on every text (``tests/test_years.py`` checks
+:func:`parse_year` and :func:`year_expr` agree on every text (``tests/core/test_years.py`` checks
 it on arbitrary text). This module imports nothing of citekit, and polars only inside
 :func:`year_expr`.
 """

@@ -14,7 +14,7 @@ own flanking rules let open and close, one pair after another, never nested: tho
 the same way under CommonMark's delimiter algorithm. Markers are read by the text reader's
 rule (``citekit.text.parser.marker_at``), so ``[1]`` means the same here.
 
-``tests/test_live_final.py`` checks the result against markdown-it on generated text built
+``tests/render/test_live.py`` checks the result against markdown-it on generated text built
 from the subset's pieces and from the characters just outside it.
 """
 

@@ -42,7 +42,7 @@ Speed
     is read by a scan of its characters (:func:`_scan`) that finds what the parse would find,
     without parsing. Other text is parsed into blocks by markdown-it, and the text of each
     block is parsed inline only if it may hold code or a link; the other blocks are scanned.
-    ``tests/test_text_reader.py`` checks both shortcuts against the full parse. :func:`numbers`
+    ``tests/text/test_reader.py`` checks both shortcuts against the full parse. :func:`numbers`
     (the numbers alone, as the frames ask for every answer) skips even the scan's markers where
     every ``]`` of the text closes a plain marker and nothing may hide one.
 
@@ -309,7 +309,7 @@ def _escaped(text: str, pos: int) -> bool:
 
 def _scan(text: str) -> list[Marker]:
     """The markers of ``text`` read without parsing: the same markers markdown-it finds when
-    :func:`_needs_parse` is false (``tests/test_text_reader.py`` checks it). Each marker is
+    :func:`_needs_parse` is false (``tests/text/test_reader.py`` checks it). Each marker is
     judged by :func:`marker_at`, as the inline rule judges it."""
     markers: list[Marker] = []
     taken = 0  # characters before this belong to a marker already
@@ -342,7 +342,7 @@ _PLAIN_MARKER = re.compile(
 def numbers(text: str) -> frozenset[int]:
     """The footnote numbers cited inline in ``text``: ``read(text).numbers``, found without
     building the reading where the scan applies and every marker candidate is plain (what
-    the frames ask of every answer; ``tests/test_frames_columnar.py`` checks it against
+    the frames ask of every answer; ``tests/data/frames/test_columnar.py`` checks it against
     ``read`` and markdown-it's full parse on generated text).
 
     >>> from citekit.text.reader import numbers

@@ -7,7 +7,7 @@ from typing import Any
 
 import nbformat
 
-from ._notebooks import KERNELSPEC
+from tests.browser._notebooks import KERNELSPEC
 
 KEY = "test-key-0123456789"
 QUESTION = "What is the principle of subsidiarity?"

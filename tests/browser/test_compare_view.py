@@ -12,9 +12,8 @@ import pytest
 
 import citekit as ck
 from citekit.testing import ProviderServer
-
-from ._contrast import CONTRAST_JS
-from .conftest import PageEvents
+from tests.browser._contrast import CONTRAST_JS
+from tests.browser.conftest import PageEvents
 
 pytestmark = pytest.mark.browser
 

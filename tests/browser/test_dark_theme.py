@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from . import _notebooks as nbs
-from ._contrast import CONTRAST_JS
-from .conftest import Lab, PageEvents
-from .test_charts_offline import _CHART_CELLS
-from .test_notebook_footnotes import NOTEBOOK, open_notebook, run_all_cells
+from tests.browser import _notebooks as nbs
+from tests.browser._contrast import CONTRAST_JS
+from tests.browser.conftest import Lab, PageEvents
+from tests.browser.test_charts_offline import _CHART_CELLS
+from tests.browser.test_notebook_footnotes import NOTEBOOK, open_notebook, run_all_cells
 
 pytestmark = pytest.mark.browser
 

@@ -11,9 +11,8 @@ from typing import Any
 import pytest
 
 from citekit.cli.demo import run_demo
-
-from ._contrast import CONTRAST_JS
-from .conftest import PageEvents
+from tests.browser._contrast import CONTRAST_JS
+from tests.browser.conftest import PageEvents
 
 pytestmark = pytest.mark.browser
 

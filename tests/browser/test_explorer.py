@@ -15,11 +15,10 @@ import pytest
 import citekit as ck
 from citekit.notebook.explorer_html import EXPLORER_CSS
 from citekit.testing import ProviderServer
-
-from . import _notebooks as nbs
-from ._contrast import CONTRAST_JS
-from .conftest import Lab, PageEvents
-from .test_notebook_footnotes import NOTEBOOK, cell, open_notebook, run_all_cells
+from tests.browser import _notebooks as nbs
+from tests.browser._contrast import CONTRAST_JS
+from tests.browser.conftest import Lab, PageEvents
+from tests.browser.test_notebook_footnotes import NOTEBOOK, cell, open_notebook, run_all_cells
 
 pytestmark = pytest.mark.browser
 

@@ -15,10 +15,9 @@ import pytest
 
 from citekit import charts
 from citekit.render.chart import chart_bundle
-
-from ..test_chart_output import frame
-from .conftest import PageEvents, refuse_outside
-from .test_charts_offline import _hover_first_bar
+from tests.browser.conftest import PageEvents, refuse_outside
+from tests.browser.test_charts_offline import _hover_first_bar
+from tests.render.test_chart import frame
 
 pytestmark = pytest.mark.browser
 

@@ -17,9 +17,8 @@ import pytest
 
 import citekit as ck
 from citekit.testing import ProviderServer
-
-from . import _notebooks as nbs
-from .conftest import Lab, PageEvents
+from tests.browser import _notebooks as nbs
+from tests.browser.conftest import Lab, PageEvents
 
 pytestmark = pytest.mark.browser
 

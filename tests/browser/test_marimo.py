@@ -12,10 +12,9 @@ from typing import Any
 import pytest
 
 from citekit.testing import ProviderServer
-
-from . import _fronts
-from ._contrast import CONTRAST_JS
-from .conftest import PageEvents, refuse_outside
+from tests.browser import _fronts
+from tests.browser._contrast import CONTRAST_JS
+from tests.browser.conftest import PageEvents, refuse_outside
 
 pytestmark = pytest.mark.browser
 

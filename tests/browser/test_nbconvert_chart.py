@@ -11,10 +11,9 @@ from typing import Any
 import pytest
 
 from citekit.testing import ProviderServer
-
-from . import _fronts
-from . import _notebooks as nbs
-from .conftest import PageEvents
+from tests.browser import _fronts
+from tests.browser import _notebooks as nbs
+from tests.browser.conftest import PageEvents
 
 pytestmark = pytest.mark.browser
 

@@ -13,11 +13,10 @@ from typing import Any
 import pytest
 
 from citekit.testing import ProviderServer
-
-from . import _fronts
-from . import _notebooks as nbs
-from ._contrast import CONTRAST_JS
-from .conftest import Notebook7, PageEvents, refuse_outside
+from tests.browser import _fronts
+from tests.browser import _notebooks as nbs
+from tests.browser._contrast import CONTRAST_JS
+from tests.browser.conftest import Notebook7, PageEvents, refuse_outside
 
 pytestmark = pytest.mark.browser
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from . import _notebooks as nbs
-from .conftest import Lab, PageEvents
+from tests.browser import _notebooks as nbs
+from tests.browser.conftest import Lab, PageEvents
 
 pytestmark = pytest.mark.browser
 

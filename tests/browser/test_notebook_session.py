@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from . import _notebooks as nbs
-from .conftest import Lab, PageEvents
-from .test_notebook_footnotes import NOTEBOOK, cell, open_notebook, run_all_cells
+from tests.browser import _notebooks as nbs
+from tests.browser.conftest import Lab, PageEvents
+from tests.browser.test_notebook_footnotes import NOTEBOOK, cell, open_notebook, run_all_cells
 
 pytestmark = pytest.mark.browser
 

@@ -1,6 +1,6 @@
 """The log's front and its parts: ``Log`` composes the file's life cycle, the write path and
 the read path. (That the store imports nothing above it, not even inside a function, is
-``tests/test_layout.py``'s rule for every floor.)"""
+``tests/project/test_layout.py``'s rule for every floor.)"""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ from pathlib import Path
 import citekit.store
 from citekit import log
 from citekit.store import Log
-
-from ..test_store import body, chat_answer
+from tests.store.test_log import body, chat_answer
 
 STORE = Path(citekit.store.__file__).parent
 

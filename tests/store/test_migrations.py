@@ -18,8 +18,7 @@ import citekit as ck
 from citekit import log
 from citekit.store import Log, LogWarning, schema
 from citekit.store.migrations import MIGRATIONS, SCHEMA_VERSION, migrate
-
-from ..test_store import CHAT, body, chat_answer
+from tests.store.test_log import CHAT, body, chat_answer
 
 OLD_LOGS = Path(__file__).parent / "old_logs"
 LAYOUTS = sorted(path.stem for path in OLD_LOGS.glob("*.sql"))

@@ -14,8 +14,7 @@ import citekit as ck
 from citekit import log
 from citekit.core.errors import ServerError
 from citekit.store import Log, LogSelection
-
-from ..test_store import body, chat_answer
+from tests.store.test_log import body, chat_answer
 
 
 def test_filters(monkeypatch: pytest.MonkeyPatch) -> None:

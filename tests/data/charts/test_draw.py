@@ -147,7 +147,9 @@ TWO_LANGUAGES = [
 ]
 
 
-@pytest.mark.parametrize("load", [sources_frame, citations_frame, list], ids=repr)
+@pytest.mark.parametrize(
+    "load", [sources_frame, citations_frame, list], ids=lambda load: load.__name__
+)
 def test_one_work_in_two_languages_is_one_bar(load: Any) -> None:
     """A sources frame, a citations frame and the answers themselves chart alike."""
     source = load(TWO_LANGUAGES)
@@ -515,7 +517,9 @@ def source_rows_columns() -> list[str]:
 
 
 @pytest.mark.skipif(not (SAMPLES / "magisterium").is_dir(), reason="sample_data is not present")
-@pytest.mark.parametrize("load", [sources_frame, citations_frame], ids=repr)
+@pytest.mark.parametrize(
+    "load", [sources_frame, citations_frame], ids=lambda load: getattr(load, "__name__", repr(load))
+)
 def test_samples_show_pope_francis_once(load: Any) -> None:
     """The notebook's call (a citations frame) and a sources frame both merge his names."""
     frame = load(SAMPLES)

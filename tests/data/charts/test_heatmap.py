@@ -7,8 +7,7 @@ import polars as pl
 from citekit import charts, cocitation_frame
 from citekit.data.charts.tables import MAX_WORKS
 from citekit.data.corpus.cocitation import COCITATION_SCHEMA
-
-from ..corpus.test_cocitation import THREE, cited, render_png
+from tests.data.corpus.test_cocitation import THREE, cited, render_png
 
 
 def test_no_pairs_give_an_empty_typed_frame_and_a_chart_that_says_so() -> None:

@@ -19,8 +19,7 @@ from citekit.text.reader import read
 from citekit.text.sentences import sentences
 from citekit.wire.maritaca import link_citations
 from tests.budget import examples
-
-from ...conftest import SECRET, sample_records
+from tests.conftest import SECRET, sample_records
 
 MAGISTERIUM = {stem: rec for stem, rec in sample_records("magisterium")}
 

@@ -349,6 +349,7 @@ ROWS = st.lists(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(150), deadline=None)
 @given(rows=ROWS, seed=st.randoms(use_true_random=False))
 def test_identity_is_a_function_of_the_row_not_of_its_neighbours_order(rows, seed) -> None:  # type: ignore[no-untyped-def]

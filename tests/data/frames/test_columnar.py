@@ -28,9 +28,8 @@ from citekit.text import reader
 from citekit.text.reader import numbers, read
 from citekit.text.source_map import normalise
 from tests.budget import examples
-
-from ...conftest import sample_records
-from ...test_text_reader import _PIECES
+from tests.conftest import sample_records
+from tests.text.test_reader import _PIECES
 
 FRAMES: dict[str, Callable[..., pl.DataFrame]] = {
     "citations": ck.citations_frame,

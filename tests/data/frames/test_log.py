@@ -27,9 +27,8 @@ from citekit.store.encode import PACK_FROM
 from citekit.store.schema import SCHEMA_VERSION
 from citekit.testing import ProviderServer
 from tests.budget import examples
-
-from ...conftest import SECRET, sample_records
-from ...test_clients import ask_magisterium, maritaca_options, streams
+from tests.conftest import SECRET, sample_records
+from tests.providers.test_clients import ask_magisterium, maritaca_options, streams
 
 MAG = sample_records("magisterium")
 MAR = sample_records("maritaca")

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from .scoring import (
+from tests.data.identity.scoring import (
     FIXTURE,
     FIXTURE_SCHEMA,
     Errors,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from .scoring import errors, identified, load_fixture, quality
+from tests.data.identity.scoring import errors, identified, load_fixture, quality
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,188 @@
+"""GPTBots stream events as documented: FlowOutput lists, citations, tools, thoughts, audio."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import citekit as ck
+from citekit.testing import ProviderServer
+from citekit.wire.gptbots import GPTBotsAccumulator
+from tests.budget import examples
+from tests.conftest import SAMPLES, SECRET, sample_records
+
+INFO = {"code": 11, "message": "MessageInfo", "data": {"message_id": "m1", "conversation_id": "c"}}
+END = {"code": 0, "message": "End", "data": None}
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+def text(data: str) -> dict[str, Any]:
+    return {"code": 3, "message": "Text", "data": data}
+
+
+def streamed(*events: dict[str, Any]) -> ck.Answer:
+    return ck.parse_chunks([INFO, *events, END], provider="gptbots", question="q")
+
+
+def rebuilt(answer: ck.Answer) -> ck.Answer:
+    return ck.parse_response(answer.raw, provider="gptbots", question="q")
+
+
+def test_flow_output_list_rebuilds_the_same_text() -> None:
+    flow = {
+        "code": 10,
+        "message": "FlowOutput",
+        "data": [{"content": "Hello world", "branch": "1", "from_component_name": "LLM"}],
+        "componentId": "c0ffee",
+    }
+    answer = streamed(text("Hello "), text("world"), flow)
+    assert answer.text == "Hello world" and answer.outputs == ("Hello world",)
+    again = rebuilt(answer)
+    assert (again.text, again.outputs, again.id) == (answer.text, answer.outputs, answer.id)
+    assert answer.raw["output"][0]["component_id"] == "c0ffee"
+    assert answer.raw["output"][0]["from_component_name"] == "LLM"
+
+
+def test_flow_output_old_dict_is_still_read() -> None:
+    flow = {"code": 10, "message": "FlowOutput", "data": {"content": {"text": "Hi"}}}
+    answer = streamed(text("Hi"), flow)
+    assert answer.outputs == ("Hi",) and rebuilt(answer).text == "Hi"
+
+
+def test_several_flow_output_components() -> None:
+    flows = [
+        {
+            "code": 10,
+            "message": "FlowOutput",
+            "data": [{"content": t, "branch": b, "from_component_name": "n"}],
+            "componentId": b,
+        }
+        for t, b in (("One", "1"), ("Two", "2"))
+    ]
+    answer = streamed(text("One"), flows[0], text("\n\nTwo"), flows[1])
+    assert answer.outputs == ("One", "Two") and rebuilt(answer).outputs == ("One", "Two")
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(code=st.sampled_from([10, 20, 83, 5, 6, 39, 41, 4, 11]), data=json_values, extra=json_values)
+def test_any_json_in_a_known_event_never_crashes(code: int, data: Any, extra: Any) -> None:
+    acc = GPTBotsAccumulator(question="q")
+    acc.feed(INFO)
+    acc.feed({"code": code, "message": "x", "data": data, "componentId": extra})
+    acc.feed(text("ok"))
+    acc.feed(END)
+    answer = acc.answer()
+    assert isinstance(answer.text, str)
+    rebuilt(answer)  # the raw reply it keeps is readable again
+
+
+# -- samples: a thought with a tool call, and a voice answer -----------------------------------
+def sample_with(code: int) -> tuple[str, dict[str, Any]]:
+    for stem, rec in sample_records("gptbots"):
+        lines = (SAMPLES / "gptbots" / f"{stem}.jsonl").read_text(encoding="utf-8").splitlines()
+        if any(json.loads(line)["code"] == code for line in lines):
+            return stem, rec
+    raise AssertionError(f"no GPTBots sample streams code {code}")
+
+
+@pytest.fixture()
+def gb(server: ProviderServer) -> ck.GPTBots:
+    return ck.GPTBots(api_key=SECRET, base_url=server.base_url("gptbots"))
+
+
+def test_thoughts_stay_apart_from_the_text(gb: ck.GPTBots) -> None:
+    _, rec = sample_with(41)
+    streamed = gb.ask(rec["question"], stream=True, display=False, references=False)
+    blocking = gb.ask(rec["question"], references=False)
+    assert len(streamed.thoughts) == 1 and streamed.thoughts[0].startswith("The customer")
+    assert streamed.thoughts[0] not in streamed.text
+    assert streamed.text == blocking.text == rec["message"]["output"][0]["content"]["text"]
+    assert blocking.thoughts == ()  # GPTBots documents thoughts in streams only
+    assert rebuilt(streamed).thoughts == streamed.thoughts
+
+
+def test_consecutive_thought_events_are_one_thought() -> None:
+    think = [{"code": 41, "message": "Thought", "data": d} for d in ("Let me ", "check.")]
+    answer = streamed(*think, text("Done."), {"code": 41, "message": "Thought", "data": "Again"})
+    assert answer.thoughts == ("Let me check.", "Again") and answer.text == "Done."
+
+
+def test_tool_call_events_are_kept_in_raw(gb: ck.GPTBots) -> None:
+    _, rec = sample_with(5)
+    answer = gb.ask(rec["question"], stream=True, display=False, references=False)
+    tools = answer.raw["tool_events"]
+    assert [e["code"] for e in tools] == [5, 6]
+    assert tools[0]["data"]["name"] == "get_order_status"
+    assert answer.tool_calls == () and "get_order_status" not in answer.text
+    assert "unknown_events" not in answer.raw
+
+
+def test_a_voice_answer_is_its_transcript(gb: ck.GPTBots) -> None:
+    _, rec = sample_with(39)
+    clips = rec["message"]["output"][0]["content"]["audio"]
+    transcript = "".join(c["transcript"] for c in clips)
+    with gb.stream(rec["question"], references=False) as s:
+        live = "".join(s.text_deltas())
+    streamed = s.answer
+    blocking = gb.ask(rec["question"], references=False)
+    assert streamed is not None and live == transcript
+    assert streamed.text == blocking.text == transcript
+    assert streamed.outputs == blocking.outputs == (transcript,)
+    assert [a["audioAnswer"] for a in streamed.raw["audio"]] == [c["audio"] for c in clips]
+    assert rebuilt(streamed).text == transcript
+
+
+def test_text_wins_over_transcripts_when_both_come() -> None:
+    audio = {"code": 39, "message": "Audio", "data": {"audioAnswer": "u", "transcript": "Hi"}}
+    assert streamed(text("Hello"), audio).text == "Hello"
+    assert streamed(audio).text == "Hi"
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(content=json_values, thoughts=json_values, next_question=json_values, output=json_values)
+def test_any_json_in_a_blocking_reply_never_crashes(
+    content: Any, thoughts: Any, next_question: Any, output: Any
+) -> None:
+    for items in ([{"content": content}], [{"content": {"text": "", "audio": content}}], output):
+        reply = {
+            "message_id": "m1",
+            "output": items,
+            "thoughts": thoughts,
+            "next_question": next_question,
+        }
+        try:
+            answer = ck.parse_response(reply, provider="gptbots")
+        except ck.ResponseFormatError:
+            continue
+        assert isinstance(answer.text, str)
+        assert all(isinstance(t, str) for t in (*answer.thoughts, *answer.related_questions))
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(junk=json_values)
+def test_an_event_without_a_code_is_kept_and_skipped(junk: Any) -> None:
+    # A keep-alive ({"event": "ping"}) or any JSON value without an integer code among the
+    # events never costs the answer; a code written as a digit string is still read.
+    if isinstance(junk, dict) and "code" in junk:
+        junk = {k: v for k, v in junk.items() if k != "code"}
+    answer = streamed(text("Hello"), junk, {"code": "3", "data": " world"})
+    assert answer.text == "Hello world"
+    assert rebuilt(answer).text == "Hello world"
+
+
+def test_nan_custom_variable_is_refused_before_any_request(
+    server: ProviderServer, gb: ck.GPTBots
+) -> None:
+    before = len(server.requests)
+    with pytest.raises(ValueError, match="custom_variables"):
+        gb.ask("Why was the Great Wall built?", custom_variables={"a": float("nan")})
+    assert len(server.requests) == before
