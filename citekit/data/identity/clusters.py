@@ -18,7 +18,8 @@
    page) join rows;
 5. the same title (``work_title``, then ``title_key``) by the same author, in years no more
    than ``YEAR_WINDOW`` apart, is one work, unless the title is one many documents share
-   (``GENERIC_TITLES``: "Homily", "General Audience", "Message"); a row without author joins
+   (``GENERIC_TITLES``: "Homily", "General Audience", "Message"; "Homily 2" and "Sermon 169"
+   keep their number, ``keys.names_which``); a row without author joins
    the one author who has that title; titles by one author that differ only slightly
    (rapidfuzz ratio ``FUZZY_RATIO`` or more: typos, transliterations) join within the same
    year window; each title is scored against its neighbours in three sort orders
@@ -181,10 +182,7 @@ def _cluster(
     by_title: dict[tuple[str | None, str], list[int]] = defaultdict(list)
     for i, (title, author, year, url, data_id, count) in enumerate(rows):
         wt = work_title(title)
-        tkey = title_key(wt)
-        if tkey in GENERIC_TITLES and title_key(title) != tkey:
-            # "Homily 2" is not "Homily": the number tells generic titles apart.
-            wt, tkey = (title or "").strip(), title_key(title)
+        tkey = title_key(wt)  # "Homily 2" is not "Homily": work_title keeps the number
         plain = _plain(work_url(url))
         aid = _author_id(author, table) or table.author_of_site(plain)
         titles.append(wt)

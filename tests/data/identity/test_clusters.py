@@ -21,6 +21,7 @@ from citekit.data.identity.clusters import (
     near_titles,
 )
 from tests.budget import examples
+from tests.data.identity.numbered import numbered_titles
 
 _SYLLABLES = ["ka", "lo", "mi", "ra", "te", "su", "no", "vi", "de", "pa", "xo", "ri", "ba"]
 
@@ -110,3 +111,26 @@ def test_identify_joins_a_typo_of_one_authors_title_among_many() -> None:
     ids = identify(frame)["work_id"].to_list()
     assert ids[-1] == ids[1234]
     assert len(set(ids)) == len(titles)
+
+
+@settings(max_examples=examples(200))
+@given(
+    titles=numbered_titles(),
+    author=st.sampled_from(["Augustine of Hippo", "Jerome", "Jane Q. Writer", None]),
+)
+def test_numbered_works_with_two_numbers_are_never_one_work(
+    titles: tuple[str, str, str], author: str | None
+) -> None:
+    frame = pl.DataFrame(
+        {
+            "document_title": list(titles),
+            "document_author": author,
+            "year": 410,
+            "source_url": None,
+            "data_id": None,
+        },
+        schema_overrides={"document_author": pl.String, "source_url": pl.String},
+    )
+    one, other, again = identify(frame)["work_id"].to_list()
+    assert one != other, titles
+    assert one == again, titles

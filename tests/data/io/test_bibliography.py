@@ -10,8 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citekit import Answer, Citation
+from citekit.data.identity.keys import work_title
 from citekit.data.io.bibliography import _Keys, bibtex, documents_by_work
 from tests.budget import examples
+from tests.data.identity.numbered import numbered_titles
 
 
 def _assign(bases: list[str]) -> tuple[list[str], int]:
@@ -62,3 +64,23 @@ def test_one_work_cited_at_forty_thousand_places_keeps_each_once_in_order() -> N
     assert doc.places == places
     assert doc.providers == ["magisterium"]
     assert bibtex(_cited_at(places[:3])).count("@misc") == 1
+
+
+@settings(max_examples=examples(100))
+@given(titles=numbered_titles())
+def test_numbered_works_with_two_numbers_are_two_entries(titles: tuple[str, str, str]) -> None:
+    one, other, _ = titles
+    answer = Answer(
+        provider="magisterium",
+        text="See [^1].",
+        citations=tuple(
+            Citation("...", 0, document_title=t, document_author="Augustine of Hippo")
+            for t in titles
+        ),
+    )
+    docs = documents_by_work(answer)
+    assert len(docs) == 2, [d.title for d in docs]
+    assert len({d.key for d in docs}) == 2
+    assert bibtex(answer).count("@misc") == 2
+    # Each entry's title keeps the number that says which work it is.
+    assert [work_title(d.title or "") for d in docs] == [work_title(one), work_title(other)]
