@@ -18,10 +18,12 @@
    page) join rows;
 5. the same title (``work_title``, then ``title_key``) by the same author, in years no more
    than ``YEAR_WINDOW`` apart, is one work, unless the title is one many documents share
-   (``GENERIC_TITLES``: "Homily", "General Audience", "Message"); a row without author joins
+   (``GENERIC_TITLES``: "Homily", "General Audience", "Message"; "Homily 2" and "Sermon 169"
+   keep their number, ``keys.names_which``); a row without author joins
    the one author who has that title; titles by one author that differ only slightly
    (rapidfuzz ratio ``FUZZY_RATIO`` or more: typos, transliterations) join within the same
-   year window.
+   year window; each title is scored against its neighbours in three sort orders
+   (``candidate_pairs``), so an author with K titles costs O(K log K), not K x K.
 
 Authors are one person when the alias table names them alike, else when ``author_key`` (case,
 accents, honorifics and "Surname, Name" order apart) is the same. Identity is computed once per
@@ -36,7 +38,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Final, overload
 
 import polars as pl
@@ -180,10 +182,7 @@ def _cluster(
     by_title: dict[tuple[str | None, str], list[int]] = defaultdict(list)
     for i, (title, author, year, url, data_id, count) in enumerate(rows):
         wt = work_title(title)
-        tkey = title_key(wt)
-        if tkey in GENERIC_TITLES and title_key(title) != tkey:
-            # "Homily 2" is not "Homily": the number tells generic titles apart.
-            wt, tkey = (title or "").strip(), title_key(title)
+        tkey = title_key(wt)  # "Homily 2" is not "Homily": work_title keeps the number
         plain = _plain(work_url(url))
         aid = _author_id(author, table) or table.author_of_site(plain)
         titles.append(wt)
@@ -426,17 +425,50 @@ def _join_near_titles(chains: _Chains, sets: _Rows) -> None:
     for aid, tkey in chains:
         if aid is not None:
             titles_of[aid].append(tkey)
-    crowded = {aid: keys for aid, keys in titles_of.items() if len(keys) > 1}
-    if not crowded:
-        return
-    from rapidfuzz import fuzz, process
-
-    for aid, keys in crowded.items():
-        scores = process.cdist(keys, keys, scorer=fuzz.ratio, score_cutoff=FUZZY_RATIO)
-        for i, j in zip(*scores.nonzero(), strict=True):
-            if i >= j or _NUMBERS.findall(keys[i]) != _NUMBERS.findall(keys[j]):
-                continue  # "50th Message" and "51st Message" are two
+    for aid, keys in titles_of.items():
+        for i, j in near_titles(keys):
             for a in chains[(aid, keys[i])]:
                 for b in chains[(aid, keys[j])]:
                     if _fits(a, b):
                         sets.union(a[2], b[2])
+
+
+#: How many neighbours in each order a title is compared with (see ``candidate_pairs``).
+NEAR_WINDOW: Final = 12
+
+
+def candidate_pairs(keys: Sequence[str]) -> Iterator[tuple[int, int]]:
+    """The pairs ``(i, j)``, ``i < j``, of ``keys`` worth scoring for a near title: titles with
+    the same numbers ("50th Message" and "51st Message" are two), and of those each with its
+    ``NEAR_WINDOW`` next ones in three orders (of the letters, of the letters read backwards,
+    of the words): a typo or a transliteration leaves two titles near in at least one order.
+    About ``3 * NEAR_WINDOW`` pairs per title, so one author with K titles costs O(K log K),
+    not the K x K of scoring every pair; an author with a few titles has every pair scored."""
+    by_numbers: dict[tuple[str, ...], list[int]] = defaultdict(list)
+    for i, key in enumerate(keys):
+        by_numbers[tuple(_NUMBERS.findall(key))].append(i)
+    for members in by_numbers.values():
+        seen: set[tuple[int, int]] = set()
+        for order in (
+            sorted(members, key=lambda m: keys[m]),
+            sorted(members, key=lambda m: keys[m][::-1]),
+            sorted(members, key=lambda m: sorted(keys[m].split())),
+        ):
+            for at, i in enumerate(order):
+                for j in order[at + 1 : at + 1 + NEAR_WINDOW]:
+                    pair = (i, j) if i < j else (j, i)
+                    if pair not in seen:
+                        seen.add(pair)
+                        yield pair
+
+
+def near_titles(keys: Sequence[str]) -> Iterator[tuple[int, int]]:
+    """The pairs of ``candidate_pairs(keys)`` whose rapidfuzz ratio is ``FUZZY_RATIO`` or
+    more."""
+    if len(keys) < 2:
+        return
+    from rapidfuzz import fuzz
+
+    for i, j in candidate_pairs(keys):
+        if fuzz.ratio(keys[i], keys[j], score_cutoff=FUZZY_RATIO):
+            yield i, j

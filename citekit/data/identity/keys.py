@@ -26,18 +26,22 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Final
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
 __all__ = [
     "GENERIC_TITLES",
+    "NUMBERED_PARTS",
+    "NUMBERED_WORKS",
     "author_key",
     "canonical_url",
     "content_key",
     "file_title",
     "genre_free_key",
     "is_locator",
+    "names_which",
     "title_key",
     "title_parts",
     "url_language",
@@ -231,21 +235,77 @@ def title_parts(title: str | None) -> tuple[str, str]:
     return title[: found.start()].strip(), title[found.end() :].strip()
 
 
+#: Words a number after names which work, wherever they stand: "Sermon 169" and "Sermon 241"
+#: of Augustine, "Epistle 22" of Jerome, "Psalm 23", "Homily 2", "General Audience 12", in
+#: the languages of the alias table (as ``title_key`` reads them: "Sermão" is "sermao").
+NUMBERED_WORKS: Final = frozenset(
+    {"sermon", "sermo", "sermone", "sermao", "serm", "predigt", "homily", "homilia", "omelia"}
+    | {"homelie", "homilie", "hom", "letter", "epistle", "epistola", "epistula", "lettera"}
+    | {"carta", "lettre", "epitre", "brief", "ep", "epist", "psalm", "psalmus", "salmo"}
+    | {"psaume", "ps", "audience", "audiencia", "udienza", "audienz", "generalaudienz"}
+    | {"audientia", "catechesis", "catequese", "catequesis", "catechesi", "catechese"}
+    | {"katechese", "address", "discourse", "discurso", "discorso", "discours", "ansprache"}
+    | {"oratio", "oration", "speech", "message", "mensagem", "mensaje", "messaggio", "botschaft"}
+    | {"nuntius", "tractate", "tractatus", "trattato", "tratado", "traite", "traktat", "hymn"}
+    | {"hymnus", "inno", "hino", "himno", "hymne", "interview", "entrevista", "intervista"}
+)
+#: Words a number after names which work when they open the title ("Question 94", "Canon
+#: 915", "Chapter 3"); after another title they say where in it ("Summa Theologiae, q. 94").
+NUMBERED_PARTS: Final = frozenset(
+    {"question", "quaestio", "questao", "cuestion", "questione", "frage", "article"}
+    | {"articulus", "artigo", "articulo", "articolo", "artikel", "chapter", "caput"}
+    | {"capitulum", "capitolo", "capitulo", "chapitre", "kapitel", "canon", "canone", "kanon"}
+    | {"book", "liber", "livro", "libro", "livre", "buch"}
+)
+
+
+def names_which(words: Sequence[str], at: int) -> bool:
+    """Whether the number ``words[at]`` of a title names which work rather than a place in it:
+    the word before it names a numbered work ("Sermon 169"), or a numbered part that opens
+    the title ("Question 94"). The one rule ``work_title`` keeps such numbers by."""
+    if at < 1:
+        return False
+    before = title_key(words[at - 1])
+    opens = at == 1 or (at == 2 and title_key(words[0]) in _ARTICLES)  # "The Question 94"
+    return before in NUMBERED_WORKS or (opens and before in NUMBERED_PARTS)
+
+
+_FIRST_NUMBER: Final = re.compile(r"(?<!\w)\d+(?!\w)")
+
+
 @lru_cache(maxsize=1 << 16)  # titles repeat across sources: each is read once
 def work_title(title: str | None) -> str:
     """The title of the work ``title`` cites: without a trailing place in it ("Summa
-    Theologiae, I-II, q. 94" -> "Summa Theologiae"; "Catechism of the Catholic Church 1934"
+    Theologiae, I-II, q. 94" -> "Summa Theologiae"; "Catechism of the Catholic Church 2427"
     -> "Catechism of the Catholic Church"). Other subtitles are kept: "Laborem Exercens: A
-    Commentary" is its own work."""
+    Commentary" is its own work; so is a number that names which work (``names_which``):
+    "Sermon 169, 3" -> "Sermon 169", "Psalm, 23" -> "Psalm 23"."""
     if not title or not isinstance(title, str):
         return ""
-    head, rest = title_parts(title)
-    if rest and is_locator(rest):
+    title = title.strip()
+    # The first separator after which only a place follows: "Augustine, Sermon 169 (3)".
+    cut = next(
+        (s for s in _SPLIT.finditer(title) if s.start() > 0 and is_locator(title[s.end() :])),
+        None,
+    )
+    if cut is not None:
+        head, rest = title[: cut.start()].strip(), title[cut.end() :]
         title = head
+        # "Sermo, 169, 3": the first number after the head says which sermon.
+        found = _FIRST_NUMBER.search(rest)
+        number = found.group(0) if found else None
+        words = head.split()
+        if number is not None and names_which([*words, number], len(words)):
+            title = f"{head} {number}"
     words = title.split()
     # A bare trailing paragraph number ("Catechism of the Catholic Church 1934"), not a year
     # ("Message for the World Day of Peace 2015" is not the 2020 one).
-    while len(words) > 1 and words[-1].isdecimal() and not 1000 <= int(words[-1]) <= 2100:
+    while (
+        len(words) > 1
+        and words[-1].isdecimal()
+        and not 1000 <= int(words[-1]) <= 2100
+        and not names_which(words, len(words) - 1)
+    ):
         words.pop()
     return " ".join(words).strip(" ,;:.-\u2013\u2014")
 

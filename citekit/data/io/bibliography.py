@@ -73,9 +73,11 @@ class _Work:
     titles: list[str] = field(default_factory=list)
     years: Counter[str] = field(default_factory=Counter)
     urls: Counter[tuple[str, str]] = field(default_factory=Counter)
-    places: list[str] = field(default_factory=list)
-    chunks: list[str] = field(default_factory=list)
-    providers: list[str] = field(default_factory=list)
+    # Dicts as ordered sets: a work cited at 40,000 places tests each place once, not 40,000
+    # times.
+    places: dict[str, None] = field(default_factory=dict)
+    chunks: dict[str, None] = field(default_factory=dict)
+    providers: dict[str, None] = field(default_factory=dict)
 
 
 def documents_by_work(
@@ -120,12 +122,11 @@ def documents_by_work(
         place, places = (
             (row["data_id"], work.chunks) if chunk else (row["document_reference"], work.places)
         )
-        if place and place not in places:
-            places.append(place)
-        if row["provider"] not in work.providers:
-            work.providers.append(row["provider"])
+        if place:
+            places[place] = None
+        work.providers[row["provider"]] = None
 
-    keys: set[str] = set()
+    keys = _Keys()
     out = []
     for (how, *_), work in found.items():
         first = work.first
@@ -139,15 +140,15 @@ def documents_by_work(
             wid, title, author = None, first["document_title"], first["document_author"]
             author_id, year = first["author_id"], first["document_year"]
         doc = Document(
-            key=_unique(_bib_key(author, year, title), keys),
+            key=keys.unique(_bib_key(author, year, title)),
             title=title,
             author=author,
             year=year,
             url=_most_cited_url(work.urls),
             kind=first["kind"],
-            places=work.places,
-            providers=work.providers,
-            chunks=work.chunks,
+            places=list(work.places),
+            providers=list(work.providers),
+            chunks=list(work.chunks),
             work_id=wid,
             author_id=author_id,
         )
@@ -214,13 +215,31 @@ def _bib_key(author: str | None, year: str | None, title: str | None) -> str:
     return (names[0] if names else "anon") + when + "".join(words)
 
 
-def _unique(key: str, taken: set[str]) -> str:
-    candidate, n = key, 0
-    while candidate in taken:
-        candidate = key + chr(ord("a") + n % 26) + ("" if n < 26 else str(n // 26))
-        n += 1
-    taken.add(candidate)
-    return candidate
+class _Keys:
+    """BibTeX keys made unique: a key taken gets the next free suffix of its base ("a" to
+    "z", then "a1"...). Each base remembers the next suffix it will try, so ``n`` entries of
+    one base try about ``n`` candidates in all, not ``n`` squared; ``tried`` counts them."""
+
+    def __init__(self) -> None:
+        self.taken: set[str] = set()
+        self.next_suffix: dict[str, int] = {}
+        self.tried = 0
+
+    def unique(self, key: str) -> str:
+        n = self.next_suffix.get(key, -1)
+        candidate = key if n < 0 else _suffixed(key, n)
+        self.tried += 1
+        while candidate in self.taken:  # a suffixed key may be another base's key
+            n += 1
+            candidate = _suffixed(key, n)
+            self.tried += 1
+        self.next_suffix[key] = n + 1
+        self.taken.add(candidate)
+        return candidate
+
+
+def _suffixed(key: str, n: int) -> str:
+    return key + chr(ord("a") + n % 26) + ("" if n < 26 else str(n // 26))
 
 
 _LATEX = {

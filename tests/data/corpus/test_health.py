@@ -20,6 +20,7 @@ from citekit.text.sentences import sentences
 from citekit.wire.maritaca import link_citations
 from tests.budget import examples
 from tests.conftest import SECRET, sample_records
+from tests.data.identity.numbered import numbered_titles
 
 MAGISTERIUM = {stem: rec for stem, rec in sample_records("magisterium")}
 
@@ -276,3 +277,19 @@ def test_a_maritaca_answer_with_its_links_as_sources_never_has_unmarked_ones(tex
     assert got["unmarked"] == []
     assert got["sources"] == len(answer.citations)
     assert got["coverage"] is None or 0 <= got["coverage"] <= 1
+
+
+@settings(max_examples=examples(100))
+@given(titles=numbered_titles())
+def test_numbered_works_with_two_numbers_are_never_the_same_work(
+    titles: tuple[str, str, str],
+) -> None:
+    answer = ck.Answer(
+        provider="magisterium",
+        text="One.[^1] Two.[^2] Three.[^3]",
+        citations=tuple(cite(i, t, "Augustine of Hippo") for i, t in enumerate(titles, 1)),
+    )
+    got = row(ck.health_frame(answer), 0)
+    # Only the first and the third, of one number, are one work cited under two markers.
+    assert got["n_same_work"] == 1, (titles, got["same_work"])
+    assert got["same_work"][0].endswith("[1, 3]")

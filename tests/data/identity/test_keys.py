@@ -6,8 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citekit.data.identity.keys import canonical_url, title_key, work_url
+from citekit.data.identity.keys import canonical_url, title_key, work_title, work_url
 from tests.budget import examples
+from tests.data.identity.numbered import WRITTEN, numbered_titles
 
 HOSTS = st.sampled_from(["example.org", "vatican.va", "pt.wikipedia.org", "a-b.example.com"])
 SEGMENT = st.text("abcdefghijklmnopqrstuvwxyz0123456789-_.%~", min_size=1, max_size=12)
@@ -172,3 +173,25 @@ def test_a_title_ending_in_a_digit_that_is_not_decimal_is_read() -> None:
 
     assert work_title("0\r¹") == "0 ¹"
     assert work_title("Catechism of the Catholic Church 2428") == "Catechism of the Catholic Church"
+
+
+@settings(max_examples=examples(300))
+@given(titles=numbered_titles())
+def test_a_number_that_names_which_work_is_part_of_its_key(titles: tuple[str, str, str]) -> None:
+    one, other, again = (title_key(work_title(t)) for t in titles)
+    assert one != other, titles
+    assert one == again, titles
+
+
+def test_a_place_after_a_works_title_is_not_part_of_its_key() -> None:
+    # The same words after a title say where in it: "Summa Theologiae, q. 94" is the Summa.
+    for title in ("Summa Theologiae, I-II, q. 94", "Summa Theologiae, Question 94, Article 2"):
+        assert work_title(title) == "Summa Theologiae"
+    assert work_title("Catechism of the Catholic Church 2427") == "Catechism of the Catholic Church"
+    assert work_title("Confessions, Book 10") == "Confessions"
+    assert [work_title(t) for t in ("Sermon 169, 3", "Psalm, 23:1", "Question 94, a. 2")] == [
+        "Sermon 169",
+        "Psalm 23",
+        "Question 94",
+    ]
+    assert all(title_key(WRITTEN[word]) == word for word in WRITTEN)
