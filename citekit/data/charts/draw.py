@@ -453,7 +453,8 @@ def cocitation(co: pl.DataFrame | Source, *, top: int = 15) -> alt.LayerChart:
     Parameters
     ----------
     co
-        A ``cocitation_frame``, or anything it accepts (answers, a ``sources_frame``).
+        A ``cocitation_frame``, or anything it accepts (answers, a ``sources_frame``): then
+        only the pairs of the works shown are built (``cocitation_frame(..., top=)``).
     top
         How many works to show (at most 70).
 

@@ -20,7 +20,7 @@ from typing import Final, NamedTuple
 
 import polars as pl
 
-from ..corpus.cocitation import cocitation_frame
+from ..corpus.cocitation import cocited
 from ..corpus.works import works_frame
 from ..frames import Source
 from .parts import (
@@ -363,25 +363,29 @@ def score_bins(
 def cocitation_cells(co: pl.DataFrame | Source, *, top: int = 15) -> Cells | None:
     """The rows of ``charts.cocitation``: the ``top`` works cited by the most answers
     (at most ``MAX_WORKS``), a cell per pair of them cited together (both ways round) and the
-    diagonal of each work's own answers; ``None`` when no answer cites two works."""
-    if not isinstance(co, pl.DataFrame) or "work_a" not in co.columns:
-        co = cocitation_frame(co)
-    pairs = co.filter(pl.col("work_a") != pl.col("work_b"))
-    if pairs.height == 0:
-        return None
-    works = (
-        pl.concat(
-            [
-                pairs.select(work="work_a", name="name_a", total="answers_a"),
-                pairs.select(work="work_b", name="name_b", total="answers_b"),
-            ]
+    diagonal of each work's own answers; ``None`` when no answer cites two works. Given
+    answers (not a ``cocitation_frame``), only the pairs of the works shown are built."""
+    shown_works = min(max(top, 1), MAX_WORKS)
+    if isinstance(co, pl.DataFrame) and "work_a" in co.columns:
+        pairs = co.filter(pl.col("work_a") != pl.col("work_b"))
+        works = (
+            pl.concat(
+                [
+                    pairs.select(work="work_a", name="name_a", total="answers_a"),
+                    pairs.select(work="work_b", name="name_b", total="answers_b"),
+                ]
+            )
+            .group_by("work")
+            .agg(pl.col("name").first(), pl.col("total").max())
+            .with_columns(name=pl.col("name").fill_null(pl.col("work")))
+            .sort(["total", "name", "work"], descending=[True, False, False])
         )
-        .group_by("work")
-        .agg(pl.col("name").first(), pl.col("total").max())
-        .with_columns(name=pl.col("name").fill_null(pl.col("work")))
-        .sort(["total", "name", "work"], descending=[True, False, False])
-    )
-    shown = works.head(min(max(top, 1), MAX_WORKS)).with_columns(
+        n_works = works.height
+    else:  # only the pairs of the works shown are built
+        pairs, works, n_works, _ = cocited(co, top=shown_works)
+    if n_works == 0:
+        return None
+    shown = works.head(shown_works).with_columns(
         label=shortened(pl.col("name").str.strip_chars(), _LABEL_CHARS)
     )
     shown = shown.with_columns(label=distinct_labels("label", "work"))
@@ -400,6 +404,6 @@ def cocitation_cells(co: pl.DataFrame | Source, *, top: int = 15) -> Cells | Non
     )
     diagonal = side.select(label_a="label", label_b="label", name_a="name", total_a="total")
     n = shown.height
-    shown_of = f"top {n} of {works.height} works" if works.height > n else plural(n, "work")
+    shown_of = f"top {n} of {n_works} works" if n_works > n else plural(n, "work")
     subtitle = f"answers citing both works; grey diagonal: answers citing the work; {shown_of}"
     return Cells(cells, diagonal, shown["label"].to_list(), subtitle)

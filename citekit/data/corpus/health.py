@@ -22,6 +22,7 @@ Which sources a marker points to
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -202,7 +203,8 @@ def _add(columns: dict[str, list[Any]], answer: Answer, facts: _Facts | None) ->
     numbers = set(listed)
     if web:
         spans, linked = _web_spans(text, web)
-        cited = sum(1 for s in found if s.markers or _overlaps(s, spans))
+        cited = sum(1 for s, hit in zip(found, _overlapping(found, spans), strict=True)
+                    if s.markers or hit)  # fmt: skip
         numbers |= {number for number, *_ in web}
         unmarked = sorted({*unmarked, *(n for n, *_ in web if n not in linked)})
     unlisted = sorted(marked - set(listed))
@@ -246,5 +248,25 @@ def _web_spans(
     return spans, linked
 
 
-def _overlaps(sentence: Sentence, spans: list[tuple[int, int]]) -> bool:
-    return any(start < sentence.end and sentence.start < end for start, end in spans)
+def _overlapping(found: Sequence[Sentence], spans: Sequence[tuple[int, int]]) -> list[bool]:
+    """For each sentence, whether a span ``(start, end)`` overlaps it (``start < sentence.end``
+    and ``sentence.start < end``).
+
+    The spans are sorted and merged into disjoint runs once; each sentence then looks up the
+    last run that starts before it ends (a bisection), the only one that can reach it: the
+    work is ``(sentences + spans) x log(spans)``, never ``sentences x spans``."""
+    starts: list[int] = []
+    ends: list[int] = []
+    for start, end in sorted(spans):
+        if ends and start < ends[-1]:  # overlapping runs merge; touching ones stay apart
+            if end > ends[-1]:
+                ends[-1] = end
+        else:
+            starts.append(start)
+            ends.append(end)
+    # The runs are disjoint and sorted, so their ends grow with their starts.
+    out = []
+    for sentence in found:
+        i = bisect_left(starts, sentence.end) - 1
+        out.append(i >= 0 and ends[i] > sentence.start)
+    return out

@@ -142,10 +142,13 @@ class BadLine(ValueError):
         self.line = line
 
 
-def _iter_jsonl(file: Path, caller: str) -> Iterator[Any]:
-    """The JSON values of the lines of ``file``, one at a time (blank lines skipped): a large
-    file is never held whole. A line that is not JSON is a ``ValueError`` (:class:`BadLine`)
-    naming the file and the line's number."""
+def _iter_jsonl(
+    file: Path, caller: str, *, bad: list[str] | None = None
+) -> Iterator[tuple[int, Any]]:
+    """The JSON values of the lines of ``file`` with their line numbers, one at a time (blank
+    lines skipped): a large file is never held whole. A line that is not JSON is a
+    ``ValueError`` (:class:`BadLine`) naming the file and the line's number; with ``bad``,
+    it is noted there (``"line 3"``) and skipped."""
     with file.open("rb") as lines:
         for number, line in enumerate(lines, 1):
             if not line.strip():
@@ -153,16 +156,40 @@ def _iter_jsonl(file: Path, caller: str) -> Iterator[Any]:
             try:
                 value = json.loads(line)
             except (ValueError, RecursionError) as exc:
+                if bad is not None:
+                    bad.append(f"line {number}")
+                    continue
                 raise BadLine(
                     f"{caller}(): line {number} of {file} is not readable JSON "
                     f"({_reason(exc)}); each line of a .jsonl file must hold one JSON value",
                     number,
                 ) from exc
-            yield value
+            yield number, value
 
 
-def _read_jsonl(file: Path, caller: str) -> list[Any]:
-    return list(_iter_jsonl(file, caller))
+def _from_jsonl(
+    file: Path,
+    *,
+    provider: str | None,
+    caller: str,
+    saved: bool,
+    bad: list[str] | None = None,
+) -> Iterator[Answer | References | Saved]:
+    """The answers of a JSON Lines file, read as they are used, line by line: the one route
+    for a file named and for a file in a folder.
+
+    A file named raises at the first line that is not JSON or not an answer. In a folder
+    (``bad`` given), such a line is noted in ``bad`` and skipped, the file's other lines read;
+    a file whose first value is not an answer (a stream recording) gives nothing."""
+    first = True
+    for number, value in _iter_jsonl(file, caller, bad=bad):
+        if bad is not None and not _answers_in(value):
+            if first:
+                return  # not answers: a stream recording, skipped as models.json is
+            bad.append(f"line {number}: not an answer")
+            continue
+        first = False
+        yield from _from_json(value, provider=provider, caller=caller, origin=file, saved=saved)
 
 
 #: The files a directory is read from: one JSON value each, or one per line.
@@ -186,37 +213,35 @@ def _from_path(
             if any(part.startswith(("_", ".")) for part in file.relative_to(path).parts):
                 continue  # build inputs and hidden folders, not answers
             name = str(file.relative_to(path))
-            try:
-                data = (
-                    _read_jsonl(file, caller)
-                    if file.suffix == ".jsonl"
-                    else _read_json(file, caller)
-                )
-            except BadLine as exc:
-                skipped.append(f"{name} (line {exc.line})")
+            if file.suffix == ".jsonl":
+                bad: list[str] = []
+                yield from _from_jsonl(file, provider=provider, caller=caller, saved=saved, bad=bad)
+                skipped.extend(f"{name} ({where})" for where in bad)
                 continue
+            try:
+                data = _read_json(file, caller)
             except ValueError:
                 skipped.append(name)
                 continue
-            if _answers_in(data):  # a .jsonl file of stream events is not answers: skipped
+            if _answers_in(data):
                 yield from _from_json(
                     data, provider=provider, caller=caller, origin=file, saved=saved
                 )
         if skipped:
-            # One broken file does not cost the folder's other answers: named, and skipped.
+            # One broken file or line does not cost the folder's other answers: named, and
+            # skipped.
             shown = ", ".join(skipped[:5]) + (
                 f" and {len(skipped) - 5} more" if len(skipped) > 5 else ""
             )
             warn(
-                f"{caller}(): skipped {len(skipped)} file(s) in {path} that are not "
-                f"readable JSON: {shown}"
+                f"{caller}(): skipped {len(skipped)} file(s) or line(s) in {path} that are "
+                f"not readable JSON answers: {shown}"
             )
         return
     if not path.is_file():
         raise FileNotFoundError(f"{caller}(): no file or directory at {path}")
-    if path.suffix == ".jsonl":  # read as it is used, line by line
-        for value in _iter_jsonl(path, caller):
-            yield from _from_json(value, provider=provider, caller=caller, origin=path, saved=saved)
+    if path.suffix == ".jsonl":
+        yield from _from_jsonl(path, provider=provider, caller=caller, saved=saved)
         return
     data = _read_json(path, caller)
     yield from _from_json(data, provider=provider, caller=caller, origin=path, saved=saved)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import polars as pl
+import pytest
 
 from citekit import charts, cocitation_frame
 from citekit.data.charts.tables import MAX_WORKS
 from citekit.data.corpus.cocitation import COCITATION_SCHEMA
-from tests.data.corpus.test_cocitation import THREE, cited, render_png
+from tests.data.corpus.test_cocitation import THREE, cited, render_png, works_cited
 
 
 def test_no_pairs_give_an_empty_typed_frame_and_a_chart_that_says_so() -> None:
@@ -75,3 +76,14 @@ def test_top_limits_works_and_many_works_drop_the_cell_text() -> None:
 def test_charts_cocitation_takes_answers_directly() -> None:
     direct = charts.cocitation(THREE).to_dict()
     assert direct == charts.cocitation(cocitation_frame(THREE)).to_dict()
+
+
+def test_one_answer_of_five_thousand_works_draws_only_the_pairs_it_shows() -> None:
+    """12.5 million pairs are too many to build (the frame is refused with the count); the
+    heatmap of the same answer builds the 105 pairs of its 15 works and says how many there are."""
+    src = works_cited([list(range(5_000))])
+    with pytest.raises(ValueError, match="12,497,500 pairs"):
+        cocitation_frame(src)
+    chart = charts.cocitation(src)
+    assert chart.layer[0].data.height == 2 * 105  # both halves of the 15 works' pairs
+    assert chart.title.subtitle.endswith("top 15 of 5000 works")

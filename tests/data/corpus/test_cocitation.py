@@ -12,10 +12,14 @@ import altair as alt
 import polars as pl
 import pytest
 import vl_convert
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 from citekit import Answer, Citation, charts, citations_frame, cocitation_frame, sources_frame
-from citekit.data.corpus.cocitation import COCITATION_SCHEMA
+from citekit.data.charts.tables import Cells, cocitation_cells
+from citekit.data.corpus.cocitation import COCITATION_SCHEMA, cocited
+from tests.budget import examples
 
 SAMPLES = Path(__file__).resolve().parents[3] / "sample_data"
 
@@ -105,3 +109,76 @@ def test_samples_agree_with_a_brute_force_count() -> None:
     assert co.filter(pl.col("answers") > pl.min_horizontal("answers_a", "answers_b")).height == 0
     assert co.filter(pl.col("work_a") >= pl.col("work_b")).height == 0
     render_png(charts.cocitation(co))
+
+
+# -- bounded work: pairs built, counted ---------------------------------------------------------
+
+
+def works_cited(per_answer: list[list[int]], *, names: bool = True) -> pl.DataFrame:
+    """A sources frame: answer ``i`` cites the works numbered ``per_answer[i]``."""
+    rows = [(f"a{i}", w) for i, works in enumerate(per_answer) for w in works]
+    return pl.DataFrame(
+        {
+            "provider": ["magisterium"] * len(rows),
+            "answer_id": [a for a, _ in rows],
+            "question": pl.Series([None] * len(rows), dtype=pl.String),
+            "work_id": [f"w-{w:05d}" for _, w in rows],
+            "work": [f"Work {w % 7}" if names else None for _, w in rows],
+        },
+        schema_overrides={"work": pl.String},
+    )
+
+
+@pytest.mark.parametrize("n_works", [200, 800])
+def test_one_answer_of_many_works_builds_each_pair_once(n_works: int) -> None:
+    """One answer citing W works: W(W-1)/2 pairs built, not W x W; with top=15, 105 at any W."""
+    src = works_cited([list(range(n_works)), [0, 1]])
+    everything = cocited(src)
+    assert everything.built == n_works * (n_works - 1) // 2 + 1
+    assert everything.frame.height == n_works * (n_works - 1) // 2
+    assert everything.n_works == n_works
+    shown = cocited(src, top=15)
+    assert shown.built == 15 * 14 // 2 + 1  # the pairs of the top 15, whatever W is
+    assert shown.n_works == n_works and shown.works.height == 15
+    assert shown.works["work"].to_list()[:2] == ["w-00000", "w-00001"]  # cited twice
+    pairs = n_works * (n_works - 1) // 2 + 1
+    with pytest.raises(ValueError, match=f"{pairs:,} pairs.*pass top="):
+        cocitation_frame(src, max_pairs=pairs - 1)
+    assert cocitation_frame(src, max_pairs=pairs).height == pairs - 1
+
+
+@st.composite
+def corpora(draw: st.DrawFn) -> list[list[int]]:
+    n_works = draw(st.integers(1, 12))
+    work = st.integers(0, n_works - 1)
+    return draw(st.lists(st.lists(work, max_size=8), max_size=12))
+
+
+@settings(max_examples=examples(200))
+@given(corpus=corpora(), top=st.integers(0, 14), names=st.booleans())
+def test_top_works_give_the_pairs_of_the_whole_frame(
+    corpus: list[list[int]], top: int, names: bool
+) -> None:
+    """``top=`` pairs only the most cited works, with the counts of the whole frame; the whole
+    frame agrees with a count answer by answer; the heatmap from answers is the heatmap of the
+    whole frame."""
+    src = works_cited(corpus, names=names)
+    whole = cocitation_frame(src)
+    assert {(a, b): n for a, b, n in whole.select("work_a", "work_b", "answers").rows()} == (
+        brute_force(src)
+    )
+    got = cocited(src, top=top)
+    keep = got.works["work"].implode()
+    expected = whole.filter(pl.col("work_a").is_in(keep) & pl.col("work_b").is_in(keep))
+    assert_frame_equal(got.frame, expected)
+    assert got.works.height == min(top, got.n_works)
+    if top:
+        assert _same_cells(cocitation_cells(src, top=top), cocitation_cells(whole, top=top))
+
+
+def _same_cells(a: Cells | None, b: Cells | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    assert_frame_equal(a.cells, b.cells, check_row_order=False)
+    assert_frame_equal(a.diagonal, b.diagonal)
+    return a.order == b.order and a.subtitle == b.subtitle

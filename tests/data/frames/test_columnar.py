@@ -344,14 +344,15 @@ def test_a_bad_line_is_named(tmp_path: Path) -> None:
         ck.citations_frame(lines)
     with pytest.raises(ValueError, match="line 3"):
         ck.answers_frame(str(lines))
-    # in a folder, the broken file is named with its line and skipped; the others are read
+    # in a folder, the broken line is named and skipped; the file's other lines and the other
+    # files are read (the file is streamed as it is read, so nothing read before is dropped)
     folder = tmp_path / "f"
     folder.mkdir()
     (folder / "bad.jsonl").write_bytes(lines.read_bytes())
     (folder / "good.jsonl").write_text(json.dumps(records[2]) + "\n", encoding="utf-8")
     with pytest.warns(UserWarning, match=r"bad\.jsonl \(line 3\)"):
         frame = ck.answers_frame(folder)
-    assert frame["answer_id"].to_list() == ["chatcmpl-2"]
+    assert frame["answer_id"].to_list() == ["chatcmpl-0", "chatcmpl-1", "chatcmpl-2"]
 
 
 def test_a_jsonl_line_that_is_no_answer(tmp_path: Path) -> None:
