@@ -368,7 +368,7 @@ def test_whatever_fills_the_silence_the_call_ends(filler: list[bytes], rule: str
     events' text."""
     import httpx
 
-    from .conftest import sample_stream
+    from tests.conftest import sample_stream
 
     recorded = sample_stream("magisterium", "02_subsidiarity").replace(b"\r\n", b"\n")
     events = recorded.split(b"\n\n")[:3]
