@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
-from .errors import CitekitError
+from .errors import DiskFullError
 
 __all__ = ["DiskFullError", "replacing", "write_bytes", "write_text"]
 
@@ -32,14 +32,6 @@ __all__ = ["DiskFullError", "replacing", "write_bytes", "write_text"]
 _NO_ROOM: Final = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 # polars (and other Rust writers) raise their I/O errors with the errno only in the text.
 _RUST_ERRNO: Final = re.compile(r"\(os error (\d+)\)")
-
-
-class DiskFullError(CitekitError, OSError):
-    """No room to write a file (a full disk or quota, or a file size limit); the file that
-    was there before is as it was. Also an ``OSError``, with the errno met."""
-
-    def __str__(self) -> str:
-        return str(self.strerror)
 
 
 def no_room(exc: BaseException) -> bool:

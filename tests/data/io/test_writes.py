@@ -103,6 +103,38 @@ _CHILD = textwrap.dedent(
             left = sorted(p.name for p in target.parent.iterdir())
             if left != [target.name]:
                 print(name, cut, "left behind:", left)
+    def tree(root):
+        return {p.relative_to(root): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    def export_parquet(path):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            code = main(["log", "export", str(path), "--parquet", "--overwrite"])
+        said = err.getvalue()
+        if code == 1 and said.startswith("citekit: DiskFullError: No room to write"):
+            raise DiskFullError(28, said)
+        raise RuntimeError(f"{code} {said}")
+    datasets = {
+        "to_parquet": lambda p: ck.to_parquet(big, p, overwrite=True, progress=False),
+        "log export --parquet": export_parquet,
+    }
+    for name, write in datasets.items():
+        target = folder / name.replace(" ", "_")
+        ck.to_parquet(small, target, progress=False)
+        good = tree(target)
+        for cut in (70_000, 100_000):
+            resource.setrlimit(resource.RLIMIT_FSIZE, (cut, limit))
+            try:
+                write(target)
+                print(name, cut, "written whole under the limit?")
+            except DiskFullError as exc:
+                if "No room to write" not in str(exc):
+                    print(name, cut, "message:", exc)
+            except BaseException as exc:
+                print(name, cut, "raw:", type(exc).__name__, str(exc)[:300])
+            finally:
+                resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+            if tree(target) != good:
+                print(name, cut, "the dataset changed")
     print("done")
     """
 )
