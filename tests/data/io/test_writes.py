@@ -165,6 +165,8 @@ def test_new_files_follow_the_umask_and_replaced_ones_keep_their_mode(
             ck.export_citations([answer], tmp_path / "c.csv"),
             ck.export_citations([answer], tmp_path / "c.parquet"),
         ]
+        ck.to_parquet([answer], tmp_path / "ds", progress=False)
+        written += [p for p in (tmp_path / "ds").rglob("*") if p.is_file()]
         for path in written:
             assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~mask, path
         os.chmod(written[1], 0o640)
