@@ -13,6 +13,7 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from ..core.files import write_text
 from ..core.names import ENTRIES, ProviderEntry
 from ..model import Answer
 from ..render.text import body_text, source_lines
@@ -337,7 +338,7 @@ def run_demo(path: Path, *, open_browser: bool = False, out: TextIO | None = Non
     sections += [frames_html, _charts_section(frames), _corpus_section(every, comparison)]
     page = html_document("citekit demo: recorded sample answers", "\n".join(sections))
     page = page.replace("</head>", f"<style>{_PAGE_STYLE}</style>\n</head>", 1)
-    path.write_text(page, encoding="utf-8")
+    write_text(path, page)
     out.write(f"\n{len(every)} recorded sample answers (not live). Wrote {path.resolve()}\n")
     if open_browser:
         import webbrowser

@@ -243,12 +243,16 @@ def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
                 from ..data.io.exports import write_csv
 
                 write_csv(frame, path)  # cells that would be formulas are quoted
-            elif suffix == ".parquet":
-                frame.write_parquet(path)
-            elif suffix == ".json":
-                frame.write_json(path)
-            else:  # .jsonl, .ndjson
-                frame.write_ndjson(path)
+            else:
+                from ..core.files import replacing
+
+                with replacing(path) as temporary:  # whole or not at all
+                    if suffix == ".parquet":
+                        frame.write_parquet(temporary)
+                    elif suffix == ".json":
+                        frame.write_json(temporary)
+                    else:  # .jsonl, .ndjson
+                        frame.write_ndjson(temporary)
             out.write(f"Wrote {frame.height} log rows to {path}\n")
             return 0
         from ..data.io.exports import CITATION_SUFFIXES, export_citations

@@ -16,7 +16,8 @@
     │       └── StreamTimeout       ... once a stream began: also a StreamInterrupted
     ├── ResponseFormatError         a body that is not what the protocol promises
     │   └── ResponseTooLargeError   a body or stream line past max_body_bytes / max_line_bytes
-    └── StreamInterrupted           a stream that broke mid-way; ``.answer`` is the partial Answer
+    ├── StreamInterrupted           a stream that broke mid-way; ``.answer`` is the partial Answer
+    └── DiskFullError               no room to write a file (also an OSError); the old file stays
 
 ``CitekitWarning`` is the package's own warning class. Catch ``CitekitError`` for anything
 citekit raises, ``ProviderError`` for a refusal by the provider, or one of its subclasses.
@@ -44,6 +45,7 @@ __all__ = [
     "CitekitError",
     "CitekitWarning",
     "ConfigurationError",
+    "DiskFullError",
     "InsufficientCreditsError",
     "NotFoundError",
     "ProviderError",
@@ -92,6 +94,14 @@ class ConfigurationError(CitekitError, ValueError):
     ...
     citekit.core.errors.ConfigurationError: base_url= has a user name or password before '@' ...
     """
+
+
+class DiskFullError(CitekitError, OSError):
+    """No room to write a file (a full disk or quota, or a file size limit); the file that
+    was there before is as it was. Also an ``OSError``, with the errno met."""
+
+    def __str__(self) -> str:
+        return str(self.strerror)
 
 
 class ProviderError(CitekitError):

@@ -21,6 +21,7 @@ from ..core.fields import (
     opt_text,
     text_or_none,
 )
+from ..core.files import write_bytes
 from ..core.unicode import decode_entities
 
 __all__ = [
@@ -286,7 +287,7 @@ class GeneratedFile:
                     f"{target} exists and holds other bytes: pass overwrite=True to replace it, "
                     "or save to another path"
                 )
-        target.write_bytes(self.data)
+        write_bytes(target, self.data)  # whole or not at all
         return target
 
 

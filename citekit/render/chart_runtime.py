@@ -13,10 +13,11 @@ import functools
 import gzip
 import hashlib
 import os
-import tempfile
 import zlib
 from pathlib import Path
 from typing import Final
+
+from ..core.files import write_text
 
 __all__ = ["runtime_js", "widget_esm"]
 
@@ -58,18 +59,11 @@ def _read_cache(path: Path) -> str | None:
 
 
 def _write_cache(path: Path, packed: str) -> None:
-    """Write ``packed`` whole or not at all: a unique temporary file renamed over ``path``, so
-    processes and threads writing at once, or one stopped half-way, never leave a part."""
-    with contextlib.suppress(OSError):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=path.name, suffix=".part", dir=path.parent)
-        try:
-            with os.fdopen(handle, "w", encoding="ascii") as out:
-                out.write(packed)
-            os.replace(temporary, path)
-        finally:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
+    """Write ``packed`` whole or not at all (``core.files``: a unique temporary file renamed
+    over ``path``), so processes and threads writing at once, or one stopped half-way, never
+    leave a part; a cache that cannot be written is only not kept."""
+    with contextlib.suppress(OSError):  # a DiskFullError too
+        write_text(path, packed)
 
 
 @functools.cache

@@ -499,3 +499,37 @@ def test_ctrl_c_while_streaming_onto_a_terminal_keeps_what_arrived(
     assert final == " ".join(shown[-1].split())  # what arrived stays on the screen, rendered
     row = log.rows()[0]  # and the stream logged what it had read, as partial
     assert row["partial"] and row["text"].startswith(shown[-1])
+
+
+def _no_bigger_than(limit: int) -> None:  # in the child, before it runs: a real file size limit
+    import resource
+    import signal
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # stays ignored across exec: EFBIG instead
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+
+@pytest.mark.slow  # the command in a child process, 3 s each
+@pytest.mark.parametrize("name", ["rows.jsonl", "rows.parquet"])
+def test_log_export_rows_on_a_full_disk_says_so_and_keeps_the_file(
+    tmp_path: Path, name: str
+) -> None:
+    import hashlib
+
+    for i in range(3):  # rows no compression makes small: 3 x 130 KB
+        noise = " ".join(hashlib.sha256(f"{i}-{j}".encode()).hexdigest() for j in range(2000))
+        log.record(Answer(text="Yes.", provider="magisterium", question=noise))
+    log.close()
+    target = tmp_path / name
+    target.write_bytes(b"the export of yesterday")
+    run = subprocess.run(
+        [sys.executable, "-m", "citekit", "log", "export", str(target), "--rows"],
+        capture_output=True, text=True, timeout=60, check=False,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+        preexec_fn=lambda: _no_bigger_than(200_000),
+    )  # fmt: skip
+    assert run.returncode == 1, run.stderr
+    assert run.stderr.startswith(f"citekit: DiskFullError: No room to write {target}")
+    assert "Traceback" not in run.stderr and run.stderr.count("\n") == 1
+    assert target.read_bytes() == b"the export of yesterday"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["home", name]

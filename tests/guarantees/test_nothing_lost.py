@@ -11,8 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import citekit as ck
+from citekit.core.files import replacing
 from citekit.core.unicode import decode_entities, valid_text
-from citekit.data.io.exports import _replacing, export_answer
+from citekit.data.io.exports import export_answer
 from citekit.store import Log, LogWarning
 from tests.budget import examples
 
@@ -78,7 +79,7 @@ def test_a_full_disk_is_reported_as_such(tmp_path: Path) -> None:
 def test_a_failed_write_leaves_the_previous_file_whole(tmp_path: Path) -> None:
     target = tmp_path / "refs.json"
     target.write_text('{"good": true}', encoding="utf-8")
-    with pytest.raises(OSError, match="disk full"), _replacing(target) as temporary:
+    with pytest.raises(OSError, match="disk full"), replacing(target) as temporary:
         temporary.write_text('{"half', encoding="utf-8")
         raise OSError("disk full")
     assert json.loads(target.read_text("utf-8")) == {"good": True}

@@ -5,22 +5,27 @@
 table in its own folder and partitioned the Hive way by provider and month::
 
     folder/
-      answers/provider=magisterium/month=2026-11/part-0.parquet
-      citations/provider=magisterium/month=2026-11/part-0.parquet
-      references/provider=gptbots/month=2026-10/part-0.parquet
-      sources/provider=gptbots/month=undated/part-0.parquet
+      answers/provider=magisterium/month=2026-11/part-<id>.parquet
+      citations/provider=magisterium/month=2026-11/part-<id>.parquet
+      references/provider=gptbots/month=2026-10/part-<id>.parquet
+      sources/provider=gptbots/month=undated/part-<id>.parquet
 
 The month is the answer's ``created`` time in UTC (``"2026-11"``); an answer without a time
 (a streamed GPTBots answer, a hand-built one) and GPTBots knowledge chunks saved without their
 answer go under ``month=undated``. The files hold the frames' columns less ``provider`` (the
 folder names carry it, as Hive, DuckDB and Spark expect); polars writes them, no pyarrow.
+``folder/citekit-dataset.json``, the manifest, names each file, its partition, rows and bytes,
+and the citekit that wrote them: it is what makes the folder a dataset (see
+``citekit.data.io.manifest``).
 
 ``scan_citations(folder)`` (and ``scan_answers``, ``scan_references``, ``scan_sources``)
 return a polars ``LazyFrame`` over a table: the eager frame's schema, in its column order, plus
 ``month`` (``String``, the partition) last, so ``.filter(pl.col("month") >= "2026-10")`` reads
 only those months' files. ``scan.drop("month").collect()`` equals the eager frame up to row
 order. Every ``ck.charts`` function takes such a LazyFrame and collects only its aggregated
-rows, so ten million citations chart in bounded memory.
+rows, so ten million citations chart in bounded memory. A scan reads exactly the files the
+manifest names, the folder's path taken literally (``data[12]`` is no glob) and the partitions
+read from below the dataset only (``runs/month=2026-01/corpus`` is a path, not a partition).
 
 Other engines read the same folders: DuckDB with
 ``read_parquet('folder/citations/**/*.parquet', hive_partitioning = true)``, Spark with
@@ -53,23 +58,24 @@ shape: (3, 2)
 
 from __future__ import annotations
 
+import contextlib
 import os
-import shutil
 import uuid
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
-from urllib.parse import quote
 
 import polars as pl
 
+from ...core.files import replacing
 from ...core.names import REFERENCES_PROVIDER
 from ...model import Answer, References
 from ...render._sources import format_size
 from ..frames.sources import Source, load_answers
+from .manifest import MANIFEST, Part, claim, part_path, read_manifest, remove_parts, write_manifest
 
 if TYPE_CHECKING:
     from ...store.answer_log import Log
@@ -131,9 +137,13 @@ def to_parquet(
     """Write the answers, citations, references and sources of ``source`` as a Parquet
     dataset in ``folder``, partitioned by provider and month (see ``citekit.data.io.dataset``).
 
-    The dataset is written into a new folder beside ``folder`` and moved into place once whole,
-    so a failure midway leaves what was there before. Work and author identities
-    (``sources_frame``) are computed over the whole source, as ``sources_frame(source)`` does.
+    Every file is written under a name of this write's own, then ``citekit-dataset.json`` (the
+    manifest: the dataset's files and what wrote them) is put in place in one step: a failure
+    midway, a full disk among them, leaves what was there before. A folder is a dataset only
+    with that manifest; ``overwrite`` then removes only the files it names, never another file
+    in the folder. While one process writes a folder, another is refused. Work and author
+    identities (``sources_frame``) are computed over the whole source, as
+    ``sources_frame(source)`` does.
 
     Parameters
     ----------
@@ -143,8 +153,8 @@ def to_parquet(
     folder
         Where to write; made if missing.
     overwrite
-        Replace the dataset already in ``folder``. Without it, a folder that holds anything
-        is refused.
+        Replace the dataset already in ``folder`` (the files its manifest names; files of
+        yours beside them stay). Without it, a folder that holds anything is refused.
     progress
         A progress bar over the answers (a widget in a notebook, text on a terminal);
         ``None`` shows it on a terminal or in a notebook, ``False`` never.
@@ -156,8 +166,11 @@ def to_parquet(
     Raises
     ------
     FileExistsError
-        When ``folder`` holds files and ``overwrite`` is not set, or holds other files than a
-        dataset (``overwrite`` replaces only a dataset, never other files).
+        When ``folder`` holds files and ``overwrite`` is not set, holds files but no manifest
+        (``overwrite`` replaces only a dataset citekit wrote), or is being written by another
+        process.
+    DiskFullError
+        When the disk fills (``citekit.core.files``); the folder is as it was.
 
     Examples
     --------
@@ -210,15 +223,41 @@ def _partitions(items: list[Answer | References]) -> dict[tuple[str, str], list[
 def _write(
     items: list[Answer | References], folder: Path, *, overwrite: bool, progress: bool | None
 ) -> ParquetDataset:
+    if folder.is_symlink() and not folder.exists():
+        raise FileNotFoundError(
+            f"{folder} is a link to {os.readlink(folder)}, which does not exist: make that "
+            "folder, or choose another"
+        )
+    if folder.exists() and not folder.is_dir():
+        raise FileExistsError(f"{folder} is a file: choose a folder for the Parquet dataset")
+    made = not folder.exists()
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        with claim(folder):
+            old = _check_target(folder, overwrite=overwrite)
+            written = _write_parts(items, folder, progress=progress)
+    except BaseException:
+        if made:
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # only if nothing else came to be in it
+        raise
+    if old:  # the new manifest is in place: the old dataset's own files go
+        remove_parts(folder, old)
+    return written
+
+
+def _write_parts(
+    items: list[Answer | References], folder: Path, *, progress: bool | None
+) -> ParquetDataset:
+    """Write every part under a name of this write's own, then the manifest that makes them
+    the dataset; on any failure the parts written are removed and the old manifest stands."""
     from ...render.progress import make_progress
     from ..corpus.works import sources_frame
     from ..frames import answers_frame, citations_frame, references_frame
 
-    _check_target(folder, overwrite=overwrite)
-    staging = folder.parent / f".{folder.name}.writing-{uuid.uuid4().hex[:8]}"
+    token = uuid.uuid4().hex[:12]
     rows: dict[str, int] = dict.fromkeys(TABLES, 0)
-    files = 0
-    size = 0
+    parts: list[Part] = []
     groups = _partitions(items)
     makers: dict[Table, Callable[[Any], pl.DataFrame]] = {
         "answers": answers_frame,
@@ -228,14 +267,14 @@ def _write(
     bar = make_progress(len(items), progress, description="Parquet")
     done = 0
     sources: list[pl.DataFrame] = []
+    made = [table for table in TABLES if not (folder / table).exists()]
     try:
         for (provider, month), group in groups.items():
             for table, make in makers.items():
                 frame = make(group)
                 rows[table] += frame.height
                 if frame.height:
-                    size += _write_part(frame, staging, table, provider, month)
-                    files += 1
+                    parts.append(_write_part(frame, folder, table, provider, month, token))
             # Identity is corpus-wide: the sources are identified again over every partition.
             sources.append(sources_frame(group).with_columns(month=pl.lit(month)))
             done += len(group)
@@ -246,65 +285,63 @@ def _write(
             every = identify(pl.concat(sources, how="vertical_relaxed"))
             for (provider, month), part in every.group_by(_PARTITIONS, maintain_order=True):
                 rows["sources"] += part.height
-                size += _write_part(
-                    part.drop("month"), staging, "sources", str(provider), str(month)
+                parts.append(
+                    _write_part(
+                        part.drop("month"), folder, "sources", str(provider), str(month), token
+                    )
                 )
-                files += 1
         for table in TABLES:  # a table without rows is a folder without files: scans typed
-            (staging / table).mkdir(parents=True, exist_ok=True)
-        _replace(staging, folder)
+            (folder / table).mkdir(exist_ok=True)
+        write_manifest(folder, parts, rows)
     except BaseException:
         bar.close(done, 0, interrupted=True)
-        shutil.rmtree(staging, ignore_errors=True)
+        remove_parts(folder, parts)
+        for table in made:
+            with contextlib.suppress(OSError):
+                (folder / table).rmdir()
         raise
     bar.close(done, 0)
-    return ParquetDataset(folder=folder, rows=rows, files=files, bytes=size)
+    size = sum(part.bytes for part in parts)
+    return ParquetDataset(folder=folder, rows=rows, files=len(parts), bytes=size)
 
 
-def _write_part(frame: pl.DataFrame, root: Path, table: str, provider: str, month: str) -> int:
-    # Hive folder names escape what a path cannot hold, as Hive and Spark do ("%2F").
-    where = root / table / f"provider={quote(provider, safe='')}" / f"month={month}"
-    where.mkdir(parents=True, exist_ok=True)
-    path = where / "part-0.parquet"
-    frame.drop("provider").write_parquet(path)
-    return path.stat().st_size
+def _write_part(
+    frame: pl.DataFrame, root: Path, table: str, provider: str, month: str, token: str
+) -> Part:
+    where = part_path(table, provider, month, token)
+    with replacing(root / where) as temporary:
+        frame.drop("provider").write_parquet(temporary)
+    size = (root / where).stat().st_size
+    return Part(where, table, provider, month, rows=frame.height, bytes=size)
 
 
-def _check_target(folder: Path, *, overwrite: bool) -> None:
-    if not folder.exists():
-        return
-    if not folder.is_dir():
-        raise FileExistsError(f"{folder} is a file: choose a folder for the Parquet dataset")
+def _check_target(folder: Path, *, overwrite: bool) -> list[Part] | None:
+    """The parts of the dataset ``folder`` holds, when it may be replaced; ``None`` when it is
+    empty. Refused: a dataset without ``overwrite``, files without a manifest."""
+    try:
+        old = read_manifest(folder)
+    except ValueError as exc:
+        raise FileExistsError(str(exc)) from None
+    if old is not None:
+        if not overwrite:
+            raise FileExistsError(
+                f"{folder} already holds a citekit dataset: pass overwrite=True to replace it "
+                "(citekit log export --parquet --overwrite), or choose a new folder"
+            )
+        return old
     held = sorted(p.name for p in folder.iterdir())
     if not held:
-        return
-    other = [name for name in held if name not in TABLES]
-    if other:
-        raise FileExistsError(
-            f"{folder} holds other files than a citekit dataset ({', '.join(other[:5])}"
-            f"{', ...' if len(other) > 5 else ''}): choose a new or empty folder"
-        )
-    if not overwrite:
-        raise FileExistsError(
-            f"{folder} already holds a citekit dataset: pass overwrite=True to replace it "
-            "(citekit log export --parquet --overwrite), or choose a new folder"
-        )
-
-
-def _replace(staging: Path, folder: Path) -> None:
-    """Move the written dataset into ``folder``, the old one (checked to be only a dataset)
-    out of the way first, then removed."""
-    folder.mkdir(parents=True, exist_ok=True)
-    old = folder.parent / f".{folder.name}.old-{uuid.uuid4().hex[:8]}"
-    old.mkdir()
-    for table in TABLES:
-        if (folder / table).exists():
-            (folder / table).rename(old / table)
-    for table in TABLES:
-        if (staging / table).exists():
-            (staging / table).rename(folder / table)
-    shutil.rmtree(old, ignore_errors=True)
-    shutil.rmtree(staging, ignore_errors=True)
+        return None
+    what = (
+        "a dataset without its manifest (written by an older citekit, or not whole)"
+        if set(held) <= set(TABLES)
+        else f"files that are not a citekit dataset ({', '.join(held[:5])}"
+        f"{', ...' if len(held) > 5 else ''})"
+    )
+    raise FileExistsError(
+        f"{folder} holds {what}, and no {MANIFEST}: citekit replaces only what it wrote. "
+        "Choose a new or empty folder"
+    )
 
 
 # -- scans ------------------------------------------------------------------------------------
@@ -325,25 +362,60 @@ def _schema(table: Table) -> pl.Schema:
 def _scan(folder: str | os.PathLike[str], table: Table) -> pl.LazyFrame:
     root = Path(folder) / table
     schema = _schema(table)
-    hive = pl.Schema({"provider": pl.String(), "month": pl.String()})
     if not root.is_dir():
         raise FileNotFoundError(
             f"No {table} table in {folder}: write a dataset there with ck.to_parquet(source, "
             f"folder) or citekit log export {folder} --parquet"
         )
-    if not any(_parquet_files(root)):  # a table with no rows: typed, empty
+    parts = _parts(Path(folder), table)
+    if not parts:  # a table with no rows: typed, empty
         return pl.LazyFrame(schema=pl.Schema({**schema, "month": pl.String()}))
     files = pl.Schema({k: v for k, v in schema.items() if k != "provider"})
-    return pl.scan_parquet(
-        root / "**" / "*.parquet",
-        schema=files,
-        hive_partitioning=True,
-        hive_schema=hive,
-    ).select(*schema.names(), "month")
+    if _only(root, parts):
+        # The folder holds the dataset's files and nothing else: polars reads the partitions
+        # from below it (never from folders above it), the path taken literally, and a filter
+        # on provider or month skips the other folders' files.
+        hive = pl.Schema({"provider": pl.String(), "month": pl.String()})
+        lazy = pl.scan_parquet(
+            root, schema=files, hive_partitioning=True, hive_schema=hive, glob=False
+        )
+    else:  # files of the user's (or of a write under way) beside them: the dataset's own
+        lazy = pl.concat(
+            pl.scan_parquet(Path(folder) / p.path, schema=files, glob=False).with_columns(
+                provider=pl.lit(p.provider, pl.String()), month=pl.lit(p.month, pl.String())
+            )
+            for p in parts
+        )
+    return lazy.select(*schema.names(), "month")
 
 
-def _parquet_files(root: Path) -> Iterator[Path]:
-    return root.rglob("*.parquet")
+def _parts(folder: Path, table: Table) -> list[Part]:
+    """The files of ``table``: the ones the manifest names, or, in a dataset written before
+    manifests, every ``.parquet`` file below the table with its partition folders' values."""
+    from urllib.parse import unquote
+
+    named = read_manifest(folder)
+    if named is not None:
+        return [part for part in named if part.table == table]
+    found = []
+    for path in sorted((folder / table).rglob("*.parquet")):
+        keys = dict(
+            name.split("=", 1) for name in path.relative_to(folder / table).parts if "=" in name
+        )
+        provider, month = unquote(keys.get("provider", "")), keys.get("month", UNDATED)
+        found.append(Part(path.relative_to(folder).as_posix(), table, provider, month, 0, 0))
+    return found
+
+
+def _only(root: Path, parts: list[Part]) -> bool:
+    """Whether ``root`` holds exactly the files of ``parts``, in partition folders."""
+    expected = {part.path for part in parts}
+    base = root.parent
+    held = set()
+    for where, _, names in os.walk(root):
+        for name in names:
+            held.add((Path(where) / name).relative_to(base).as_posix())
+    return held == expected and all(p.path.count("=") == 2 for p in parts)
 
 
 def scan_answers(folder: str | os.PathLike[str]) -> pl.LazyFrame:

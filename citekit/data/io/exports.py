@@ -11,16 +11,15 @@ names).
 
 from __future__ import annotations
 
-import contextlib
 import html
 import json
 import os
 import re
-import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ...core.files import replacing, write_text
 from ...core.secrets import environment_keys, scrub, scrub_value
 from ...core.unicode import valid_text
 from ...model import Answer
@@ -128,7 +127,7 @@ def export_citations(
     if suffix == ".csv":
         write_csv(export_frame(items, **options), target)
     elif suffix == ".parquet":
-        with _replacing(target) as temporary:
+        with replacing(target) as temporary:
             export_frame(items, **options).write_parquet(temporary)
     elif suffix == ".bib":
         _write_text(target, bibtex(items, **options))
@@ -182,27 +181,12 @@ def write_csv(frame: pl.DataFrame, path: str | os.PathLike[str]) -> Path:
     """Write ``frame`` as CSV with :func:`csv_safe` cells, replacing ``path`` only when whole
     (``export_citations(..., ".csv")`` and ``citekit log export --rows x.csv``)."""
     target = Path(path)
-    with _replacing(target) as temporary:
+    with replacing(target) as temporary:
         csv_safe(frame).write_csv(temporary)
     return target
 
 
-@contextlib.contextmanager
-def _replacing(target: Path) -> Iterator[Path]:
-    """A temporary path beside ``target`` that replaces it only once fully written: a full
-    disk or an error midway leaves the previous file whole (and no half-written one)."""
-    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
-    os.close(fd)
-    temporary = Path(name)
-    try:
-        yield temporary
-        os.replace(temporary, target)
-    finally:
-        temporary.unlink(missing_ok=True)
-
-
 def _write_text(target: Path, text: str) -> None:
-    """Write ``text`` as UTF-8 through :func:`_replacing` (any lone surrogate made U+FFFD),
-    without any key set in the providers' environment variables."""
-    with _replacing(target) as temporary:
-        temporary.write_bytes(valid_text(scrub(text, environment_keys())).encode("utf-8"))
+    """Write ``text`` as UTF-8, whole or not at all (any lone surrogate made U+FFFD), without
+    any key set in the providers' environment variables."""
+    write_text(target, valid_text(scrub(text, environment_keys())))

@@ -70,7 +70,7 @@ def test_months_come_from_created_and_provider_from_the_folders(samples: Path) -
     got = ck.scan_answers(samples).select("provider", "answer_id", "month").collect()
     assert sorted(got.rows()) == expected
     # Hive folders; the files hold no provider column (the folder name is the value).
-    files = sorted(samples.glob("citations/provider=*/month=*/part-0.parquet"))
+    files = sorted(samples.glob("citations/provider=*/month=*/part-*.parquet"))
     assert {f.parent.parent.name for f in files} == {
         "provider=magisterium",
         "provider=gptbots",
@@ -96,7 +96,7 @@ def test_an_answer_without_a_time_and_bare_chunks_are_undated(tmp_path: Path) ->
     assert months == {"q1": "2026-11", "q2": UNDATED}
     refs_read = ck.scan_references(tmp_path / "d").collect()
     assert refs_read.select("provider", "month").row(0) == ("gptbots", UNDATED)
-    assert (tmp_path / "d/citations/provider=magisterium/month=undated/part-0.parquet").exists()
+    assert (tmp_path / "d/citations/provider=magisterium/month=undated").is_dir()
 
 
 def test_writing_again_is_refused_unless_overwrite(tmp_path: Path) -> None:
@@ -111,11 +111,15 @@ def test_writing_again_is_refused_unless_overwrite(tmp_path: Path) -> None:
     got = ck.scan_answers(folder).collect()["question"].sort().to_list()
     assert got == ["q2", "q3"]  # replaced, not appended
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d"]  # no staging folder left
-    # overwrite never deletes what is not a dataset
+    # overwrite replaces the dataset and never a file beside it
     (folder / "notes.txt").write_text("mine")
-    with pytest.raises(FileExistsError, match=r"other files than a citekit dataset.*notes\.txt"):
-        ck.to_parquet(two, folder, overwrite=True, progress=False)
+    ck.to_parquet(two[:1], folder, overwrite=True, progress=False)
     assert (folder / "notes.txt").read_text() == "mine"
+    assert ck.scan_answers(folder).collect()["question"].to_list() == ["q2"]
+    # a folder without citekit's manifest is no dataset, whatever its folders are called
+    (folder / "citekit-dataset.json").unlink()
+    with pytest.raises(FileExistsError, match=r"no citekit-dataset\.json.*only what it wrote"):
+        ck.to_parquet(two, folder, overwrite=True, progress=False)
 
 
 def test_a_failure_midway_keeps_the_previous_dataset(
@@ -302,3 +306,63 @@ def test_ten_million_citations_chart_in_bounded_memory(tmp_path: Path) -> None:
     assert heights_text.startswith("[15, 15, ")
     assert "('gptbots', 10, 333333)" in heights_text  # one bar per provider: 1M answers
     assert int(peak_kb) < 1.5 * 1024 * 1024, f"peak {int(peak_kb) / 1024:.0f} MB"
+
+
+# -- paths are paths -------------------------------------------------------------------------
+
+# Folder names with what globs ("[12]", "*", "?", "{a,b}") and Hive ("key=value") read specially.
+_PATHY = st.text(st.sampled_from("ab1[]*?{},=-_ %"), min_size=1, max_size=8).filter(
+    lambda n: n.strip() == n
+)
+_HIVE = st.builds(lambda k, v: f"{k}={v}", st.sampled_from(["month", "provider", "x"]),
+                  st.sampled_from(["2026-01", "all", "undated", ""]))  # fmt: skip
+
+
+def _glob_twin(name: str) -> str:
+    """A folder name the glob ``name`` matches (``data[12]`` -> ``data1``)."""
+    import re
+
+    return re.sub(r"\[([^\]])[^\]]*\]", r"\1", name).replace("*", "").replace("?", "a") or "b"
+
+
+@settings(max_examples=examples(30), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+@given(above=st.lists(_PATHY | _HIVE, max_size=2), name=_PATHY | _HIVE, manifest=st.booleans())
+def test_scans_read_the_datasets_own_files_wherever_it_lies(
+    above: list[str], name: str, manifest: bool
+) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as base:
+        parent = Path(base, *above)
+        for decoy in {_glob_twin(name), "ab", "1"} - {name}:
+            ck.to_parquet([_answer("decoy", created=None)] * 2, parent / decoy, progress=False)
+        created = datetime(2026, 3, 4, tzinfo=UTC)
+        folder = parent / name
+        ck.to_parquet([_answer("mine", created=created)], folder, progress=False)
+        if not manifest:  # as a dataset written before manifests: the files listed
+            (folder / "citekit-dataset.json").unlink()
+        got = ck.scan_answers(folder).select("question", "provider", "month").collect()
+        assert got.rows() == [("mine", "magisterium", "2026-03")]
+        assert ck.scan_citations(folder).collect().height == 1
+        assert ck.scan_sources(folder).collect()["month"].to_list() == ["2026-03"]
+        assert ck.scan_references(folder).collect().height == 0
+
+
+def test_the_reported_paths_scan_right(tmp_path: Path) -> None:
+    for twin in ["data1", "data2"]:  # what the glob data[12] would match
+        ck.to_parquet([_answer(twin, created=None)], tmp_path / twin, progress=False)
+    for where in ["data[12]", "runs/month=2026-01/corpus", "by/provider=all/corpus"]:
+        ck.to_parquet([_answer(where, created=None)], tmp_path / where, progress=False)
+        assert ck.scan_answers(tmp_path / where).collect()["question"].to_list() == [where]
+        filtered = ck.scan_citations(tmp_path / where).filter(pl.col("month") == UNDATED)
+        assert filtered.collect().height == 1
+
+
+def test_a_filter_on_the_partitions_reads_only_their_files(tmp_path: Path) -> None:
+    dated = [_answer(f"q{m}", created=datetime(2026, m, 2, tzinfo=UTC)) for m in (1, 2, 3)]
+    ck.to_parquet(dated, tmp_path / "runs/month=2025-12/d", progress=False)
+    lazy = ck.scan_answers(tmp_path / "runs/month=2025-12/d").filter(pl.col("month") >= "2026-02")
+    plan = lazy.explain()
+    assert "month=2026-01" not in plan and "month=2026-03" in plan  # January's file unread
+    assert sorted(lazy.collect()["question"].to_list()) == ["q2", "q3"]
