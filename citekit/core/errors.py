@@ -110,7 +110,10 @@ class ProviderError(CitekitError):
     request_id
         The ``x-request-id`` header, to quote to the provider's support.
     retry_after
-        Seconds the server asked to wait (``Retry-After``), if it said.
+        Seconds the server asked to wait (``retry-after-ms`` or ``Retry-After``), if it said.
+    should_retry
+        The reply's ``x-should-retry`` (True for ``true``, False for ``false``), which
+        overrides the status when citekit decides to retry; None when it did not say.
     """
 
     def __init__(
@@ -123,9 +126,11 @@ class ProviderError(CitekitError):
         request_id: str | None = None,
         hint: str | None = None,
         retry_after: float | None = None,
+        should_retry: bool | None = None,
     ) -> None:
         self.provider = provider
         self.retry_after = retry_after
+        self.should_retry = should_retry
         self.status = status
         self.code = code
         self.message = message
@@ -161,6 +166,7 @@ class ProviderError(CitekitError):
             "request_id": self.request_id,
             "hint": self.hint,
             "retry_after": self.retry_after,
+            "should_retry": self.should_retry,
         }
         return (_rebuild_provider_error, (type(self), self.message, fields))
 

@@ -112,9 +112,12 @@ class HttpConfig:
                 f"{where} sent a body that does not decode as its Content-Encoding says ({text})"
             )
         if isinstance(exc, httpx.PoolTimeout):
+            # Waiting for a free connection: the request was never sent, so it is safe to
+            # send again (``connect``), as a connect error is.
             return APITimeoutError(
                 f"Every connection to {where} stayed busy past the pool timeout ({text}): "
-                "lower the concurrency, or close streams you stopped reading"
+                "lower the concurrency, or close streams you stopped reading",
+                connect=True,
             )
         if isinstance(exc, httpx.ConnectTimeout):
             return APITimeoutError(

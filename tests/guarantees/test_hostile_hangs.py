@@ -81,7 +81,7 @@ def test_a_retry_after_past_the_cap_raises_at_once(server: ProviderServer, how: 
 
 
 def test_a_retry_after_within_the_cap_is_still_obeyed(server: ProviderServer) -> None:
-    scenario = server.add_scenario(fault="status", status=429, retry_after=0.2, times=1)
+    scenario = server.add_scenario(fault="status", status=429, retry_after_ms=200, times=1)
     mt = client(server, "maritaca", scenario=scenario)
     began = time.monotonic()
     assert mt.ask("O que é o Pix?", log=False).text
