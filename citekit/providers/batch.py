@@ -36,6 +36,7 @@ from ..core.errors import CitekitError
 from ..model import Answer
 from ..render.progress import make_progress
 from ..store import log as _log
+from ..transport.http import connections
 from ..transport.loop import run_sync
 from ..transport.ratelimit import RateLimit, RateLimiter, limiting
 from ._client import ProviderClient
@@ -278,7 +279,8 @@ class _Batch:
     async def run(self) -> None:
         pending = iter(range(len(self.questions)))
         try:
-            with _log.options(log=self.log, cache=self.cache):
+            # The client's pool holds as many connections as requests run at once.
+            with _log.options(log=self.log, cache=self.cache), connections(self.concurrency):
                 async with asyncio.TaskGroup() as group:
                     for _ in range(min(self.concurrency, len(self.questions))):
                         group.create_task(self._worker(pending))

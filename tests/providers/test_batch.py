@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 import citekit as ck
@@ -132,6 +133,40 @@ def test_rate_limit_with_latency_still_overlaps(server: ProviderServer) -> None:
     client = Magisterium(api_key=KEY, base_url=url)
     ask_many(client, questions(server, "magisterium", 6), concurrency=6, rate_limit="20/s")
     assert server.scenario(url).max_concurrent >= 4
+
+
+# -- the pool follows the concurrency ------------------------------------------------------------
+def test_the_pool_holds_the_concurrency_asked_for(
+    server: ProviderServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a default pool of 10 connections and ``concurrency=12`` of slow answers, all 12
+    are sent at once: none waits for a connection (and times out there, ``pool=`` 0.1 s)."""
+    monkeypatch.setattr("citekit.transport.http.DEFAULT_CONNECTIONS", 10)
+    url = server.base_url("magisterium", latency=0.5)
+    timeout = httpx.Timeout(10.0, pool=0.1)
+    client = Magisterium(api_key=KEY, base_url=url, timeout=timeout, max_retries=0)
+    answers = ask_many(client, questions(server, "magisterium", 12), concurrency=12)
+    assert len(answers) == 12
+    scenario = server.scenario(url)
+    assert scenario.request_count == 12 and scenario.max_concurrent == 12
+
+
+def test_a_request_never_sent_is_retried(server: ProviderServer) -> None:
+    """A pool smaller than the batch (the user's own client of 10 connections): the two
+    requests that time out waiting for a connection were never sent, and are sent again."""
+    url = server.base_url("magisterium", latency=0.3)
+    own = httpx.AsyncClient(
+        limits=httpx.Limits(max_connections=10), timeout=httpx.Timeout(10.0, pool=0.05)
+    )
+    client = Magisterium(api_key=KEY, base_url=url, async_http_client=own, max_retries=4)
+    try:
+        answers = ask_many(client, questions(server, "magisterium", 12), concurrency=12)
+    finally:
+        run_sync(own.aclose())
+    assert len(answers) == 12
+    scenario = server.scenario(url)
+    # Every question answered by exactly one request: the retried ones had never left.
+    assert scenario.request_count == 12 and scenario.max_concurrent <= 10
 
 
 # -- failures -------------------------------------------------------------------------------------
