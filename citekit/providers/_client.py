@@ -332,6 +332,7 @@ class ProviderClient:
     ) -> Flow[Answer]:
         """``flow`` answered from the log's cache when it may be, else run and recorded."""
         with self._log_call(request, stream=stream, cache=cache, log=log) as call:
+            yield from call.wait_for_twin()  # an identical request in flight: its answer
             if call.cached is not None:
                 if stream:
                     yield [TextDelta(call.cached.text, 0)]

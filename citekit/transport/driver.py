@@ -30,7 +30,10 @@ stream can attach what it received to them (``.answer``) before they go on.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import contextlib
 import math
+import threading
 import time
 from collections.abc import AsyncGenerator, Generator
 from types import TracebackType
@@ -41,7 +44,7 @@ import httpx
 from ..core.errors import APITimeoutError, StreamInterrupted
 from ..core.names import display_name
 from ..model import Answer, StreamEvent
-from ..wire.flow import CLOSE, READ, Flow, Op, Send, Sleep
+from ..wire.flow import CLOSE, READ, Flow, Op, Send, Sleep, Wait
 from .http import HttpConfig, make_timeout, pool_limits, wanted_connections
 from .ratelimit import RateLimiter, in_scope, wait_all, wait_all_sync
 
@@ -219,6 +222,12 @@ def _sleep(run: Run[Any], op: Sleep) -> float:
     return op.seconds
 
 
+def _waited(run: Run[Any], op: Wait) -> None:
+    """After waiting for ``op``: raise if the deadline passed first."""
+    if not op.done.done():
+        raise run.past_deadline(" (waiting for an identical request in flight)")
+
+
 def _stall(op: Send, timeout: httpx.Timeout) -> float | None:
     """How long a stream may hand on nothing: its read timeout (None for other requests)."""
     return timeout.read if op.spec.stream else None
@@ -315,6 +324,10 @@ class SyncDriver:
                 run.opened(response, response.iter_bytes(), _stall(op, timeout))
             elif isinstance(op, Sleep):
                 time.sleep(_sleep(run, op))
+            elif isinstance(op, Wait):
+                if op.thread != threading.get_ident():  # never block the thread it runs on
+                    concurrent.futures.wait([op.done], timeout=_left(run))
+                    _waited(run, op)
             elif op is not CLOSE:
                 raise _unknown(op)
 
@@ -411,6 +424,12 @@ class AsyncDriver:
                 request = self.config.build(client, op.spec, timeout=timeout, within=_left(run))
                 response = await client.send(request, stream=True, follow_redirects=False)
                 run.opened(response, response.aiter_bytes(), _stall(op, timeout))
+            elif isinstance(op, Wait):
+                # Shielded: a cancelled wait never cancels the call it waits for.
+                done = asyncio.shield(asyncio.wrap_future(op.done))
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(done, _left(run))
+                _waited(run, op)
             elif isinstance(op, Sleep):
                 await asyncio.sleep(_sleep(run, op))
             elif op is not CLOSE:
