@@ -315,7 +315,7 @@ class SyncDriver:
             if isinstance(op, Send):
                 if limiters := _limiters(self.limiter):
                     began = time.monotonic()
-                    wait_all_sync(limiters)
+                    wait_all_sync(limiters, provider=self.config.provider)
                     _pause_clock(run, began)
                 client = self._pool()
                 timeout = self.config.timeout_for(client, op.spec)
@@ -417,7 +417,7 @@ class AsyncDriver:
             if isinstance(op, Send):
                 if limiters := _limiters(self.limiter):
                     began = time.monotonic()
-                    await wait_all(limiters)
+                    await wait_all(limiters, provider=self.config.provider)
                     _pause_clock(run, began)
                 client = self._pool()
                 timeout = self.config.timeout_for(client, op.spec)

@@ -19,7 +19,13 @@ import random
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from ..core.errors import ProviderError, RateLimitError, ServerError, TransportError
+from ..core.errors import (
+    ProviderError,
+    QuotaExceededError,
+    RateLimitError,
+    ServerError,
+    TransportError,
+)
 
 __all__ = ["MAX_RETRY_AFTER", "RETRY_STATUSES", "RetryPolicy"]
 
@@ -88,6 +94,8 @@ class RetryPolicy:
         longer than citekit waits (120 s): try again after 2026-01-01 01:00:00 UTC
         """
         if not isinstance(error, ProviderError) or not self.asks_too_long(error):
+            return
+        if isinstance(error, QuotaExceededError):  # citekit's own quota already says when
             return
         wait = float(error.retry_after or 0.0)
         try:
