@@ -198,7 +198,7 @@ def test_each_distinct_request_is_sent_once(
 ) -> None:
     """Any mix of repeated questions at any concurrency, with ``cache=True``: the server gets
     one request per distinct question (a twin in flight waits, a later one reads the log)."""
-    url = server.base_url("magisterium", latency=0.05)
+    url = server.base_url("magisterium", latency=0.02)
     client = Magisterium(api_key=KEY, base_url=url)
     run = next(_nonce)
     base = questions(server, "magisterium", 5)
@@ -217,6 +217,26 @@ def test_twins_of_a_failed_request_send_their_own(server: ProviderServer) -> Non
     assert sum(isinstance(r, Failed) for r in results) == 1
     assert sum(isinstance(r, Answer) for r in results) == 5  # none lost with the first
     assert len(FLIGHTS) == 0
+
+
+def test_a_twin_waits_within_its_own_deadline(server: ProviderServer) -> None:
+    """A call waiting for an identical one in flight is held to its deadline like any call;
+    the one it waited for goes on and answers."""
+    url = server.base_url("magisterium", latency=1.0)
+    client = Magisterium(api_key=KEY, base_url=url)
+    q = f"What is grace? [{next(_nonce)}]"
+
+    async def both() -> tuple[Any, Any]:
+        first = asyncio.create_task(client.aask(q, cache=True))
+        await asyncio.sleep(0.1)
+        second = asyncio.create_task(client.aask(q, cache=True, deadline=0.3))
+        return await asyncio.gather(first, second, return_exceptions=True)
+
+    first, second = run_sync(both())
+    assert isinstance(first, Answer) and not first.cached
+    assert isinstance(second, ck.APITimeoutError)
+    assert "identical request in flight" in str(second)
+    assert server.scenario(url).request_count == 1
 
 
 def test_identical_sync_calls_on_two_threads_send_one_request(server: ProviderServer) -> None:
