@@ -555,3 +555,13 @@ def test_cancelled_waiters_give_their_rate_slots_back() -> None:
         return asyncio.get_running_loop().time() - start
 
     assert asyncio.run(scenario()) < 3  # the old reservations made it 6 s
+
+
+def test_a_batch_quota_that_raises_keeps_what_it_allowed(server: ProviderServer) -> None:
+    url = server.base_url("magisterium", latency=0.0)
+    client = Magisterium(api_key=KEY, base_url=url)
+    qs = questions(server, "magisterium", 5)
+    results = ask_many(client, qs, rate_limit="3/day", on_quota="raise", errors="keep")
+    assert sum(isinstance(r, Answer) for r in results) == 3
+    assert all(isinstance(r.error, ck.QuotaExceededError) for r in results if isinstance(r, Failed))
+    assert server.scenario(url).request_count == 3
