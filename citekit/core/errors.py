@@ -10,6 +10,7 @@
     │   ├── NotFoundError           404, GPTBots 40356 / 40358 / 40378
     │   ├── UnsupportedFeatureError GPTBots 200222 / 20055 / 40364
     │   ├── RateLimitError          429 (retry_after)
+    │   │   └── QuotaExceededError  the client's own quota (rate_limit="100/day") is spent
     │   └── ServerError             5xx, GPTBots 50000
     ├── TransportError              connect / read failures, timeouts (after retries)
     │   └── APITimeoutError         a timeout, or the call's deadline (alias TimeoutError)
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import sys
 import warnings
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from .names import display_name
@@ -49,6 +51,7 @@ __all__ = [
     "InsufficientCreditsError",
     "NotFoundError",
     "ProviderError",
+    "QuotaExceededError",
     "RateLimitError",
     "ResponseFormatError",
     "ResponseTooLargeError",
@@ -120,7 +123,10 @@ class ProviderError(CitekitError):
     request_id
         The ``x-request-id`` header, to quote to the provider's support.
     retry_after
-        Seconds the server asked to wait (``Retry-After``), if it said.
+        Seconds the server asked to wait (``retry-after-ms`` or ``Retry-After``), if it said.
+    should_retry
+        The reply's ``x-should-retry`` (True for ``true``, False for ``false``), which
+        overrides the status when citekit decides to retry; None when it did not say.
     """
 
     def __init__(
@@ -133,9 +139,11 @@ class ProviderError(CitekitError):
         request_id: str | None = None,
         hint: str | None = None,
         retry_after: float | None = None,
+        should_retry: bool | None = None,
     ) -> None:
         self.provider = provider
         self.retry_after = retry_after
+        self.should_retry = should_retry
         self.status = status
         self.code = code
         self.message = message
@@ -171,6 +179,7 @@ class ProviderError(CitekitError):
             "request_id": self.request_id,
             "hint": self.hint,
             "retry_after": self.retry_after,
+            "should_retry": self.should_retry,
         }
         return (_rebuild_provider_error, (type(self), self.message, fields))
 
@@ -240,6 +249,36 @@ class RateLimitError(ProviderError):
     >>> error.status, error.retry_after
     (429, 30.0)
     """
+
+
+class QuotaExceededError(RateLimitError):
+    """A quota of ``rate_limit=`` (a window of an hour or more, ``"100/day"``) is spent and
+    the limiter was told ``on_quota="raise"``; nothing was sent. ``retry_after`` is the seconds
+    until the quota frees a request, ``resets_at`` that moment (UTC).
+    """
+
+    def __init__(
+        self, message: str, *, provider: str, retry_after: float, resets_at: datetime | None
+    ) -> None:
+        self.resets_at = resets_at
+        super().__init__(message, provider=provider, retry_after=retry_after, should_retry=False)
+
+    def _describe(self) -> str:  # citekit's own limit, not the provider's reply
+        return f"{self.message}. {self.hint}" if self.hint else self.message
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (
+            _rebuild_quota_error,
+            (self.message, self.provider, self.retry_after, self.resets_at),
+        )
+
+
+def _rebuild_quota_error(
+    message: str, provider: str, retry_after: float, resets_at: datetime | None
+) -> QuotaExceededError:
+    return QuotaExceededError(
+        message, provider=provider, retry_after=retry_after, resets_at=resets_at
+    )
 
 
 class ServerError(ProviderError):

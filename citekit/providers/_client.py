@@ -27,7 +27,7 @@ from ..core.secrets import check_key, environment_keys
 from ..model import Answer, TextDelta
 from ..transport.driver import AsyncDriver, SyncDriver
 from ..transport.http import DEFAULT_DEADLINE, HttpConfig, make_timeout
-from ..transport.ratelimit import RateLimit, RateLimiter
+from ..transport.ratelimit import OnQuota, RateLimit, RateLimiter
 from ..transport.stream import AsyncStream, Stream
 from ..wire.flow import Flow
 from ..wire.guard import guarded
@@ -115,7 +115,13 @@ class ProviderClient:
         At most this many requests, evenly spaced: ``"5/s"``, ``"60/min"``, a number per
         minute, or a ``RateLimiter`` (one may be shared by several clients). Every HTTP request
         of this client counts (retries, and GPTBots' three requests per question), from sync
-        and async calls, threads and ``ask_many`` alike. None (default): no limit.
+        and async calls, threads and ``ask_many`` alike. A window of an hour or more is a
+        quota, counted rather than spaced: ``"100/day"`` (Magisterium's Preview plan),
+        several limits at once as ``"5/min,100/day"``. None (default): no limit.
+    on_quota
+        Once a quota of ``rate_limit=`` is spent: ``"wait"`` (default) until it frees a
+        request, or ``"raise"`` a ``QuotaExceededError`` saying when it will (a
+        ``RateLimiter`` passed in keeps its own).
     max_body_bytes, max_line_bytes
         The most bytes read of one response (64 MiB by default; a stream's whole body too)
         and of one stream line or event (16 MiB), counted after gzip/deflate: past them the
@@ -162,6 +168,7 @@ class ProviderClient:
         transport: Any = None,
         headers: dict[str, str] | None = None,
         rate_limit: RateLimit | None = None,
+        on_quota: OnQuota = "wait",
         max_body_bytes: int = MAX_BODY_BYTES,
         max_line_bytes: int = MAX_LINE_BYTES,
         deadline: float | None = None,
@@ -211,7 +218,7 @@ class ProviderClient:
         self.rate_limit: RateLimiter | None = None
         if rate_limit is not None:
             try:
-                self.rate_limit = RateLimiter.parse(rate_limit)
+                self.rate_limit = RateLimiter.parse(rate_limit, on_quota=on_quota)
             except ValueError as exc:
                 raise ConfigurationError(str(exc)) from None
         given = check_deadline(deadline)
@@ -332,6 +339,7 @@ class ProviderClient:
     ) -> Flow[Answer]:
         """``flow`` answered from the log's cache when it may be, else run and recorded."""
         with self._log_call(request, stream=stream, cache=cache, log=log) as call:
+            yield from call.wait_for_twin()  # an identical request in flight: its answer
             if call.cached is not None:
                 if stream:
                     yield [TextDelta(call.cached.text, 0)]

@@ -36,8 +36,9 @@ from ..core.errors import CitekitError
 from ..model import Answer
 from ..render.progress import make_progress
 from ..store import log as _log
+from ..transport.http import connections
 from ..transport.loop import run_sync
-from ..transport.ratelimit import RateLimit, RateLimiter, limiting
+from ..transport.ratelimit import OnQuota, RateLimit, RateLimiter, limiting
 from ._client import ProviderClient
 
 __all__ = [
@@ -240,6 +241,7 @@ class _Batch:
         *,
         concurrency: int,
         rate_limit: RateLimit | None,
+        on_quota: OnQuota,
         cache: bool | None,
         log: bool | None,
         options: dict[str, Any],
@@ -258,7 +260,9 @@ class _Batch:
         self.ask: Callable[..., Awaitable[Answer]] = ask
         self.questions = list(questions)
         self.concurrency = concurrency
-        self.limiter = RateLimiter.parse(rate_limit) if rate_limit is not None else None
+        self.limiter = (
+            RateLimiter.parse(rate_limit, on_quota=on_quota) if rate_limit is not None else None
+        )
         self.cache = cache
         self.log = log
         self.options = options
@@ -278,7 +282,8 @@ class _Batch:
     async def run(self) -> None:
         pending = iter(range(len(self.questions)))
         try:
-            with _log.options(log=self.log, cache=self.cache):
+            # The client's pool holds as many connections as requests run at once.
+            with _log.options(log=self.log, cache=self.cache), connections(self.concurrency):
                 async with asyncio.TaskGroup() as group:
                     for _ in range(min(self.concurrency, len(self.questions))):
                         group.create_task(self._worker(pending))
@@ -330,6 +335,7 @@ async def aask_many(
     *,
     concurrency: int = ...,
     rate_limit: RateLimit | None = ...,
+    on_quota: OnQuota = ...,
     errors: Literal["raise"] = ...,
     progress: bool | None = ...,
     cache: bool | None = ...,
@@ -343,6 +349,7 @@ async def aask_many(
     *,
     concurrency: int = ...,
     rate_limit: RateLimit | None = ...,
+    on_quota: OnQuota = ...,
     errors: Literal["keep"],
     progress: bool | None = ...,
     cache: bool | None = ...,
@@ -355,6 +362,7 @@ async def aask_many(
     *,
     concurrency: int = 8,
     rate_limit: RateLimit | None = None,
+    on_quota: OnQuota = "wait",
     errors: Errors = "raise",
     progress: bool | None = None,
     cache: bool | None = None,
@@ -372,6 +380,7 @@ async def aask_many(
         _question_list(questions),
         concurrency=concurrency,
         rate_limit=rate_limit,
+        on_quota=on_quota,
         cache=cache,
         log=log,
         options=dict(options),
@@ -394,6 +403,7 @@ def ask_many(
     *,
     concurrency: int = ...,
     rate_limit: RateLimit | None = ...,
+    on_quota: OnQuota = ...,
     errors: Literal["raise"] = ...,
     progress: bool | None = ...,
     cache: bool | None = ...,
@@ -407,6 +417,7 @@ def ask_many(
     *,
     concurrency: int = ...,
     rate_limit: RateLimit | None = ...,
+    on_quota: OnQuota = ...,
     errors: Literal["keep"],
     progress: bool | None = ...,
     cache: bool | None = ...,
@@ -419,6 +430,7 @@ def ask_many(
     *,
     concurrency: int = 8,
     rate_limit: RateLimit | None = None,
+    on_quota: OnQuota = "wait",
     errors: Errors = "raise",
     progress: bool | None = None,
     cache: bool | None = None,
@@ -440,10 +452,14 @@ def ask_many(
         Most requests in flight at once.
     rate_limit
         At most this many HTTP requests of the batch, evenly spaced: ``"60/min"``, ``"2/s"``,
-        a number per minute, or a ``RateLimiter``. Retries count, and a GPTBots question is
-        three requests. It applies on top of the client's own ``rate_limit=`` (both hold).
+        a number per minute, or a ``RateLimiter``; a window of an hour or more is a quota,
+        counted rather than spaced (``"5/min,100/day"``). Retries count, and a GPTBots question
+        is three requests. It applies on top of the client's own ``rate_limit=`` (both hold).
         None: no limit of the batch's own. (For an asker that is not a citekit client, whose
         requests citekit cannot see, it spaces the calls instead.)
+    on_quota
+        Once a quota of the batch's ``rate_limit=`` is spent: ``"wait"`` until it frees a
+        request, or ``"raise"``: the questions left fail with ``QuotaExceededError``.
     errors
         ``"raise"``: if any question failed, raise ``BatchError`` after all are done (its
         ``.results`` has everything). ``"keep"``: return ``Failed`` objects in their places.
@@ -468,6 +484,7 @@ def ask_many(
         _question_list(questions),
         concurrency=concurrency,
         rate_limit=rate_limit,
+        on_quota=on_quota,
         cache=cache,
         log=log,
         options=dict(options),

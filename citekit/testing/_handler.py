@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import re
 import socket
 import struct
@@ -271,8 +272,7 @@ class ProviderHandler(BaseHTTPRequestHandler):
         if fault == "status":
             status = scenario.status or 500
             reply = json_reply(status, error_body(provider, status, scenario.message))
-            if scenario.retry_after is not None:
-                reply.headers["Retry-After"] = str(scenario.retry_after)
+            reply.headers.update(_retry_headers(scenario))
             self._send(reply)
         elif fault == "html":
             self._send(Reply(scenario.status or 502, HTML_ERROR_PAGE, "text/html; charset=utf-8"))
@@ -415,3 +415,22 @@ class ProviderHandler(BaseHTTPRequestHandler):
         finally:
             self.rfile.close()  # the socket's file descriptor closes with its last user
             sock.close()
+
+
+def _retry_headers(scenario: Scenario) -> dict[str, str]:
+    """A ``"status"`` fault's retry headers. None of the three providers documents a
+    ``Retry-After`` (providers.md, "Across providers"); when a scenario asks for one it is sent
+    as RFC 9110 10.2.3 allows, delay-seconds (``1*DIGIT``) or an HTTP date, never ``0.3``
+    (langchain-maritaca calls ``int()`` on it): a fraction is rounded up to whole seconds.
+    ``retry-after-ms`` and ``x-should-retry`` are the openai SDK's headers."""
+    headers: dict[str, str] = {}
+    wait = scenario.retry_after
+    if isinstance(wait, str):
+        headers["Retry-After"] = wait
+    elif wait is not None:
+        headers["Retry-After"] = str(math.ceil(wait)) if math.isfinite(wait) else str(wait)
+    if scenario.retry_after_ms is not None:
+        headers["retry-after-ms"] = f"{scenario.retry_after_ms:g}"
+    if scenario.should_retry is not None:
+        headers["x-should-retry"] = "true" if scenario.should_retry else "false"
+    return headers

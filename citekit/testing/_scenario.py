@@ -60,6 +60,8 @@ class ScenarioOptions(TypedDict, total=False):
     status: int | None
     message: str | None
     retry_after: float | str | None
+    retry_after_ms: float | None
+    should_retry: bool | None
     after: int | None
     stall: float
     interval: float
@@ -88,9 +90,15 @@ class Scenario:
         Only requests to this endpoint are eligible for the fault (None: all of them).
     status, message, retry_after, code
         The error response of ``"status"`` (default 500) and ``"gptbots_code"`` (default HTTP
-        200, code 50000) faults; ``status`` also replaces the 502 of ``"html"``. A GPTBots
+        200, code 50000) faults; ``retry_after`` is sent as ``Retry-After`` in whole seconds, a
+        fraction rounded up (RFC 9110 10.2.3 allows only ``1*DIGIT`` or an HTTP date; a string
+        is sent as it is); ``status`` also replaces the 502 of ``"html"``. A GPTBots
         ``response_mode: "streaming"`` request gets a ``"gptbots_code"`` envelope with HTTP 200
         as the one event of a ``text/event-stream``.
+    retry_after_ms, should_retry
+        A ``"status"`` fault's ``retry-after-ms`` (milliseconds) and ``x-should-retry``
+        (``true`` / ``false``) headers, the headers the openai SDK reads. None of the three
+        providers documents them (nor ``Retry-After``): they exercise the client's rules.
     after
         Events sent before a stream ``"reset"``, ``"malformed"``, ``"stall"``, ``"drip"`` or
         ``"keepalive"`` (default 3); for a non-stream ``"stall"``, None stalls before the
@@ -121,6 +129,8 @@ class Scenario:
     status: int | None = None
     message: str | None = None
     retry_after: float | str | None = None
+    retry_after_ms: float | None = None
+    should_retry: bool | None = None
     after: int | None = None
     stall: float = 30.0
     interval: float = 0.25

@@ -174,11 +174,11 @@ class ProviderServer:
         """Register a scenario; it serves every provider under ``/s/<id>/``.
 
         Options: ``fault`` ("status", "reset", "malformed", "html", "stall", "gptbots_code",
-        "drip", "keepalive"), ``status``, ``message``, ``retry_after``, ``after``, ``stall``,
-        ``interval``, ``code``, ``endpoint``,
-        ``times``, ``delay``, ``latency``, ``chunks``, ``api_key``, ``correlate_empty``,
-        ``framing`` ("lines" or "sse", for GPTBots streams); see
-        ``Scenario``. ``delay`` and ``latency`` default to the server's.
+        "drip", "keepalive"), ``status``, ``message``, ``retry_after``, ``retry_after_ms``,
+        ``should_retry``, ``after``, ``stall``, ``interval``, ``code``, ``endpoint``, ``times``,
+        ``delay``, ``latency``, ``chunks``, ``api_key``, ``correlate_empty``, ``framing``
+        ("lines" or "sse", for GPTBots streams); see ``Scenario``. ``delay`` and ``latency``
+        default to the server's.
         """
         default = self._state.default
         settings: ScenarioOptions = {"delay": default.delay, "latency": default.latency}

@@ -18,6 +18,11 @@ stream must also hand on events: one whose server sends only keep-alive comments
 for as long as its read timeout is stalled. Either way the driver raises ``APITimeoutError`` at
 the flow's ``yield``, and the flow keeps the partial answer (``StreamTimeout``).
 
+A driver that owns its httpx client sizes the pool from the concurrency asked for
+(``http.connections``, which ``ask_many`` sets): when more requests may run at once than the pool
+holds, the next request goes through a larger pool (the old one closes with the driver), so no
+request waits for a connection because the pool is smaller than the concurrency.
+
 Ctrl-C and task cancellation are thrown into the flow too (then re-raised as they are), so a
 stream can attach what it received to them (``.answer``) before they go on.
 """
@@ -25,7 +30,10 @@ stream can attach what it received to them (``.answer``) before they go on.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import contextlib
 import math
+import threading
 import time
 from collections.abc import AsyncGenerator, Generator
 from types import TracebackType
@@ -36,8 +44,8 @@ import httpx
 from ..core.errors import APITimeoutError, StreamInterrupted
 from ..core.names import display_name
 from ..model import Answer, StreamEvent
-from ..wire.flow import CLOSE, READ, Flow, Op, Send, Sleep
-from .http import HttpConfig, make_timeout
+from ..wire.flow import CLOSE, READ, Flow, Op, Send, Sleep, Wait
+from .http import HttpConfig, make_timeout, pool_limits, wanted_connections
 from .ratelimit import RateLimiter, in_scope, wait_all, wait_all_sync
 
 __all__ = ["AsyncDriver", "Run", "SyncDriver"]
@@ -214,6 +222,12 @@ def _sleep(run: Run[Any], op: Sleep) -> float:
     return op.seconds
 
 
+def _waited(run: Run[Any], op: Wait) -> None:
+    """After waiting for ``op``: raise if the deadline passed first."""
+    if not op.done.done():
+        raise run.past_deadline(" (waiting for an identical request in flight)")
+
+
 def _stall(op: Send, timeout: httpx.Timeout) -> float | None:
     """How long a stream may hand on nothing: its read timeout (None for other requests)."""
     return timeout.read if op.spec.stream else None
@@ -237,13 +251,32 @@ class SyncDriver:
         self.config = config
         self.limiter = limiter
         self._owned = http_client is None
-        self._client = http_client or httpx.Client(
-            transport=transport, timeout=config.timeout or make_timeout(None)
+        # A transport passed in holds its own pool: the limits are its business.
+        self._sized = self._owned and transport is None
+        self._size = wanted_connections()
+        self._retired: list[httpx.Client] = []
+        self._client = http_client or self._new_client(transport)
+
+    def _new_client(self, transport: httpx.BaseTransport | None = None) -> httpx.Client:
+        return httpx.Client(
+            transport=transport,
+            timeout=self.config.timeout or make_timeout(None),
+            limits=pool_limits(self._size),
         )
+
+    def _pool(self) -> httpx.Client:
+        """The client to send with: one whose pool holds the concurrency asked for."""
+        if self._sized and (wanted := wanted_connections()) > self._size:
+            self._size = wanted
+            self._retired.append(self._client)  # requests in flight there finish there
+            self._client = self._new_client()
+        return self._client
 
     def close(self) -> None:
         if self._owned:
-            self._client.close()
+            for client in (*self._retired, self._client):
+                client.close()
+            self._retired.clear()
 
     def run(self, flow: Flow[T], *, deadline: float | None = None) -> T:
         """Run ``flow`` to its end; its result (events it hands on are dropped)."""
@@ -282,16 +315,19 @@ class SyncDriver:
             if isinstance(op, Send):
                 if limiters := _limiters(self.limiter):
                     began = time.monotonic()
-                    wait_all_sync(limiters)
+                    wait_all_sync(limiters, provider=self.config.provider)
                     _pause_clock(run, began)
-                timeout = self.config.timeout_for(self._client, op.spec)
-                request = self.config.build(
-                    self._client, op.spec, timeout=timeout, within=_left(run)
-                )
-                response = self._client.send(request, stream=True, follow_redirects=False)
+                client = self._pool()
+                timeout = self.config.timeout_for(client, op.spec)
+                request = self.config.build(client, op.spec, timeout=timeout, within=_left(run))
+                response = client.send(request, stream=True, follow_redirects=False)
                 run.opened(response, response.iter_bytes(), _stall(op, timeout))
             elif isinstance(op, Sleep):
                 time.sleep(_sleep(run, op))
+            elif isinstance(op, Wait):
+                if op.thread != threading.get_ident():  # never block the thread it runs on
+                    concurrent.futures.wait([op.done], timeout=_left(run))
+                    _waited(run, op)
             elif op is not CLOSE:
                 raise _unknown(op)
 
@@ -320,13 +356,32 @@ class AsyncDriver:
         self.config = config
         self.limiter = limiter
         self._owned = http_client is None
-        self._client = http_client or httpx.AsyncClient(
-            transport=transport, timeout=config.timeout or make_timeout(None)
+        # A transport passed in holds its own pool: the limits are its business.
+        self._sized = self._owned and transport is None
+        self._size = wanted_connections()
+        self._retired: list[httpx.AsyncClient] = []
+        self._client = http_client or self._new_client(transport)
+
+    def _new_client(self, transport: httpx.AsyncBaseTransport | None = None) -> httpx.AsyncClient:
+        return httpx.AsyncClient(
+            transport=transport,
+            timeout=self.config.timeout or make_timeout(None),
+            limits=pool_limits(self._size),
         )
+
+    def _pool(self) -> httpx.AsyncClient:
+        """The client to send with: one whose pool holds the concurrency asked for."""
+        if self._sized and (wanted := wanted_connections()) > self._size:
+            self._size = wanted
+            self._retired.append(self._client)  # requests in flight there finish there
+            self._client = self._new_client()
+        return self._client
 
     async def aclose(self) -> None:
         if self._owned:
-            await self._client.aclose()
+            for client in (*self._retired, self._client):
+                await client.aclose()
+            self._retired.clear()
 
     async def run(self, flow: Flow[T], *, deadline: float | None = None) -> T:
         """Run ``flow`` to its end; its result (events it hands on are dropped)."""
@@ -362,14 +417,19 @@ class AsyncDriver:
             if isinstance(op, Send):
                 if limiters := _limiters(self.limiter):
                     began = time.monotonic()
-                    await wait_all(limiters)
+                    await wait_all(limiters, provider=self.config.provider)
                     _pause_clock(run, began)
-                timeout = self.config.timeout_for(self._client, op.spec)
-                request = self.config.build(
-                    self._client, op.spec, timeout=timeout, within=_left(run)
-                )
-                response = await self._client.send(request, stream=True, follow_redirects=False)
+                client = self._pool()
+                timeout = self.config.timeout_for(client, op.spec)
+                request = self.config.build(client, op.spec, timeout=timeout, within=_left(run))
+                response = await client.send(request, stream=True, follow_redirects=False)
                 run.opened(response, response.aiter_bytes(), _stall(op, timeout))
+            elif isinstance(op, Wait):
+                # Shielded: a cancelled wait never cancels the call it waits for.
+                done = asyncio.shield(asyncio.wrap_future(op.done))
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(done, _left(run))
+                _waited(run, op)
             elif isinstance(op, Sleep):
                 await asyncio.sleep(_sleep(run, op))
             elif op is not CLOSE:

@@ -7,7 +7,9 @@ when to retry are the flows' business (``citekit.wire``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+import contextvars
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 import httpx
@@ -16,13 +18,50 @@ from ..core.errors import APITimeoutError, ResponseFormatError, TransportError
 from ..core.secrets import scrub
 from ..wire.flow import RequestSpec
 
-__all__ = ["DEFAULT_DEADLINE", "HttpConfig", "make_timeout"]
+__all__ = [
+    "DEFAULT_CONNECTIONS",
+    "DEFAULT_DEADLINE",
+    "HttpConfig",
+    "connections",
+    "make_timeout",
+    "pool_limits",
+    "wanted_connections",
+]
 
 #: Seconds a call may take in all (retries and their waits included) unless ``deadline=`` says
 #: otherwise: 10 minutes, above Maritaca's flex queue (up to 5 minutes) plus an answer.
 DEFAULT_DEADLINE = 600.0
 
 _USER_AGENT = "citekit/0.1 (+httpx)"
+
+#: Connections a client's pool holds unless more requests are asked to run at once
+#: (``connections``): httpx's own default.
+DEFAULT_CONNECTIONS = 100
+
+_WANTED: contextvars.ContextVar[int] = contextvars.ContextVar("citekit_connections", default=0)
+
+
+@contextlib.contextmanager
+def connections(count: int) -> Iterator[None]:
+    """Within the block (and the tasks started in it), up to ``count`` requests run at once:
+    a pool citekit owns grows to hold them, so none waits for a connection (and times out
+    there) because the pool is smaller than the concurrency asked for."""
+    token = _WANTED.set(max(_WANTED.get(), count))
+    try:
+        yield
+    finally:
+        _WANTED.reset(token)
+
+
+def wanted_connections() -> int:
+    """The pool size for a request sent here: the default, or more if ``connections`` asks."""
+    return max(DEFAULT_CONNECTIONS, _WANTED.get())
+
+
+def pool_limits(size: int) -> httpx.Limits:
+    """A pool of ``size`` connections, all kept alive between requests (a batch's workers
+    reuse theirs)."""
+    return httpx.Limits(max_connections=size, max_keepalive_connections=size)
 
 
 def make_timeout(timeout: float | httpx.Timeout | None, *, read: float = 120.0) -> httpx.Timeout:
@@ -112,9 +151,12 @@ class HttpConfig:
                 f"{where} sent a body that does not decode as its Content-Encoding says ({text})"
             )
         if isinstance(exc, httpx.PoolTimeout):
+            # Waiting for a free connection: the request was never sent, so it is safe to
+            # send again (``connect``), as a connect error is.
             return APITimeoutError(
                 f"Every connection to {where} stayed busy past the pool timeout ({text}): "
-                "lower the concurrency, or close streams you stopped reading"
+                "lower the concurrency, or close streams you stopped reading",
+                connect=True,
             )
         if isinstance(exc, httpx.ConnectTimeout):
             return APITimeoutError(

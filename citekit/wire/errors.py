@@ -29,7 +29,14 @@ from ..core.fields import text_or_none
 from ..core.names import find_provider
 from ..core.secrets import scrubber
 
-__all__ = ["error_message", "generic_error", "parse_retry_after", "request_id"]
+__all__ = [
+    "error_message",
+    "generic_error",
+    "parse_retry_after",
+    "request_id",
+    "retry_wait",
+    "should_retry_header",
+]
 
 
 def request_id(headers: Mapping[str, str]) -> str | None:
@@ -93,7 +100,8 @@ def _fastapi_item(item: Any) -> str:
 
 
 def parse_retry_after(value: str | None) -> float | None:
-    """``Retry-After`` as seconds: a number, or an HTTP date."""
+    """``Retry-After`` as seconds: a number, or an HTTP date (RFC 9110 10.2.3); None when it
+    is neither (never negative, never raises)."""
     if not value:
         return None
     try:
@@ -104,11 +112,37 @@ def parse_retry_after(value: str | None) -> float | None:
         return max(seconds, 0.0) if math.isfinite(seconds) else None
     try:
         when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, IndexError, OverflowError):
         return None
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
-    return max((when - datetime.now(UTC)).total_seconds(), 0.0)
+    try:
+        return max((when - datetime.now(UTC)).total_seconds(), 0.0)
+    except OverflowError:  # pragma: no cover - a date this far off cannot be subtracted
+        return None
+
+
+def retry_wait(headers: Mapping[str, str]) -> float | None:
+    """Seconds a reply asks to wait before a retry: ``retry-after-ms`` (milliseconds, as the
+    openai SDK reads it), else ``Retry-After``; None when neither says a usable number.
+
+    The caller caps it (``RetryPolicy.max_retry_after``), whichever header it came from.
+    """
+    millis = headers.get("retry-after-ms")
+    if millis:
+        try:
+            value = float(millis) / 1000.0
+        except ValueError:
+            value = math.nan
+        if math.isfinite(value):
+            return max(value, 0.0)
+    return parse_retry_after(headers.get("retry-after"))
+
+
+def should_retry_header(headers: Mapping[str, str]) -> bool | None:
+    """A reply's ``x-should-retry``: True for ``true``, False for ``false``, else None."""
+    value = (headers.get("x-should-retry") or "").strip().lower()
+    return True if value == "true" else False if value == "false" else None
 
 
 def generic_error(

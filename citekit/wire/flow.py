@@ -10,6 +10,7 @@ yield                     sent back
 ``READ``                  the next bytes of the body, None once it has ended
 ``CLOSE``                 None; the response is closed (left before its end)
 ``Sleep(seconds)``        None, that much later
+``Wait(done, thread)``    None, once ``done`` (another call in flight) has finished
 a list of events          None, once whoever iterates the call has had them
 ========================  ====================================================
 
@@ -21,6 +22,7 @@ partial answer, or shrugs it off. Retrying lives here, once: ``fetch_json`` and
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import logging
 from collections.abc import Callable, Generator, Mapping
@@ -51,6 +53,7 @@ __all__ = [
     "RequestSpec",
     "Send",
     "Sleep",
+    "Wait",
     "fetch_json",
     "interrupted",
     "read_body",
@@ -89,6 +92,17 @@ class Sleep:
     seconds: float
 
 
+@dataclass(frozen=True, slots=True)
+class Wait:
+    """Wait until ``done`` has a result: an identical call in flight, whose answer this one
+    takes (``citekit.store.call.Flights``). ``done`` is completed by the call running on thread
+    ``thread``: a driver that would block that very thread (a sync call on the thread of the
+    event loop running it) does not wait, and the call goes on by itself."""
+
+    done: concurrent.futures.Future[Any]
+    thread: int
+
+
 class _Signal:
     __slots__ = ("name",)
 
@@ -104,7 +118,7 @@ READ = _Signal("READ")
 #: Close the current response.
 CLOSE = _Signal("CLOSE")
 
-Op: TypeAlias = Send | Sleep | _Signal | list[StreamEvent]
+Op: TypeAlias = Send | Sleep | Wait | _Signal | list[StreamEvent]
 #: A call as a generator: yields ``Op``s, is sent their outcomes, returns ``T``.
 Flow: TypeAlias = Generator[Op, Any, T]
 

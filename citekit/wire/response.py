@@ -24,7 +24,7 @@ from ..core.errors import ProviderError, ResponseFormatError, ResponseTooLargeEr
 from ..core.names import display_name
 from ..core.secrets import scrub_error, scrubber
 from ..model import StreamEvent
-from .errors import error_message, generic_error, parse_retry_after, request_id
+from .errors import error_message, generic_error, request_id, retry_wait, should_retry_header
 from .retry import RetryPolicy
 from .sse import MAX_LINE_BYTES, SSEDecoder
 
@@ -130,7 +130,8 @@ class Wire:
         )
 
     def error_for(self, head: Head, body: bytes) -> ProviderError:
-        """The typed error for a non-2xx reply, with the server's ``Retry-After``."""
+        """The typed error for a non-2xx reply, with the server's ``retry-after-ms`` /
+        ``Retry-After`` and ``x-should-retry``."""
         rid = request_id(head.headers)
         if 300 <= head.status_code < 400:
             # Redirects are not followed (httpx's default): an API that moved is a base_url=
@@ -147,14 +148,18 @@ class Wire:
         parsed, message = error_message(
             body, head.headers.get("content-type", ""), secrets=self.secrets
         )
-        retry_after = parse_retry_after(head.headers.get("retry-after"))
+        retry_after = retry_wait(head.headers)
+        err = None
         if self.classify is not None:
             err = self.classify(head.status_code, parsed, message, rid)
-            if err is not None:
-                if err.retry_after is None:
-                    err.retry_after = retry_after
-                return err
-        return generic_error(self.provider, head.status_code, message, rid, retry_after=retry_after)
+            if err is not None and err.retry_after is None:
+                err.retry_after = retry_after
+        if err is None:
+            err = generic_error(
+                self.provider, head.status_code, message, rid, retry_after=retry_after
+            )
+        err.should_retry = should_retry_header(head.headers)
+        return err
 
     def decode_json(self, head: Head, body: bytes) -> Any:
         """The JSON value of ``body``; invalid UTF-8 in it reads as U+FFFD, as in a stream."""

@@ -1,11 +1,15 @@
 """When to send a request again, and how long to wait first: one policy, no I/O.
 
-Retried: connect errors (nothing reached the server), HTTP 408, 429, 500, 502, 503, 504, and
-the in-band errors GPTBots sends with HTTP 200 (``{code, message}``) when they mean "too many
-requests" or "internal error". Never another 4xx, never a read error (the server may have
-started the work), never once the stream has handed on its first event, never when the server
-asks (``Retry-After``) for a longer wait than ``max_retry_after``: that error is raised at once,
-saying when to try again (``explain_wait``). One budget of ``max_retries`` covers every kind.
+The rules are the openai SDK's (``_base_client.py``: ``_should_retry``,
+``_calculate_retry_timeout``), which the providers' docs recommend as their client. Retried:
+errors before the request was sent (a connect error, a pool timeout: nothing reached the
+server), HTTP 408, 409, 429 and every 5xx, any status whose reply says ``x-should-retry: true``,
+and the in-band errors GPTBots sends with HTTP 200 (``{code, message}``) when they mean "too many
+requests" or "internal error". Never a reply that says ``x-should-retry: false``, never another
+4xx, never a read error (the server may have started the work), never once the stream has
+handed on its first event, never when the server asks (``retry-after-ms`` or ``Retry-After``)
+for a longer wait than ``max_retry_after``: that error is raised at once, saying when to try
+again (``explain_wait``). One budget of ``max_retries`` covers every kind.
 """
 
 from __future__ import annotations
@@ -15,11 +19,17 @@ import random
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from ..core.errors import ProviderError, RateLimitError, ServerError, TransportError
+from ..core.errors import (
+    ProviderError,
+    QuotaExceededError,
+    RateLimitError,
+    ServerError,
+    TransportError,
+)
 
 __all__ = ["MAX_RETRY_AFTER", "RETRY_STATUSES", "RetryPolicy"]
 
-RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
+RETRY_STATUSES = frozenset({408, 409, 429, *range(500, 600)})
 #: The longest ``Retry-After`` obeyed, in seconds; a longer one is not waited for: the error is
 #: raised at once, saying when to try again.
 MAX_RETRY_AFTER = 120.0
@@ -37,7 +47,7 @@ class RetryPolicy:
         Without ``Retry-After``, retry ``n`` (0-based) waits ``min(max_backoff, backoff * 2**n)``
         seconds, half of it fixed and half random ("equal jitter").
     statuses
-        HTTP statuses worth a retry.
+        HTTP statuses worth a retry (a reply's ``x-should-retry`` overrides them).
     max_retry_after
         The longest ``Retry-After`` obeyed; a server asking for longer gets no retry.
     """
@@ -57,6 +67,8 @@ class RetryPolicy:
         if received or attempt >= self.max_retries or self.asks_too_long(error):
             return False
         if isinstance(error, ProviderError):
+            if error.should_retry is not None:  # the server's own word: x-should-retry
+                return error.should_retry
             if error.status in self.statuses:
                 return True
             # In-band (GPTBots' HTTP 200 envelope): the error's class says whether it passes.
@@ -82,6 +94,8 @@ class RetryPolicy:
         longer than citekit waits (120 s): try again after 2026-01-01 01:00:00 UTC
         """
         if not isinstance(error, ProviderError) or not self.asks_too_long(error):
+            return
+        if isinstance(error, QuotaExceededError):  # citekit's own quota already says when
             return
         wait = float(error.retry_after or 0.0)
         try:

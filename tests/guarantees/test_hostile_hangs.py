@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 import citekit as ck
 from citekit.testing import ProviderServer
-from citekit.wire.errors import parse_retry_after
+from citekit.wire.errors import retry_wait, should_retry_header
 from citekit.wire.retry import MAX_RETRY_AFTER, RetryPolicy
 from tests.budget import examples
 from tests.conftest import SECRET
@@ -81,7 +81,7 @@ def test_a_retry_after_past_the_cap_raises_at_once(server: ProviderServer, how: 
 
 
 def test_a_retry_after_within_the_cap_is_still_obeyed(server: ProviderServer) -> None:
-    scenario = server.add_scenario(fault="status", status=429, retry_after=0.2, times=1)
+    scenario = server.add_scenario(fault="status", status=429, retry_after_ms=200, times=1)
     mt = client(server, "maritaca", scenario=scenario)
     began = time.monotonic()
     assert mt.ask("O que é o Pix?", log=False).text
@@ -89,24 +89,43 @@ def test_a_retry_after_within_the_cap_is_still_obeyed(server: ProviderServer) ->
     assert scenario.request_count == 2
 
 
+_HEADER_VALUES = st.one_of(
+    st.text(max_size=40),
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.integers(min_value=-(10**30), max_value=10**30).map(str),
+    st.datetimes(timezones=st.just(UTC)).map(lambda d: d.strftime("%a, %d %b %Y %H:%M:%S GMT")),
+)
+
+
 @settings(max_examples=examples(200), deadline=None)
 @given(
-    st.one_of(
-        st.text(max_size=40),
-        st.floats(allow_nan=True, allow_infinity=True).map(repr),
-        st.integers(min_value=-(10**30), max_value=10**30).map(str),
-        st.datetimes(timezones=st.just(UTC)).map(lambda d: d.strftime("%a, %d %b %Y %H:%M:%S GMT")),
-    )
+    header=_HEADER_VALUES,
+    millis=st.none() | _HEADER_VALUES,
+    should=st.none() | st.sampled_from(["true", "false"]) | st.text(max_size=8),
 )
-def test_any_retry_after_header_is_obeyed_or_explained(header: str) -> None:
-    """Whatever a server puts in ``Retry-After``: a retry waits at most the cap, or the error
-    is raised at once and says when to try again."""
+def test_any_retry_after_header_is_obeyed_or_explained(
+    header: str, millis: str | None, should: str | None
+) -> None:
+    """Whatever a server puts in ``Retry-After``, ``retry-after-ms`` and ``x-should-retry``:
+    a retry waits at most the cap, or the error is raised at once and says when to try
+    again (or the server forbade the retry)."""
+    headers = {"retry-after": header}
+    if millis is not None:
+        headers["retry-after-ms"] = millis
+    if should is not None:
+        headers["x-should-retry"] = should
     policy = RetryPolicy()
-    wait = parse_retry_after(header)
-    error = ck.RateLimitError("Busy", provider="magisterium", status=429, retry_after=wait)
+    wait = retry_wait(headers)
+    error = ck.RateLimitError(
+        "Busy",
+        provider="magisterium",
+        status=429,
+        retry_after=wait,
+        should_retry=should_retry_header(headers),
+    )
     if policy.should_retry(error, 0, received=False):
         assert 0.0 <= policy.delay(0, error.retry_after) <= MAX_RETRY_AFTER
-    else:
+    elif error.should_retry is not False:
         assert error.retry_after is not None and error.retry_after > MAX_RETRY_AFTER
         policy.explain_wait(error, now=datetime(2026, 1, 1, tzinfo=UTC))
         assert "try again" in str(error)

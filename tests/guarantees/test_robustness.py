@@ -127,7 +127,7 @@ def test_content_parts_in_a_delta() -> None:
 
 
 def test_retry_after_is_honoured_on_503(server: ProviderServer) -> None:
-    scenario = server.add_scenario(fault="status", status=503, retry_after=0.4, times=1)
+    scenario = server.add_scenario(fault="status", status=503, retry_after_ms=400, times=1)
     mg = ck.Magisterium(api_key="k", base_url=server.scenario_url(scenario, "magisterium"))
     start = time.monotonic()
     assert mg.ask(MAG_Q).text

@@ -17,7 +17,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import citekit as ck
 from citekit import (
@@ -36,8 +39,10 @@ from citekit import (
     log,
 )
 from citekit.render.progress import NullProgress, TextProgress, make_progress
+from citekit.store.call import FLIGHTS
 from citekit.testing import ProviderServer
 from citekit.transport.loop import background_loop, run_sync
+from tests.budget import examples
 
 # Some recorded samples are withheld by Magisterium's content filter, which warns.
 pytestmark = pytest.mark.filterwarnings("ignore::citekit.ContentFilteredWarning")
@@ -132,6 +137,122 @@ def test_rate_limit_with_latency_still_overlaps(server: ProviderServer) -> None:
     client = Magisterium(api_key=KEY, base_url=url)
     ask_many(client, questions(server, "magisterium", 6), concurrency=6, rate_limit="20/s")
     assert server.scenario(url).max_concurrent >= 4
+
+
+# -- the pool follows the concurrency ------------------------------------------------------------
+def test_the_pool_holds_the_concurrency_asked_for(
+    server: ProviderServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a default pool of 10 connections and ``concurrency=12`` of slow answers, all 12
+    are sent at once: none waits for a connection (and times out there, ``pool=`` 0.1 s)."""
+    monkeypatch.setattr("citekit.transport.http.DEFAULT_CONNECTIONS", 10)
+    url = server.base_url("magisterium", latency=0.5)
+    timeout = httpx.Timeout(10.0, pool=0.1)
+    client = Magisterium(api_key=KEY, base_url=url, timeout=timeout, max_retries=0)
+    answers = ask_many(client, questions(server, "magisterium", 12), concurrency=12)
+    assert len(answers) == 12
+    scenario = server.scenario(url)
+    assert scenario.request_count == 12 and scenario.max_concurrent == 12
+
+
+def test_a_request_never_sent_is_retried(server: ProviderServer) -> None:
+    """A pool smaller than the batch (the user's own client of 10 connections): the two
+    requests that time out waiting for a connection were never sent, and are sent again."""
+    url = server.base_url("magisterium", latency=0.3)
+    own = httpx.AsyncClient(
+        limits=httpx.Limits(max_connections=10), timeout=httpx.Timeout(10.0, pool=0.05)
+    )
+    client = Magisterium(api_key=KEY, base_url=url, async_http_client=own, max_retries=4)
+    try:
+        answers = ask_many(client, questions(server, "magisterium", 12), concurrency=12)
+    finally:
+        run_sync(own.aclose())
+    assert len(answers) == 12
+    scenario = server.scenario(url)
+    # Every question answered by exactly one request: the retried ones had never left.
+    assert scenario.request_count == 12 and scenario.max_concurrent <= 10
+
+
+# -- identical requests in flight are sent once ----------------------------------------------------
+_nonce = itertools.count()
+
+
+def test_twenty_identical_questions_in_flight_send_one_request(server: ProviderServer) -> None:
+    url = server.base_url("magisterium", latency=0.3)
+    client = Magisterium(api_key=KEY, base_url=url)
+    [q] = questions(server, "magisterium", 1)
+    answers = ask_many(client, [q] * 20, cache=True, concurrency=20, progress=False)
+    assert server.scenario(url).request_count == 1
+    assert len(answers) == 20 and sum(not a.cached for a in answers) == 1
+    assert {a.text for a in answers} == {answers[0].text} and answers[0].text
+    assert len(FLIGHTS) == 0  # nothing left in the air
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(
+    picks=st.lists(st.integers(min_value=0, max_value=4), min_size=1, max_size=16),
+    concurrency=st.integers(min_value=1, max_value=16),
+)
+def test_each_distinct_request_is_sent_once(
+    server: ProviderServer, picks: list[int], concurrency: int
+) -> None:
+    """Any mix of repeated questions at any concurrency, with ``cache=True``: the server gets
+    one request per distinct question (a twin in flight waits, a later one reads the log)."""
+    url = server.base_url("magisterium", latency=0.02)
+    client = Magisterium(api_key=KEY, base_url=url)
+    run = next(_nonce)
+    base = questions(server, "magisterium", 5)
+    asked = [f"{base[i]} [{run}]" for i in picks]
+    answers = ask_many(client, asked, cache=True, concurrency=concurrency, progress=False)
+    assert [a.question for a in answers] == asked
+    assert server.scenario(url).request_count == len(set(asked))
+    assert sum(not a.cached for a in answers) == len(set(asked))
+
+
+def test_twins_of_a_failed_request_send_their_own(server: ProviderServer) -> None:
+    url = server.base_url("magisterium", fault="status", status=400, times=1, latency=0.2)
+    client = Magisterium(api_key=KEY, base_url=url, max_retries=0)
+    [q] = questions(server, "magisterium", 1)
+    results = ask_many(client, [q] * 6, cache=True, concurrency=6, errors="keep", progress=False)
+    assert sum(isinstance(r, Failed) for r in results) == 1
+    assert sum(isinstance(r, Answer) for r in results) == 5  # none lost with the first
+    assert len(FLIGHTS) == 0
+
+
+def test_a_twin_waits_within_its_own_deadline(server: ProviderServer) -> None:
+    """A call waiting for an identical one in flight is held to its deadline like any call;
+    the one it waited for goes on and answers."""
+    url = server.base_url("magisterium", latency=1.0)
+    client = Magisterium(api_key=KEY, base_url=url)
+    q = f"What is grace? [{next(_nonce)}]"
+
+    async def both() -> tuple[Any, Any]:
+        first = asyncio.create_task(client.aask(q, cache=True))
+        await asyncio.sleep(0.1)
+        second = asyncio.create_task(client.aask(q, cache=True, deadline=0.3))
+        return await asyncio.gather(first, second, return_exceptions=True)
+
+    first, second = run_sync(both())
+    assert isinstance(first, Answer) and not first.cached
+    assert isinstance(second, ck.APITimeoutError)
+    assert "identical request in flight" in str(second)
+    assert server.scenario(url).request_count == 1
+
+
+def test_identical_sync_calls_on_two_threads_send_one_request(server: ProviderServer) -> None:
+    url = server.base_url("maritaca", latency=0.3)
+    client = Maritaca(api_key=KEY, base_url=url)
+    q = f"O que é o Pix? [{next(_nonce)}]"
+    got: list[Answer] = []
+    threads = [
+        threading.Thread(target=lambda: got.append(client.ask(q, cache=True))) for _ in range(4)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert len(got) == 4 and server.scenario(url).request_count == 1
+    assert sorted(a.cached for a in got) == [False, True, True, True]
 
 
 # -- failures -------------------------------------------------------------------------------------
@@ -434,3 +555,13 @@ def test_cancelled_waiters_give_their_rate_slots_back() -> None:
         return asyncio.get_running_loop().time() - start
 
     assert asyncio.run(scenario()) < 3  # the old reservations made it 6 s
+
+
+def test_a_batch_quota_that_raises_keeps_what_it_allowed(server: ProviderServer) -> None:
+    url = server.base_url("magisterium", latency=0.0)
+    client = Magisterium(api_key=KEY, base_url=url)
+    qs = questions(server, "magisterium", 5)
+    results = ask_many(client, qs, rate_limit="3/day", on_quota="raise", errors="keep")
+    assert sum(isinstance(r, Answer) for r in results) == 3
+    assert all(isinstance(r.error, ck.QuotaExceededError) for r in results if isinstance(r, Failed))
+    assert server.scenario(url).request_count == 3

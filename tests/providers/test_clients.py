@@ -294,12 +294,34 @@ def assert_no_secret(*objects: Any) -> None:
 
 
 def test_retry_after_is_honoured_then_success(server: ProviderServer) -> None:
-    mg, scenario = client_for(server, fault="status", status=429, retry_after=0.3, times=2)
+    mg, scenario = client_for(server, fault="status", status=429, retry_after_ms=300, times=2)
     start = time.monotonic()
     answer = mg.ask(question())
     assert answer.text
     assert scenario.request_count == 3
     assert time.monotonic() - start >= 0.55
+
+
+@pytest.mark.parametrize(
+    ("options", "requests"),
+    [
+        ({"status": 409}, 2),  # retried, as the openai SDK does
+        ({"status": 520}, 2),  # every 5xx
+        ({"status": 400, "should_retry": True}, 2),  # the server's word forces it, a 4xx too
+        ({"status": 503, "should_retry": False}, 1),  # and forbids it
+    ],
+)
+def test_retries_follow_the_sdks_rules(
+    server: ProviderServer, options: dict[str, Any], requests: int
+) -> None:
+    mg, scenario = client_for(server, fault="status", retry_after_ms=0, times=1, **options)
+    if requests == 2:
+        assert mg.ask(question()).text
+    else:
+        with pytest.raises(ck.ProviderError) as info:
+            mg.ask(question())
+        assert info.value.should_retry is False
+    assert scenario.request_count == requests
 
 
 def test_rate_limit_error_after_retries(server: ProviderServer) -> None:

@@ -138,7 +138,7 @@ def test_401_is_an_authentication_error(server: ProviderServer) -> None:
 
 def test_429_with_retry_after_is_retried(server: ProviderServer) -> None:
     mg, scenario = client_for(
-        server, fault="status", status=429, retry_after=0.2, times=2, endpoint="search"
+        server, fault="status", status=429, retry_after_ms=200, times=2, endpoint="search"
     )
     start = time.monotonic()
     found = asyncio.run(mg.asearch("dignity of human work", num_results=1))

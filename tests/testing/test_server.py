@@ -532,6 +532,27 @@ def test_status_fault(
     assert r.status_code == status and r.headers["retry-after"] == "1" and check(r.json())
 
 
+@pytest.mark.parametrize(
+    ("asked", "sent"), [(0, "0"), (0.3, "1"), (1, "1"), (1.01, "2"), (29.5, "30")]
+)
+def test_retry_after_is_sent_in_whole_seconds(
+    srv: ProviderServer, client: httpx.Client, asked: float, sent: str
+) -> None:
+    """RFC 9110 10.2.3 allows delay-seconds (``1*DIGIT``) only: a fraction is rounded up."""
+    url = srv.base_url("maritaca", fault="status", status=429, retry_after=asked)
+    r = client.post(url + ENDPOINTS["maritaca"], json=chat("grace"))
+    assert r.headers["retry-after"] == sent and int(r.headers["retry-after"]) >= asked
+
+
+def test_retry_after_ms_and_x_should_retry(srv: ProviderServer, client: httpx.Client) -> None:
+    url = srv.base_url(
+        "maritaca", fault="status", status=400, retry_after_ms=250, should_retry=True
+    )
+    r = client.post(url + ENDPOINTS["maritaca"], json=chat("grace"))
+    assert r.headers["retry-after-ms"] == "250" and r.headers["x-should-retry"] == "true"
+    assert "retry-after" not in r.headers
+
+
 def test_status_fault_times_then_success(srv: ProviderServer, client: httpx.Client) -> None:
     url = srv.base_url("magisterium", fault="status", status=429, times=2, message="slow down")
     codes = [client.post(url + "/chat/completions", json=chat("grace")) for _ in range(3)]
