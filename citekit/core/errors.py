@@ -111,7 +111,12 @@ class ProviderError(CitekitError):
         The ``x-request-id`` header, to quote to the provider's support.
     retry_after
         Seconds the server asked to wait (``Retry-After``), if it said.
+    answer
+        The answer the failed call carried, when it carried one (Maritaca's Responses API
+        reports a failed response with what was generated): nothing is lost.
     """
+
+    answer: Answer | None = None
 
     def __init__(
         self,

@@ -117,6 +117,7 @@ class Answer:
     ``text`` is choice 0; ``choices`` holds all of them when ``n > 1``. ``raw`` keeps the
     provider's JSON with every field, known or not. ``notes`` are messages for the reader
     (a content filter, references that could not be fetched, a recorded sample).
+    ``parsed`` is the decoded reply of a call with ``schema=``.
 
     Examples
     --------
@@ -158,6 +159,9 @@ class Answer:
     partial: bool = False
     cached: bool = False
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    #: With ``schema=``: the reply decoded (a pydantic instance for a pydantic model), or None
+    #: when it is not JSON valid for the schema (a note says why). Derived from ``text``.
+    parsed: Any = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "text", valid_text(self.text))

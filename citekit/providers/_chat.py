@@ -8,7 +8,7 @@ wrapper; sync methods drive it with ``httpx.Client``, the ``a``-prefixed twins w
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, TypedDict, Unpack
+from typing import Any, Literal, TypedDict, Unpack
 
 from ..core.errors import CitekitWarning, warn
 from ..model import Answer
@@ -46,6 +46,9 @@ class ChatParams(TypedDict, total=False):
     data_ocean: bool
     code_execution: bool
     service_tier: str
+    api: Literal["chat", "responses"]
+    schema: Any
+    response_format: Mapping[str, Any]
 
 
 Messages = Sequence[Mapping[str, Any]]

@@ -5,13 +5,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
-from ..core.errors import ResponseFormatError
+from ..core.errors import ConfigurationError, ResponseFormatError
 from ..core.fields import parse_created
 from ..core.names import MARITACA, ProviderEntry
-from ..wire.flow import RequestSpec, fetch_json
+from ..model import Answer
+from ..wire.flow import Flow, RequestSpec, fetch_json
 from ..wire.maritaca import FLEX_READ_TIMEOUT, classify
+from ..wire.maritaca_responses import RESPONSES_PATH, responses_body, responses_flow
+from ..wire.openai_compat import chat_flow
+from ..wire.schema import Schema, decode, schema_of
 from ._chat import ChatClient, Messages
 
 __all__ = ["BUILT_IN_TOOLS", "Maritaca", "MaritacaModel", "Model", "check_tools_stream"]
@@ -19,6 +23,34 @@ __all__ = ["BUILT_IN_TOOLS", "Maritaca", "MaritacaModel", "Model", "check_tools_
 #: Maritaca's built-in tools: they run server side, and only in a non-streaming request.
 BUILT_IN_TOOLS = ("web_search", "data_ocean", "code_execution")
 _SERVICE_TIERS = ("flex", "default", "auto")
+API = Literal["chat", "responses"]
+_APIS = ("chat", "responses")
+_FORMATS = ("text", "json_object", "json_schema")
+
+
+def _checked_api(api: Any, error: type[Exception] = ValueError) -> API:
+    if api not in _APIS:
+        raise error(f"api={api!r} is not one of Maritaca's APIs; use 'chat' or 'responses'")
+    return api  # type: ignore[no-any-return]
+
+
+def _checked_format(response_format: Any) -> dict[str, Any]:
+    if not isinstance(response_format, Mapping) or response_format.get("type") not in _FORMATS:
+        raise ValueError(
+            f"response_format={response_format!r} must be like {{'type': 'json_object'}} or "
+            "{'type': 'json_schema', 'json_schema': {...}}; schema= builds it from a JSON schema"
+        )
+    return dict(response_format)
+
+
+def _structured(flow: Flow[Answer], schema: Schema | None) -> Flow[Answer]:
+    """``flow``'s answer with ``parsed`` set from its text (a note saying why when not)."""
+    answer = yield from flow
+    if schema is None:
+        return answer
+    value, note = decode(answer.text, schema)
+    notes = answer.notes if note is None else (*answer.notes, note)
+    return replace(answer, parsed=value, notes=notes)
 
 
 def check_tools_stream(body: Mapping[str, Any]) -> None:
@@ -131,15 +163,52 @@ class Maritaca(ChatClient):
 
     _classify_error = staticmethod(classify)
 
+    def __init__(self, *, api: API = "chat", **options: Any) -> None:
+        self.api: API = _checked_api(api, ConfigurationError)
+        super().__init__(**options)
+
     def _prepare(
         self, messages: Messages, *, stream: bool, params: dict[str, Any]
     ) -> tuple[RequestSpec, str | None]:
+        params = dict(params)
+        api = _checked_api(params.pop("api", None) or self.api)
+        schema, response_format = params.pop("schema", None), params.pop("response_format", None)
+        if schema is not None and response_format is not None:
+            raise ValueError("pass schema= or response_format=, not both")
         spec, question = super()._prepare(messages, stream=stream, params=params)
+        body = dict(spec.json)
+        if schema is not None:
+            body["response_format"] = schema_of(schema).response_format()
+        elif response_format is not None:
+            body["response_format"] = _checked_format(response_format)
+        if api == "responses":
+            spec = replace(spec, path=RESPONSES_PATH, json=responses_body(body))
+        else:
+            spec = replace(spec, json=body)
         if spec.json.get("service_tier") == "flex" and not self._timeout_given:
             # A flex request may wait in Maritaca's queue up to 5 minutes: the default read
             # timeout (120 s) would give up while it waits. A timeout you set is kept.
             spec = replace(spec, read_timeout=FLEX_READ_TIMEOUT)
         return spec, question
+
+    def _call(
+        self,
+        messages: Messages,
+        *,
+        stream: bool,
+        cache: bool | None,
+        log: bool | None,
+        params: Mapping[str, Any],
+    ) -> Flow[Answer]:
+        schema = params.get("schema")
+        checked = schema_of(schema) if schema is not None else None
+        spec, question = self._prepare(messages, stream=stream, params=dict(params))
+        wire_flow = responses_flow if spec.path == RESPONSES_PATH else chat_flow
+        flow = wire_flow(self._wire, spec, question=question)
+        logged = self._logged(
+            flow, spec.json, stream=stream, cache=cache, log=log, finish=self._done
+        )
+        return _structured(logged, checked)
 
     def _provider_body(self, body: dict[str, Any], options: dict[str, Any]) -> None:
         for name in BUILT_IN_TOOLS:
