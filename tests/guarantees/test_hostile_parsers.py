@@ -30,6 +30,7 @@ from citekit.store import Log, LogWarning
 from citekit.wire.errors import error_message
 from citekit.wire.flow import interrupted
 from citekit.wire.gptbots import GPTBotsAccumulator, check_body, classify, parse_message
+from citekit.wire.maritaca_responses import ResponsesAccumulator, parse_responses
 from citekit.wire.openai_compat import ChatAccumulator, parse_chat_completion
 from citekit.wire.search import parse_search
 from tests.conftest import SAMPLES, sample_records
@@ -253,6 +254,38 @@ def test_chat_completion_any_json(provider: str, data: st.DataObject) -> None:
     body = data.draw(st.one_of(JSON, one_of_samples([b for _, b in CHAT[provider]])))
     blocking(lambda: parse_chat_completion(body, provider=provider))
     blocking(lambda: ck.parse_response(body, provider=provider))
+
+
+def _responses_bodies() -> list[Any]:
+    from tests.wire.test_maritaca_responses import DOCUMENTED
+
+    return DOCUMENTED
+
+
+def _responses_streams() -> list[list[Any]]:
+    from tests.wire.test_maritaca_responses import _stream
+
+    return [_stream(["O Pix ", "é ", "instantâneo."])]
+
+
+@pytest.mark.slow
+@FAST
+@given(body=st.one_of(JSON, one_of_samples(_responses_bodies())))
+def test_maritaca_responses_any_json(body: Any) -> None:
+    blocking(lambda: parse_responses(body))
+    blocking(lambda: ck.parse_response(body, provider="maritaca"))
+
+
+@pytest.mark.slow
+@FAST
+@given(
+    events=st.one_of(
+        st.lists(JSON, max_size=4),
+        st.sampled_from(_responses_streams()).flatmap(mutated_stream),
+    )
+)
+def test_maritaca_responses_stream_any_json(events: list[Any]) -> None:
+    streamed(ResponsesAccumulator(), events, "maritaca")
 
 
 @pytest.mark.slow
