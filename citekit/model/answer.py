@@ -64,12 +64,12 @@ class Usage:
             completion_tokens=count_or_none(data.get("completion_tokens")),
             total_tokens=count_or_none(data.get("total_tokens")),
             cached_tokens=count_or_none(cached),
-            tools=_tool_usage(data.get("tool_execution_details")),
+            tools=tool_usage(data.get("tool_execution_details")),
             raw=dict(data),
         )
 
 
-def _tool_usage(details: Any) -> dict[str, float] | None:
+def tool_usage(details: Any) -> dict[str, float] | None:
     """The numbers of a ``tool_execution_details`` object (anything else in it is left out)."""
     if not isinstance(details, Mapping):
         return None

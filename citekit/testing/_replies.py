@@ -224,12 +224,12 @@ class Responder:
         related = bool(body.get("return_related_questions"))
         options = body.get("stream_options")
         usage = isinstance(options, dict) and options.get("include_usage") is True
+        # Structured output (response_format): the message is a JSON value valid for the schema.
+        structured = structured_text(fmt, _message_text(sample.response))
         if body.get("stream") is True:
-            return self._chat_stream(provider, sample, scenario.chunks, related, usage)
+            return self._chat_stream(provider, sample, scenario.chunks, related, usage, structured)
         response = copy.deepcopy(sample.response)
-        structured = structured_text(fmt, _message_text(response))
         if structured is not None:
-            # Structured output: the message is a JSON value valid for the schema.
             response["choices"][0]["message"]["content"] = structured
         if not related:
             response.pop("related_questions", None)
@@ -264,8 +264,9 @@ class Responder:
         chunks: int | None,
         related: bool,
         usage: bool,
+        text: str | None = None,
     ) -> Reply:
-        if sample.sse is not None and not chunks:
+        if sample.sse is not None and not chunks and text is None:
             segments = split_segments(sample.sse)
             if not related:
                 segments = strip_related_questions(segments)
@@ -273,7 +274,7 @@ class Responder:
                 segments = drop_usage_chunk(segments, SAMPLE_FIELD)
             return Reply(200, stream=segments)
         response = sample.response
-        pieces = pieces_of(_message_text(response))
+        pieces = pieces_of(_message_text(response) if text is None else text)
         if chunks:
             pieces = list(cycle_pieces(pieces, chunks))
         extra: dict[str, Any] = {

@@ -26,8 +26,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..core.errors import ProviderError, ResponseFormatError
-from ..core.fields import Fields, parse_created, text_or_none
-from ..model import Answer, Choice, GeneratedFile, StreamEvent, TextDelta, ToolCall, Usage
+from ..core.fields import Fields, count_or_none, parse_created, text_or_none
+from ..model import (
+    Answer,
+    Choice,
+    GeneratedFile,
+    StreamEvent,
+    TextDelta,
+    ToolCall,
+    ToolCallDelta,
+    Usage,
+)
+from ..model.answer import tool_usage
 from .flow import Flow, RequestSpec, fetch_json, stream_answer
 from .maritaca import sources
 from .response import Wire
@@ -103,7 +113,10 @@ def responses_body(chat: Mapping[str, Any]) -> dict[str, Any]:
             "leave it out, or call with api='chat'"
         )
     instructions, items = _input_items(chat.pop("messages"))
-    body: dict[str, Any] = {"model": chat.pop("model"), "input": items}
+    # One question is sent as the documented examples send it: ``input`` a string.
+    alone = len(items) == 1 and items[0].get("role") == "user"
+    one = items[0]["content"] if alone and isinstance(items[0]["content"], str) else None
+    body: dict[str, Any] = {"model": chat.pop("model"), "input": items if one is None else one}
     if instructions is not None:
         body["instructions"] = instructions
     if "max_tokens" in chat:
@@ -145,26 +158,17 @@ def is_response(data: Any) -> bool:
 
 
 def _usage(data: Any) -> Usage | None:
+    """``usage`` in the chat vocabulary: input / output tokens as prompt / completion tokens."""
     if not isinstance(data, Mapping):
         return None
     details = data.get("input_tokens_details")
     cached = details.get("cached_tokens") if isinstance(details, Mapping) else None
-    usage = Usage.from_dict(
-        {
-            "prompt_tokens": data.get("input_tokens"),
-            "completion_tokens": data.get("output_tokens"),
-            "total_tokens": data.get("total_tokens"),
-            "prompt_tokens_details": {"cached_tokens": cached},
-            "tool_execution_details": data.get("tool_execution_details"),
-        }
-    )
-    assert usage is not None
     return Usage(
-        prompt_tokens=usage.prompt_tokens,
-        completion_tokens=usage.completion_tokens,
-        total_tokens=usage.total_tokens,
-        cached_tokens=usage.cached_tokens,
-        tools=usage.tools,
+        prompt_tokens=count_or_none(data.get("input_tokens")),
+        completion_tokens=count_or_none(data.get("output_tokens")),
+        total_tokens=count_or_none(data.get("total_tokens")),
+        cached_tokens=count_or_none(cached),
+        tools=tool_usage(data.get("tool_execution_details")),
         raw=dict(data),
     )
 
@@ -346,10 +350,25 @@ class ResponsesAccumulator:
         if kind == "response.output_item.added" or kind == "response.output_item.done":
             index = event.integer("output_index")
             item = event.object("item")
-            if item is not None:
-                _Output(self.provider).read([item])  # checked before it is kept
-                self._items[len(self._items) if index is None else index] = dict(item.data)
-            return []
+            if item is None:
+                return []
+            read = _Output(self.provider)
+            read.read([item])  # checked before it is kept
+            at = len(self._items) if index is None else index
+            first_done = (
+                kind.endswith(".done") and self._items.get(at, {}).get("status") != "completed"
+            )
+            self._items[at] = dict(item.data)
+            if not (first_done and read.calls):
+                return []
+            # No argument deltas are documented: a function call arrives whole, when done.
+            done = sum(
+                1
+                for i, other in self._items.items()
+                if i < at and other.get("type") == "function_call"
+            )
+            (call,) = read.calls
+            return [ToolCallDelta(index=done, arguments=call.arguments, id=call.id, name=call.name)]
         if kind == "response.output_text.delta":
             delta = event.data.get("delta")
             if not isinstance(delta, str):

@@ -807,3 +807,94 @@ def test_the_openai_sdk_responses_create_works(server: ProviderServer) -> None:
     assert events[0].type == "response.created" and events[-1].type == "response.completed"
     text = "".join(e.delta for e in events if e.type == "response.output_text.delta")
     assert text == response.output_text
+
+
+def test_the_documented_code_interpreter_body_is_what_is_sent(server: ProviderServer) -> None:
+    mt = ck.Maritaca(api_key="k", base_url=server.base_url("maritaca"), api="responses")
+    question = "Gere um gráfico de barras (3, 7, 2, 5) com matplotlib e mostre para mim."
+    ans = mt.ask(question, model="sabia-4-thinking", code_execution=True, log=False)
+    # providers.md, "Built-in tools on this endpoint": the documented example body.
+    documented = json.loads(
+        '{"model":"sabia-4-thinking","input":"Gere um gráfico de barras (3, 7, 2, 5) com '
+        'matplotlib e mostre para mim.","tools":[{"type":"code_interpreter"}]}'
+    )
+    assert server.requests[-1].json == documented
+    assert ans.files and ans.usage is not None and ans.usage.tools
+
+
+def test_the_documented_function_result_input_is_what_is_sent(server: ProviderServer) -> None:
+    mt = ck.Maritaca(api_key="k", base_url=server.base_url("maritaca"), api="responses")
+    arguments = '{"latitude": -22.9068, "longitude": -43.1729}'
+    messages = [
+        {"role": "user", "content": "What's the weather forecast in Rio de Janeiro?"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_abc123",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": arguments},
+                }
+            ],
+        },
+        {
+            "role": "tool",
+            "tool_call_id": "call_abc123",
+            "content": '{"temperature": 25.6, "unit": "°C"}',
+        },
+    ]
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {}}}]
+    mt.chat(messages, tools=tools, log=False)
+    # providers.md, "Input items" (Example 1): a function result sent back.
+    documented = json.loads(
+        '{"model":"sabia-4","input":[{"role":"user","content":"What\'s the weather forecast in '
+        'Rio de Janeiro?"},{"type":"function_call","call_id":"call_abc123","name":"get_weather",'
+        '"arguments":"{\\"latitude\\": -22.9068, \\"longitude\\": -43.1729}"},'
+        '{"type":"function_call_output","call_id":"call_abc123","output":'
+        '"{\\"temperature\\": 25.6, \\"unit\\": \\"°C\\"}"}],"tools":[...]}'.replace("[...]", "[]")
+    )
+    sent = server.requests[-1].json
+    assert sent["input"] == documented["input"] and sent["model"] == documented["model"]
+    assert sent["tools"] == [{"type": "function", "name": "get_weather", "parameters": {}}]
+
+
+@pytest.mark.parametrize("api", ["chat", "responses"])
+def test_a_streamed_schema_answer_is_parsed(server: ProviderServer, api: str) -> None:
+    mt = ck.Maritaca(api_key="k", base_url=server.base_url("maritaca"), api=api)  # type: ignore[arg-type]
+    ans = mt.ask("Qual é a capital do Brasil?", schema=CITY, stream=True, display=False, log=False)
+    assert isinstance(ans.parsed, dict) and set(ans.parsed) == {"cidade", "populacao"}
+
+
+def test_streamed_function_calls_arrive_whole(server: ProviderServer) -> None:
+    mt = ck.Maritaca(api_key="k", base_url=server.base_url("maritaca"), api="responses")
+    tools = [{"type": "function", "function": {"name": "buscar_cep", "parameters": {}}}]
+    question = "Qual o CEP da Avenida Paulista e como está o clima lá?"
+    blocking = mt.ask(question, tools=tools, log=False)
+    with mt.stream(question, tools=tools, log=False) as events:
+        deltas = [e for e in events if isinstance(e, ck.ToolCallDelta)]
+    assert events.answer is not None and events.answer.tool_calls == blocking.tool_calls
+    assert [(d.index, d.id, d.name, d.arguments) for d in deltas] == [
+        (c.index, c.id, c.name, c.arguments) for c in blocking.tool_calls
+    ]
+
+
+def test_responses_answers_are_logged_and_read_back(
+    server: ProviderServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CITEKIT_HOME", str(tmp_path))
+    monkeypatch.delenv("CITEKIT_LOG", raising=False)
+    url = server.base_url("maritaca")
+    mt = ck.Maritaca(api_key="k", base_url=url, api="responses")
+    blocking = mt.ask(CHART, code_execution=True)
+    streamed = mt.ask("O que é o Pix?", stream=True, display=False)
+    failing = ck.Maritaca(api_key="k", base_url=server.base_url("maritaca", fault="failed"))
+    with pytest.raises(ck.ProviderError) as info:
+        failing.ask("O que é o Pix?", api="responses")
+    rows = ck.log.rows()
+    assert [r["error_type"] for r in rows] == [None, None, "ProviderError"]
+    back = [ck.log.get(r["id"]) for r in rows]
+    assert back[0] == blocking and back[1] == streamed
+    assert info.value.answer is not None and back[2].text == info.value.answer.text
+    again = mt.ask(CHART, code_execution=True, cache=True)
+    assert again.cached and again.files == blocking.files
