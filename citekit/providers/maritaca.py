@@ -139,6 +139,21 @@ class Maritaca(ChatClient):
     5 minutes: unless you set ``timeout=``, such a request gets a read timeout of 330 s, and a
     429 whose body says the flex queue is full raises ``RateLimitError`` saying so.
 
+    ``api="responses"`` (on the constructor, or per call) speaks Maritaca's Responses API
+    (``POST /api/v1/responses``, which its docs recommend for new projects) and gives the same
+    ``Answer``: a system message is sent as ``instructions``, ``max_tokens`` as
+    ``max_output_tokens``, tools in their flat form and the built-in tools as ``tools`` entries;
+    a function call's ``ToolCall.id`` is its ``call_id``, ``incomplete_details`` gives
+    ``finish_reason="length"``, and a failed response raises ``ProviderError`` with the answer
+    in ``.answer``. ``n``, the penalties and ``stream_options`` are Chat Completions' only.
+
+    ``schema=`` asks for structured output (a JSON schema dict, or a pydantic model class), sent
+    as ``text.format`` or ``response_format``; ``answer.parsed`` holds the decoded reply (a
+    pydantic instance for a model), or None with a note saying why (not JSON, or not valid for
+    the schema). A schema over Maritaca's documented limits (unsupported keywords, more than
+    100 properties or 5 levels, ...) is a ``ValueError`` before sending. ``response_format=``
+    is sent as given.
+
     Examples
     --------
     >>> mt = ck.Maritaca()
@@ -153,6 +168,13 @@ class Maritaca(ChatClient):
     ... )
     >>> [(f.name, f.mime_type) for f in chart.files]
     [('populacao_regioes.png', 'image/png'), ('populacao_regioes.csv', 'text/csv')]
+    >>> city = mt.ask(
+    ...     "Qual é a capital do Brasil?",
+    ...     schema={"type": "object", "properties": {"cidade": {"type": "string"}}},
+    ...     api="responses",
+    ... )
+    >>> sorted(city.parsed)
+    ['cidade']
     >>> mt.stream("O que mudou no Pix?", web_search=True)
     Traceback (most recent call last):
     ...
