@@ -16,7 +16,7 @@ from ..wire.maritaca import FLEX_READ_TIMEOUT, classify
 from ..wire.maritaca_responses import RESPONSES_PATH, responses_body, responses_flow
 from ..wire.openai_compat import chat_flow
 from ..wire.schema import Schema, decode, schema_of
-from ._chat import ChatClient, Messages
+from ._chat import ChatClient, Messages, WireFlow
 
 __all__ = ["BUILT_IN_TOOLS", "Maritaca", "MaritacaModel", "Model", "check_tools_stream"]
 
@@ -222,15 +222,15 @@ class Maritaca(ChatClient):
         log: bool | None,
         params: Mapping[str, Any],
     ) -> Flow[Answer]:
+        params = dict(params)
         schema = params.get("schema")
-        checked = schema_of(schema) if schema is not None else None
-        spec, question = self._prepare(messages, stream=stream, params=dict(params))
-        wire_flow = responses_flow if spec.path == RESPONSES_PATH else chat_flow
-        flow = wire_flow(self._wire, spec, question=question)
-        logged = self._logged(
-            flow, spec.json, stream=stream, cache=cache, log=log, finish=self._done
-        )
-        return _structured(logged, checked)
+        if schema is not None:
+            params["schema"] = schema = schema_of(schema)  # checked once, before anything is sent
+        flow = super()._call(messages, stream=stream, cache=cache, log=log, params=params)
+        return _structured(flow, schema)
+
+    def _wire_flow(self, spec: RequestSpec) -> WireFlow:
+        return responses_flow if spec.path == RESPONSES_PATH else chat_flow
 
     def _provider_body(self, body: dict[str, Any], options: dict[str, Any]) -> None:
         for name in BUILT_IN_TOOLS:

@@ -5,7 +5,8 @@ Every rule here is the one ``shared/reference/providers.md`` gives under "Marita
 Responses API" (from Maritaca's ``api/en/responses-api.md``, ``responses-api-response.md``,
 ``docs/en/tools.md``, ``docs/en/structured_outputs.md``):
 
-- the request needs ``model`` and ``input`` (a string or an array of items); built-in tools come
+- the request needs ``model`` and ``input`` (a string or an array of items); ``metadata`` holds
+  at most 16 pairs (keys up to 64, values up to 512 characters); built-in tools come
   as ``tools`` entries (``web_search``, ``code_interpreter``, ``data_ocean``) or as the Chat
   booleans, and "a streaming request that enables a tool returns a 400";
 - the reply is a ``response`` object (``id`` "resp-...", ``created_at`` in seconds, ``status``,
@@ -63,6 +64,13 @@ def responses_problem(body: dict[str, Any]) -> str | None:
         return "'input' must be a non-empty string or a non-empty array of items"
     if body.get("stream") is True and tools_on(body):
         return "built-in tools require 'stream': false"
+    metadata = body.get("metadata")
+    if metadata is not None and (
+        not isinstance(metadata, dict)
+        or len(metadata) > 16
+        or any(len(str(k)) > 64 or len(str(v)) > 512 for k, v in metadata.items())
+    ):
+        return "'metadata' holds at most 16 pairs, keys up to 64 and values up to 512 characters"
     fmt = (body.get("text") or {}).get("format") if isinstance(body.get("text"), dict) else None
     named = isinstance(fmt, dict) and fmt.get("name") and isinstance(fmt.get("schema"), dict)
     if isinstance(fmt, dict) and fmt.get("type") == "json_schema" and not named:

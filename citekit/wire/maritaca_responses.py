@@ -61,8 +61,9 @@ _BUILT_IN = {
     "code_execution": "code_interpreter",
     "data_ocean": "data_ocean",
 }
-#: Chat-completions parameters the Responses API does not document.
-_CHAT_ONLY = ("n", "frequency_penalty", "presence_penalty", "stream_options")
+#: Chat-completions parameters the Responses API does not document (``service_tier`` is
+#: listed as not documented on this endpoint).
+_CHAT_ONLY = ("n", "frequency_penalty", "presence_penalty", "stream_options", "service_tier")
 
 
 # -- the request ----------------------------------------------------------------------------
@@ -102,8 +103,8 @@ def _input_items(messages: list[dict[str, Any]]) -> tuple[str | None, list[dict[
 def responses_body(chat: Mapping[str, Any]) -> dict[str, Any]:
     """The Responses body for a checked chat-completions ``chat`` body.
 
-    A chat-only parameter (``n``, the penalties, ``stream_options``) is a ``ValueError``: the
-    Responses API does not document it.
+    A chat-only parameter (``n``, the penalties, ``stream_options``, ``service_tier``) is a
+    ``ValueError``: the Responses API does not document it.
     """
     chat = dict(chat)
     given = [name for name in _CHAT_ONLY if name in chat]

@@ -80,6 +80,8 @@ class Schema:
 
 def schema_of(schema: Any) -> Schema:
     """``schema=`` as a checked ``Schema``: a JSON schema dict, or a pydantic model class."""
+    if isinstance(schema, Schema):
+        return schema
     model = None
     if isinstance(schema, type) and hasattr(schema, "model_json_schema"):
         model, name = schema, schema.__name__

@@ -867,3 +867,20 @@ def test_an_artifact_comes_before_the_message(server: ProviderServer) -> None:
     assert reply["usage"]["tool_execution_details"]
     refused = httpx.post(url, json={**body, "stream": True}, headers={"Authorization": "Bearer k"})
     assert refused.status_code == 400 and "stream" in refused.text
+
+
+@pytest.mark.parametrize(
+    ("body", "why"),
+    [
+        ({"input": "oi"}, "'model' is required"),
+        ({"model": "sabia-4", "input": []}, "'input'"),
+        ({"model": "sabia-4", "input": "oi", "metadata": {str(i): "v" for i in range(17)}}, "16"),
+        ({"model": "sabia-4", "input": "oi", "text": {"format": {"type": "json_schema"}}}, "name"),
+    ],
+)
+def test_a_bad_responses_request_is_a_400(
+    server: ProviderServer, body: dict[str, Any], why: str
+) -> None:
+    url = server.url + "/maritaca/api/v1/responses"
+    reply = httpx.post(url, json=body, headers={"Authorization": "Bearer k"})
+    assert reply.status_code == 400 and why in reply.json()["detail"]

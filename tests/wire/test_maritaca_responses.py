@@ -354,3 +354,8 @@ def test_parse_responses_names_the_field() -> None:
         )
     with pytest.raises(ck.ResponseFormatError, match="'output' list"):
         parse_responses({"object": "response"})
+
+
+def test_service_tier_is_chat_only() -> None:
+    with pytest.raises(ValueError, match="does not take service_tier"):
+        responses_body({"model": "m", "messages": [], "service_tier": "flex"})
