@@ -287,9 +287,16 @@ def parse_responses(
         raise ResponseFormatError(f"{provider} sent a response without an 'output' list")
     out = _Output(provider)
     out.read(body.objects("output"))
-    body.object("usage")
-    body.string("status")
+    _check_top(body)
     return _answer(body.data, out, provider=provider, question=question)
+
+
+def _check_top(body: Fields) -> None:
+    """The top-level fields the answer is made of, checked (raises naming the field)."""
+    body.string("model")
+    body.string("id", numbers=True)
+    body.string("status")
+    body.object("usage")
 
 
 def failure(answer: Answer) -> ProviderError | None:
@@ -338,6 +345,7 @@ class ResponsesAccumulator:
         if kind in ("response.created", "response.in_progress"):
             response = event.object("response")
             if response is not None:
+                _check_top(response)  # checked before it is kept
                 self._response.update(response.data)
             return []
         if kind in ("response.completed", "response.failed", "response.incomplete"):
