@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..core.errors import ProviderError, ResponseFormatError
-from ..core.fields import Fields, count_or_none, parse_created, text_or_none
+from ..core.fields import Fields, count_or_none, parse_created, text_or_none, wrong
 from ..model import (
     Answer,
     Choice,
@@ -340,7 +340,9 @@ class ResponsesAccumulator:
         return self._final is not None
 
     def feed(self, chunk: Any) -> list[StreamEvent]:
-        event = Fields(chunk, self.provider, "a stream event")
+        if not isinstance(chunk, Mapping):
+            raise wrong(self.provider, "a stream event", chunk, "an object")
+        event = Fields(chunk, self.provider)
         kind = event.string("type")
         if kind in ("response.created", "response.in_progress"):
             response = event.object("response")
