@@ -50,6 +50,7 @@ __all__ = [
     "parse_responses",
     "responses_body",
     "responses_flow",
+    "text_format",
 ]
 
 #: The documented path, under the base URL ``.../api``.

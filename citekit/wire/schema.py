@@ -63,17 +63,9 @@ class Schema:
     schema: Mapping[str, Any]
     model: Any = None
 
-    def text_format(self) -> dict[str, Any]:
-        """The Responses API's ``text.format``."""
-        return {
-            "type": "json_schema",
-            "name": self.name,
-            "schema": dict(self.schema),
-            "strict": True,
-        }
-
     def response_format(self) -> dict[str, Any]:
-        """Chat Completions' ``response_format``."""
+        """Chat Completions' ``response_format`` (the Responses API's ``text.format`` is made
+        from it: ``maritaca_responses.text_format``)."""
         inner = {"name": self.name, "strict": True, "schema": dict(self.schema)}
         return {"type": "json_schema", "json_schema": inner}
 

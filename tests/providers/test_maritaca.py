@@ -669,8 +669,10 @@ async def _astreamed(mt: ck.Maritaca) -> ck.Answer:
     async with mt.astream("O que é o Pix?", log=False) as events:
         async for _ in events:
             pass
+    blocking = await mt.aask("O que é o Pix?", log=False)
     await mt.aclose()
     assert events.answer is not None
+    _same(blocking, events.answer)
     return events.answer
 
 

@@ -344,7 +344,9 @@ def test_a_pydantic_model_is_a_schema() -> None:
         pop: int
 
     schema = schema_of(City)
-    assert schema.name == "City" and schema.text_format()["schema"]["required"] == ["city", "pop"]
+    assert schema.name == "City" and schema.response_format()["json_schema"]["schema"][
+        "required"
+    ] == ["city", "pop"]
 
 
 def test_parse_responses_names_the_field() -> None:
