@@ -798,6 +798,7 @@ def test_response_format_is_sent_on_chat_completions(server: ProviderServer) -> 
         mt.ask("oi", response_format={"type": "yaml"})
 
 
+@pytest.mark.slow  # importing openai takes seconds
 def test_the_openai_sdk_responses_create_works(server: ProviderServer) -> None:
     openai = pytest.importorskip("openai")
     client = openai.OpenAI(api_key="k", base_url=server.base_url("maritaca"))

@@ -318,6 +318,7 @@ SIMPLE = {
 }
 
 
+@pytest.mark.slow  # importing jsonschema takes seconds
 @settings(max_examples=examples(200), deadline=None)
 @given(
     value=st.recursive(
@@ -334,6 +335,22 @@ def test_the_validator_agrees_with_jsonschema(value: Any) -> None:
     ours = validate(value, SIMPLE) is None
     theirs = jsonschema.Draft202012Validator(SIMPLE).is_valid(value)
     assert ours == theirs
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ({"city": "Brasília", "pop": 3, "tags": ["df"]}, None),
+        ({"city": "Brasília"}, "has no 'pop'"),
+        ({"city": "Brasília", "pop": "3"}, "pop is str, not integer"),
+        ({"city": "Brasília", "pop": 3, "kind": "vila"}, "kind is 'vila', not one of"),
+        ({"city": "Brasília", "pop": 3, "x": 1}, "'x', which the schema does not allow"),
+        ({"city": "Brasília", "pop": 3, "tags": [1]}, "tags[0] is int, not string"),
+    ],
+)
+def test_the_validator_says_what_is_wrong(value: Any, problem: str | None) -> None:
+    said = validate(value, SIMPLE)
+    assert said is None if problem is None else (said is not None and problem in said)
 
 
 def test_a_pydantic_model_is_a_schema() -> None:
