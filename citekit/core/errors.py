@@ -127,7 +127,12 @@ class ProviderError(CitekitError):
     should_retry
         The reply's ``x-should-retry`` (True for ``true``, False for ``false``), which
         overrides the status when citekit decides to retry; None when it did not say.
+    answer
+        The answer the failed call carried, when it carried one (Maritaca's Responses API
+        reports a failed response with what was generated): nothing is lost.
     """
+
+    answer: Answer | None = None
 
     def __init__(
         self,

@@ -64,12 +64,12 @@ class Usage:
             completion_tokens=count_or_none(data.get("completion_tokens")),
             total_tokens=count_or_none(data.get("total_tokens")),
             cached_tokens=count_or_none(cached),
-            tools=_tool_usage(data.get("tool_execution_details")),
+            tools=tool_usage(data.get("tool_execution_details")),
             raw=dict(data),
         )
 
 
-def _tool_usage(details: Any) -> dict[str, float] | None:
+def tool_usage(details: Any) -> dict[str, float] | None:
     """The numbers of a ``tool_execution_details`` object (anything else in it is left out)."""
     if not isinstance(details, Mapping):
         return None
@@ -117,6 +117,7 @@ class Answer:
     ``text`` is choice 0; ``choices`` holds all of them when ``n > 1``. ``raw`` keeps the
     provider's JSON with every field, known or not. ``notes`` are messages for the reader
     (a content filter, references that could not be fetched, a recorded sample).
+    ``parsed`` is the decoded reply of a call with ``schema=``.
 
     Examples
     --------
@@ -158,6 +159,9 @@ class Answer:
     partial: bool = False
     cached: bool = False
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    #: With ``schema=``: the reply decoded (a pydantic instance for a pydantic model), or None
+    #: when it is not JSON valid for the schema (a note says why). Derived from ``text``.
+    parsed: Any = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "text", valid_text(self.text))

@@ -7,8 +7,8 @@ wrapper; sync methods drive it with ``httpx.Client``, the ``a``-prefixed twins w
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, TypedDict, Unpack
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal, TypedDict, Unpack
 
 from ..core.errors import CitekitWarning, warn
 from ..model import Answer
@@ -46,9 +46,14 @@ class ChatParams(TypedDict, total=False):
     data_ocean: bool
     code_execution: bool
     service_tier: str
+    api: Literal["chat", "responses"]
+    schema: Any
+    response_format: Mapping[str, Any]
 
 
 Messages = Sequence[Mapping[str, Any]]
+#: A call's flow over one wire protocol: ``chat_flow`` and its like.
+WireFlow = Callable[..., Flow[Answer]]
 
 
 def _messages_for(question: str, system: str | None) -> list[dict[str, Any]]:
@@ -98,8 +103,12 @@ class ChatClient(ProviderClient):
     ) -> Flow[Answer]:
         """The call as a flow; its arguments are checked now, before anything is sent."""
         spec, question = self._prepare(messages, stream=stream, params=dict(params))
-        flow = chat_flow(self._wire, spec, question=question)
+        flow = self._wire_flow(spec)(self._wire, spec, question=question)
         return self._logged(flow, spec.json, stream=stream, cache=cache, log=log, finish=self._done)
+
+    def _wire_flow(self, spec: RequestSpec) -> WireFlow:
+        """The flow that speaks ``spec``'s protocol (Maritaca also speaks its Responses API)."""
+        return chat_flow
 
     def _done(self, answer: Answer) -> Answer:
         if answer.content_filtered:

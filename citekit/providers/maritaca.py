@@ -5,20 +5,52 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
-from ..core.errors import ResponseFormatError
+from ..core.errors import ConfigurationError, ResponseFormatError
 from ..core.fields import parse_created
 from ..core.names import MARITACA, ProviderEntry
-from ..wire.flow import RequestSpec, fetch_json
+from ..model import Answer
+from ..wire.flow import Flow, RequestSpec, fetch_json
 from ..wire.maritaca import FLEX_READ_TIMEOUT, classify
-from ._chat import ChatClient, Messages
+from ..wire.maritaca_responses import RESPONSES_PATH, responses_body, responses_flow
+from ..wire.openai_compat import chat_flow
+from ..wire.schema import Schema, decode, schema_of
+from ._chat import ChatClient, Messages, WireFlow
 
 __all__ = ["BUILT_IN_TOOLS", "Maritaca", "MaritacaModel", "Model", "check_tools_stream"]
 
 #: Maritaca's built-in tools: they run server side, and only in a non-streaming request.
 BUILT_IN_TOOLS = ("web_search", "data_ocean", "code_execution")
 _SERVICE_TIERS = ("flex", "default", "auto")
+API = Literal["chat", "responses"]
+_APIS = ("chat", "responses")
+_FORMATS = ("text", "json_object", "json_schema")
+
+
+def _checked_api(api: Any, error: type[Exception] = ValueError) -> API:
+    if api not in _APIS:
+        raise error(f"api={api!r} is not one of Maritaca's APIs; use 'chat' or 'responses'")
+    return api  # type: ignore[no-any-return]
+
+
+def _checked_format(response_format: Any) -> dict[str, Any]:
+    if not isinstance(response_format, Mapping) or response_format.get("type") not in _FORMATS:
+        raise ValueError(
+            f"response_format={response_format!r} must be like {{'type': 'json_object'}} or "
+            "{'type': 'json_schema', 'json_schema': {...}}; schema= builds it from a JSON schema"
+        )
+    return dict(response_format)
+
+
+def _structured(flow: Flow[Answer], schema: Schema | None) -> Flow[Answer]:
+    """``flow``'s answer with ``parsed`` set from its text (a note saying why when not)."""
+    answer = yield from flow
+    if schema is None:
+        return answer
+    value, note = decode(answer.text, schema)
+    notes = answer.notes if note is None else (*answer.notes, note)
+    return replace(answer, parsed=value, notes=notes)
 
 
 def check_tools_stream(body: Mapping[str, Any]) -> None:
@@ -107,6 +139,21 @@ class Maritaca(ChatClient):
     5 minutes: unless you set ``timeout=``, such a request gets a read timeout of 330 s, and a
     429 whose body says the flex queue is full raises ``RateLimitError`` saying so.
 
+    ``api="responses"`` (on the constructor, or per call) speaks Maritaca's Responses API
+    (``POST /api/v1/responses``, which its docs recommend for new projects) and gives the same
+    ``Answer``: a system message is sent as ``instructions``, ``max_tokens`` as
+    ``max_output_tokens``, tools in their flat form and the built-in tools as ``tools`` entries;
+    a function call's ``ToolCall.id`` is its ``call_id``, ``incomplete_details`` gives
+    ``finish_reason="length"``, and a failed response raises ``ProviderError`` with the answer
+    in ``.answer``. ``n``, the penalties and ``stream_options`` are Chat Completions' only.
+
+    ``schema=`` asks for structured output (a JSON schema dict, or a pydantic model class), sent
+    as ``text.format`` or ``response_format``; ``answer.parsed`` holds the decoded reply (a
+    pydantic instance for a model), or None with a note saying why (not JSON, or not valid for
+    the schema). A schema over Maritaca's documented limits (unsupported keywords, more than
+    100 properties or 5 levels, ...) is a ``ValueError`` before sending. ``response_format=``
+    is sent as given.
+
     Examples
     --------
     >>> mt = ck.Maritaca()
@@ -121,6 +168,13 @@ class Maritaca(ChatClient):
     ... )
     >>> [(f.name, f.mime_type) for f in chart.files]
     [('populacao_regioes.png', 'image/png'), ('populacao_regioes.csv', 'text/csv')]
+    >>> city = mt.ask(
+    ...     "Qual é a capital do Brasil?",
+    ...     schema={"type": "object", "properties": {"cidade": {"type": "string"}}},
+    ...     api="responses",
+    ... )
+    >>> sorted(city.parsed)
+    ['cidade']
     >>> mt.stream("O que mudou no Pix?", web_search=True)
     Traceback (most recent call last):
     ...
@@ -131,15 +185,52 @@ class Maritaca(ChatClient):
 
     _classify_error = staticmethod(classify)
 
+    def __init__(self, *, api: API = "chat", **options: Any) -> None:
+        self.api: API = _checked_api(api, ConfigurationError)
+        super().__init__(**options)
+
     def _prepare(
         self, messages: Messages, *, stream: bool, params: dict[str, Any]
     ) -> tuple[RequestSpec, str | None]:
+        params = dict(params)
+        api = _checked_api(params.pop("api", None) or self.api)
+        schema, response_format = params.pop("schema", None), params.pop("response_format", None)
+        if schema is not None and response_format is not None:
+            raise ValueError("pass schema= or response_format=, not both")
         spec, question = super()._prepare(messages, stream=stream, params=params)
+        body = dict(spec.json)
+        if schema is not None:
+            body["response_format"] = schema_of(schema).response_format()
+        elif response_format is not None:
+            body["response_format"] = _checked_format(response_format)
+        if api == "responses":
+            spec = replace(spec, path=RESPONSES_PATH, json=responses_body(body))
+        else:
+            spec = replace(spec, json=body)
         if spec.json.get("service_tier") == "flex" and not self._timeout_given:
             # A flex request may wait in Maritaca's queue up to 5 minutes: the default read
             # timeout (120 s) would give up while it waits. A timeout you set is kept.
             spec = replace(spec, read_timeout=FLEX_READ_TIMEOUT)
         return spec, question
+
+    def _call(
+        self,
+        messages: Messages,
+        *,
+        stream: bool,
+        cache: bool | None,
+        log: bool | None,
+        params: Mapping[str, Any],
+    ) -> Flow[Answer]:
+        params = dict(params)
+        schema = params.get("schema")
+        if schema is not None:
+            params["schema"] = schema = schema_of(schema)  # checked once, before anything is sent
+        flow = super()._call(messages, stream=stream, cache=cache, log=log, params=params)
+        return _structured(flow, schema)
+
+    def _wire_flow(self, spec: RequestSpec) -> WireFlow:
+        return responses_flow if spec.path == RESPONSES_PATH else chat_flow
 
     def _provider_body(self, body: dict[str, Any], options: dict[str, Any]) -> None:
         for name in BUILT_IN_TOOLS:

@@ -20,7 +20,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import StreamInterrupted
 from ..core.secrets import environment_keys, scrub_value
 from ..model import Answer
 from .call import Memo
@@ -186,8 +185,11 @@ class Writer:
         stream: bool,
         secrets: Sequence[str],
     ) -> Row:
-        if answer is None and isinstance(error, StreamInterrupted):
-            answer = scrub_value(error.answer, secrets)
+        carried = getattr(error, "answer", None)
+        if answer is None and isinstance(carried, Answer):
+            # What a failed call carries (a broken stream's partial answer, a failed Maritaca
+            # response's answer) is logged with its error: nothing is lost.
+            answer = scrub_value(carried, secrets)
         values = answer_row(
             answer,
             provider,

@@ -41,6 +41,10 @@ _ROUTES: dict[tuple[str, str], tuple[ProviderName, Endpoint, str]] = {
     ("magisterium", "/api/v1/search"): ("magisterium", "search", "POST"),
     ("maritaca", "/api/chat/completions"): ("maritaca", "chat", "POST"),
     ("maritaca", "/api/models"): ("maritaca", "models", "GET"),
+    # The Responses API's documented path is /api/v1/responses; the openai SDK, given the
+    # documented base_url ".../api", posts to /api/responses (providers.md, Responses API).
+    ("maritaca", "/api/v1/responses"): ("maritaca", "responses", "POST"),
+    ("maritaca", "/api/responses"): ("maritaca", "responses", "POST"),
     ("gptbots", "/v1/conversation"): ("gptbots", "conversation", "POST"),
     ("gptbots", "/v2/conversation/message"): ("gptbots", "message", "POST"),
     ("gptbots", "/v1/correlate/dataset"): ("gptbots", "correlate", "GET"),
@@ -286,7 +290,8 @@ class ProviderHandler(BaseHTTPRequestHandler):
                 reply = Reply(200, stream=[gptbots_event(envelope, scenario.framing)])
             self._send(reply)
         else:
-            reply = self.server.state.responder.reply(provider, endpoint, body, query, scenario)
+            responder = self.server.state.responder
+            reply = responder.reply(provider, endpoint, body, query, scenario, fault == "failed")
             self._send(reply, fault, scenario)
 
     # writing -------------------------------------------------------------------------------

@@ -15,6 +15,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._errors import error_body, gptbots_body
+from ._responses import (
+    as_response,
+    question_of,
+    responses_problem,
+    responses_stream,
+    structured_text,
+    tools_on,
+)
 from ._samples import (
     ProviderName,
     Sample,
@@ -118,10 +126,12 @@ class Responder:
         body: Any,
         query: dict[str, str],
         scenario: Scenario,
+        failed: bool = False,
     ) -> Reply:
         """The normal answer to a request that passed routing and authentication.
 
-        ``body`` is the parsed JSON body, or ``ValueError`` when the body is not JSON.
+        ``body`` is the parsed JSON body, or ``ValueError`` when the body is not JSON;
+        ``failed``: a Responses API reply reports a failed response.
         """
         if endpoint == "models":
             return json_reply(200, self.samples.models or {"object": "list", "data": []})
@@ -140,7 +150,35 @@ class Responder:
             return self._gptbots_message(body, scenario)
         if endpoint == "search":
             return self._search(body)
+        if endpoint == "responses":
+            return self._responses(body, scenario, failed)
         return self._chat(provider, body, scenario)
+
+    # Maritaca's Responses API (rules in _responses.py) --------------------------------------
+
+    def _responses(self, body: dict[str, Any], scenario: Scenario, failed: bool) -> Reply:
+        problem = responses_problem(body)
+        if problem:
+            return json_reply(400, error_body("maritaca", 400, problem))
+        candidates = self.samples["maritaca"]
+        question = question_of(body)
+        if not _asks_exactly(candidates, question):
+            candidates = _tool_samples(candidates, dict.fromkeys(tools_on(body), True))
+        sample = choose_sample(candidates, question)
+        if sample is None:
+            return self._no_samples("maritaca")
+        text = _message_text(sample.response)
+        fmt = body.get("text", {}).get("format") if isinstance(body.get("text"), dict) else None
+        text = structured_text(fmt, text) or text
+        response = as_response(sample.response, body, sample.label, text=text, failed=failed)
+        if body.get("stream") is True:
+            return Reply(200, stream=responses_stream(response, scenario.chunks))
+        if scenario.chunks:
+            for item in response["output"]:
+                if item.get("type") == "message":
+                    part = item["content"][0]
+                    part["text"] = "".join(cycle_pieces(pieces_of(part["text"]), scenario.chunks))
+        return json_reply(200, response)
 
     # Magisterium search ---------------------------------------------------------------------
 
@@ -177,6 +215,7 @@ class Responder:
             return json_reply(400, error_body(provider, 400, problem))
         candidates = self.samples[provider]
         question = last_user_text(body["messages"])
+        fmt = body.get("response_format") if provider == "maritaca" else None
         if provider == "maritaca" and not _asks_exactly(candidates, question):
             candidates = _tool_samples(candidates, body)
         sample = choose_sample(candidates, question)
@@ -185,9 +224,13 @@ class Responder:
         related = bool(body.get("return_related_questions"))
         options = body.get("stream_options")
         usage = isinstance(options, dict) and options.get("include_usage") is True
+        # Structured output (response_format): the message is a JSON value valid for the schema.
+        structured = structured_text(fmt, _message_text(sample.response))
         if body.get("stream") is True:
-            return self._chat_stream(provider, sample, scenario.chunks, related, usage)
+            return self._chat_stream(provider, sample, scenario.chunks, related, usage, structured)
         response = copy.deepcopy(sample.response)
+        if structured is not None:
+            response["choices"][0]["message"]["content"] = structured
         if not related:
             response.pop("related_questions", None)
         if scenario.chunks:
@@ -221,8 +264,9 @@ class Responder:
         chunks: int | None,
         related: bool,
         usage: bool,
+        text: str | None = None,
     ) -> Reply:
-        if sample.sse is not None and not chunks:
+        if sample.sse is not None and not chunks and text is None:
             segments = split_segments(sample.sse)
             if not related:
                 segments = strip_related_questions(segments)
@@ -230,7 +274,7 @@ class Responder:
                 segments = drop_usage_chunk(segments, SAMPLE_FIELD)
             return Reply(200, stream=segments)
         response = sample.response
-        pieces = pieces_of(_message_text(response))
+        pieces = pieces_of(_message_text(response) if text is None else text)
         if chunks:
             pieces = list(cycle_pieces(pieces, chunks))
         extra: dict[str, Any] = {

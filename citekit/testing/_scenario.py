@@ -24,7 +24,7 @@ Framing = Literal["lines", "sse"]
 FRAMINGS: tuple[Framing, ...] = ("lines", "sse")
 
 Fault = Literal[
-    "status", "reset", "malformed", "html", "stall", "gptbots_code", "drip", "keepalive"
+    "status", "reset", "malformed", "html", "stall", "gptbots_code", "drip", "keepalive", "failed"
 ]
 FAULTS: tuple[Fault, ...] = (
     "status",
@@ -35,15 +35,24 @@ FAULTS: tuple[Fault, ...] = (
     "gptbots_code",
     "drip",
     "keepalive",
+    "failed",
 )
 
 #: ``chat`` is Magisterium's and Maritaca's, ``models`` Maritaca's, ``search`` Magisterium's;
 #: the other four are GPTBots'.
 Endpoint = Literal[
-    "chat", "models", "search", "conversation", "message", "correlate", "next_question"
+    "chat",
+    "responses",
+    "models",
+    "search",
+    "conversation",
+    "message",
+    "correlate",
+    "next_question",
 ]
 ENDPOINTS: tuple[Endpoint, ...] = (
     "chat",
+    "responses",
     "models",
     "search",
     "conversation",
@@ -106,6 +115,8 @@ class Scenario:
     stall
         Seconds a ``"stall"``, ``"drip"`` or ``"keepalive"`` lasts (the server stopping ends it
         early); then the connection closes.
+        ``"failed"``: Maritaca's Responses API answers with ``status: "failed"`` (a stream
+        ends with ``response.failed``) and half of the text.
     interval
         Seconds between the bytes of a ``"drip"`` (a stream: one space, which never completes
         an event; a JSON reply: its body one byte at a time) and between the comments of a

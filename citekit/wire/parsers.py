@@ -6,10 +6,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
-from ..core.names import ENTRIES, unknown_provider
+from ..core.names import ENTRIES, MARITACA, unknown_provider
 from ..model import Answer, StreamEvent
 from .gptbots import SPEC as GPTBOTS_SPEC
+from .maritaca_responses import ResponsesAccumulator, is_response, parse_responses
 from .openai_compat import SPECS as CHAT_SPECS
+from .openai_compat import ChatAccumulator
 
 __all__ = ["Accumulator", "ProviderSpec", "get_spec", "parse_chunks", "parse_response"]
 
@@ -36,8 +38,61 @@ def _specs(*specs: ProviderSpec) -> dict[str, ProviderSpec]:
     return found
 
 
+class _EitherAccumulator:
+    """Maritaca's events: chat-completion chunks, or the Responses API's ``response.*``
+    events (told apart by the first event's ``type``)."""
+
+    __slots__ = ("_acc", "provider", "question")
+
+    def __init__(self, provider: str, question: str | None) -> None:
+        self.provider = provider
+        self.question = question
+        self._acc: Accumulator | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self._acc is not None and self._acc.finished
+
+    def _for(self, chunk: Any) -> Accumulator:
+        if self._acc is None:
+            kind = chunk.get("type") if isinstance(chunk, Mapping) else None
+            responses = isinstance(kind, str) and kind.startswith("response.")
+            self._acc = (
+                ResponsesAccumulator(provider=self.provider, question=self.question)
+                if responses
+                else ChatAccumulator(provider=self.provider, question=self.question)
+            )
+        return self._acc
+
+    def feed(self, chunk: Any) -> list[StreamEvent]:
+        return self._for(chunk).feed(chunk)
+
+    def answer(self, *, partial: bool = False) -> Answer:
+        return self._for(None).answer(partial=partial)
+
+
+class _MaritacaSpec:
+    """Maritaca's two wire protocols: a saved body is read by what it is."""
+
+    def __init__(self, chat: ProviderSpec) -> None:
+        self.name = chat.name
+        self._chat = chat
+
+    def parse_response(self, data: Mapping[str, Any], *, question: str | None = None) -> Answer:
+        if is_response(data):
+            return parse_responses(data, provider=self.name, question=question)
+        return self._chat.parse_response(data, question=question)
+
+    def new_accumulator(self, *, question: str | None = None) -> Accumulator:
+        return _EitherAccumulator(self.name, question)
+
+
+def _with_responses(spec: ProviderSpec) -> ProviderSpec:
+    return _MaritacaSpec(spec) if spec.name == MARITACA.name else spec
+
+
 #: provider name -> its parsers, as each wire module declares them.
-_SPECS = _specs(*CHAT_SPECS, GPTBOTS_SPEC)
+_SPECS = _specs(*(_with_responses(s) for s in CHAT_SPECS), GPTBOTS_SPEC)
 
 
 def get_spec(provider: str) -> ProviderSpec:

@@ -30,6 +30,7 @@ from citekit.store import Log, LogWarning
 from citekit.wire.errors import error_message
 from citekit.wire.flow import interrupted
 from citekit.wire.gptbots import GPTBotsAccumulator, check_body, classify, parse_message
+from citekit.wire.maritaca_responses import ResponsesAccumulator, parse_responses
 from citekit.wire.openai_compat import ChatAccumulator, parse_chat_completion
 from citekit.wire.search import parse_search
 from tests.conftest import SAMPLES, sample_records
@@ -253,6 +254,65 @@ def test_chat_completion_any_json(provider: str, data: st.DataObject) -> None:
     body = data.draw(st.one_of(JSON, one_of_samples([b for _, b in CHAT[provider]])))
     blocking(lambda: parse_chat_completion(body, provider=provider))
     blocking(lambda: ck.parse_response(body, provider=provider))
+
+
+def _responses_bodies() -> list[Any]:
+    """The documented Responses bodies, and each Maritaca sample as the loopback server's
+    Responses endpoint sends it."""
+    from citekit.testing._responses import as_response
+    from tests.wire.test_maritaca_responses import DOCUMENTED
+
+    served = [
+        as_response(body, {"model": "sabia-4"}, stem, text=_text(body))
+        for stem, body in CHAT["maritaca"]
+    ]
+    return [*DOCUMENTED, *served]
+
+
+def _text(body: dict[str, Any]) -> str:
+    content = body["choices"][0]["message"].get("content")
+    return content if isinstance(content, str) else ""
+
+
+def _responses_streams() -> list[list[Any]]:
+    from citekit.testing._responses import responses_stream
+    from tests.wire.test_maritaca_responses import _stream
+
+    served = [
+        [s.payload() for s in responses_stream(body) if s.data is not None]
+        for body in _responses_bodies()
+        if body.get("object") == "response" and "citekit_sample" in body
+    ]
+    return [_stream(["O Pix ", "é ", "instantâneo."]), *served]
+
+
+@pytest.mark.slow
+@FAST
+@given(body=st.one_of(JSON, one_of_samples(_responses_bodies())))
+def test_maritaca_responses_any_json(body: Any) -> None:
+    blocking(lambda: parse_responses(body))
+    blocking(lambda: ck.parse_response(body, provider="maritaca"))
+
+
+@pytest.mark.slow
+@FAST
+@given(
+    events=st.one_of(
+        st.lists(JSON, max_size=4),
+        st.sampled_from(_responses_streams()).flatmap(mutated_stream),
+    )
+)
+def test_maritaca_responses_stream_any_json(events: list[Any]) -> None:
+    streamed(ResponsesAccumulator(), events, "maritaca")
+    acc = ResponsesAccumulator()
+    try:
+        for event in events:
+            acc.feed(event)
+    except ck.ResponseFormatError:
+        return
+    if not acc.finished:  # a stream that ends early: the flow raises with the partial answer
+        error = interrupted("maritaca", acc, ck.ResponseFormatError("ended early"))
+        usable(error.answer)
 
 
 @pytest.mark.slow

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 from pathlib import Path
 from typing import Any
 
@@ -612,3 +613,291 @@ def test_files_are_listed_in_every_format_and_save_into_a_new_folder(
     saved = chart.files[0].save(f"{tmp_path / 'out'}/")
     assert saved == tmp_path / "out" / chart.files[0].name
     assert saved.read_bytes() == chart.files[0].data
+
+
+# -- the Responses API (api="responses") --------------------------------------------------------
+PIX = "Pesquise na web: o que mudou no Pix em 2025?"
+CHART = "Execute código: faça um gráfico de barras da população das regiões do Brasil."
+
+
+def _same(a: ck.Answer, b: ck.Answer) -> None:
+    assert (a.text, a.finish_reason, a.citations, a.files) == (
+        b.text,
+        b.finish_reason,
+        b.citations,
+        b.files,
+    )
+    assert a.tool_calls == b.tool_calls
+    assert a.usage is not None and b.usage is not None
+    assert (a.usage.prompt_tokens, a.usage.completion_tokens, a.usage.tools) == (
+        b.usage.prompt_tokens,
+        b.usage.completion_tokens,
+        b.usage.tools,
+    )
+
+
+@pytest.mark.parametrize("per_call", [False, True])
+def test_responses_gives_the_chat_answer(server: ProviderServer, per_call: bool) -> None:
+    url = server.base_url("maritaca")
+    chat = ck.Maritaca(api_key="k", base_url=url)
+    responses = ck.Maritaca(api_key="k", base_url=url, api="chat" if per_call else "responses")
+    api: dict[str, Any] = {"api": "responses"} if per_call else {}
+    for question, tool in ((PIX, "web_search"), (CHART, "code_execution")):
+        a = chat.ask(question, log=False, **{tool: True})  # type: ignore[arg-type]
+        b = responses.ask(question, log=False, **{tool: True}, **api)  # type: ignore[arg-type]
+        sent = server.requests[-1]
+        assert sent.path.endswith("/api/v1/responses")
+        assert {
+            "type": {"web_search": "web_search", "code_execution": "code_interpreter"}[tool]
+        } in sent.json["tools"]
+        _same(a, b)
+    assert b.files and b.usage is not None and b.usage.tools
+
+
+def test_responses_streams_the_blocking_answer(server: ProviderServer) -> None:
+    mt = ck.Maritaca(api_key="k", base_url=server.base_url("maritaca"), api="responses")
+    blocking = mt.ask("O que é o Pix?", log=False)
+    with mt.stream("O que é o Pix?", log=False) as events:
+        deltas = "".join(e.text for e in events if isinstance(e, ck.TextDelta))
+    assert deltas == blocking.text and events.answer is not None
+    _same(events.answer, blocking)
+    async_answer = asyncio.run(_astreamed(mt))
+    _same(async_answer, blocking)
+
+
+async def _astreamed(mt: ck.Maritaca) -> ck.Answer:
+    async with mt.astream("O que é o Pix?", log=False) as events:
+        async for _ in events:
+            pass
+    blocking = await mt.aask("O que é o Pix?", log=False)
+    await mt.aclose()
+    assert events.answer is not None
+    _same(blocking, events.answer)
+    return events.answer
+
+
+def test_responses_function_calls_carry_the_call_id(server: ProviderServer) -> None:
+    mt = ck.Maritaca(api_key="k", base_url=server.base_url("maritaca"))
+    tools = [
+        {"type": "function", "function": {"name": "buscar_cep", "parameters": {"type": "object"}}}
+    ]
+    question = "Qual o CEP da Avenida Paulista e como está o clima lá?"
+    chat = mt.ask(question, tools=tools, log=False)
+    ans = mt.ask(
+        question,
+        tools=tools,
+        api="responses",
+        system="Use as ferramentas.",
+        max_tokens=200,
+        log=False,
+    )
+    body = server.requests[-1].json
+    assert body["tools"] == [
+        {"type": "function", "name": "buscar_cep", "parameters": {"type": "object"}}
+    ]
+    assert body["instructions"] == "Use as ferramentas." and body["max_output_tokens"] == 200
+    assert [(c.id, c.name, c.arguments) for c in ans.tool_calls] == [
+        (c.id, c.name, c.arguments) for c in chat.tool_calls
+    ]
+    assert ans.tool_calls and ans.finish_reason == "tool_calls"
+
+
+def test_a_failed_response_raises_carrying_the_answer(server: ProviderServer) -> None:
+    mt = ck.Maritaca(
+        api_key="k", base_url=server.base_url("maritaca", fault="failed"), api="responses"
+    )
+    for stream in (False, True):
+        with pytest.raises(ck.ProviderError, match="internal error") as info:
+            mt.ask("O que é o Pix?", stream=stream, display=False, log=False)
+        assert info.value.answer is not None and info.value.answer.text
+        assert info.value.answer.finish_reason == "error"
+
+
+def test_a_cut_response_is_length(server: ProviderServer) -> None:
+    mt = ck.Maritaca(api_key="k", base_url=server.base_url("maritaca"), api="responses")
+    ans = mt.ask("Conte a história do samba em detalhes.", log=False)
+    chat = mt.ask("Conte a história do samba em detalhes.", api="chat", log=False)
+    assert chat.finish_reason == "length" and ans.finish_reason == "length"
+
+
+def test_api_is_checked() -> None:
+    with pytest.raises(ck.ConfigurationError, match="use 'chat' or 'responses'"):
+        ck.Maritaca(api_key="k", api="completions")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="use 'chat' or 'responses'"):
+        ck.Maritaca(api_key="k").ask("oi", api="v2")  # type: ignore[typeddict-item]
+
+
+# -- structured output (schema=) ---------------------------------------------------------------
+CITY = {
+    "type": "object",
+    "properties": {"cidade": {"type": "string"}, "populacao": {"type": "integer"}},
+    "required": ["cidade", "populacao"],
+}
+
+
+@pytest.mark.parametrize("api", ["chat", "responses"])
+def test_schema_is_sent_and_the_answer_parsed(server: ProviderServer, api: str) -> None:
+    mt = ck.Maritaca(api_key="k", base_url=server.base_url("maritaca"), api=api)  # type: ignore[arg-type]
+    ans = mt.ask("Qual é a capital do Brasil?", schema=CITY, log=False)
+    body = server.requests[-1].json
+    if api == "chat":
+        assert body["response_format"] == {
+            "type": "json_schema",
+            "json_schema": {"name": "answer", "strict": True, "schema": CITY},
+        }
+    else:
+        assert body["text"] == {
+            "format": {"type": "json_schema", "name": "answer", "schema": CITY, "strict": True}
+        }
+    assert isinstance(ans.parsed, dict) and set(ans.parsed) == {"cidade", "populacao"}
+    assert ans.parsed == json.loads(ans.text)
+
+
+def test_a_pydantic_schema_gives_an_instance(server: ProviderServer) -> None:
+    pydantic = pytest.importorskip("pydantic")
+
+    class Cidade(pydantic.BaseModel):
+        cidade: str
+        populacao: int
+
+    mt = ck.Maritaca(api_key="k", base_url=server.base_url("maritaca"), api="responses")
+    ans = mt.ask("Qual é a capital do Brasil?", schema=Cidade, log=False)
+    assert isinstance(ans.parsed, Cidade) and ans.parsed.populacao == 1
+
+
+def test_a_reply_that_is_not_json_for_the_schema_keeps_the_answer_with_a_note(
+    server: ProviderServer,
+) -> None:
+    mt = ck.Maritaca(api_key="k", base_url=server.base_url("maritaca"))
+    # json_object: the server answers {"answer": ...}, which this schema refuses.
+    ans = mt.ask("Qual é a capital do Brasil?", response_format={"type": "json_object"}, log=False)
+    assert json.loads(ans.text) and ans.parsed is None
+    from citekit.wire.schema import decode, schema_of
+
+    value, note = decode(ans.text, schema_of(CITY))
+    assert value is None and note and "not valid for the schema" in note and "cidade" in note
+    value, note = decode("Brasília.", schema_of(CITY))
+    assert value is None and note and "not JSON" in note
+
+
+def test_schema_limits_are_checked_before_sending(server: ProviderServer) -> None:
+    mt = ck.Maritaca(api_key="k", base_url=server.base_url("maritaca"))
+    before = len(server.requests)
+    with pytest.raises(ValueError, match="pattern"):
+        mt.ask("oi", schema={"type": "string", "pattern": "^a"})
+    with pytest.raises(ValueError, match="schema= or response_format="):
+        mt.ask("oi", schema=CITY, response_format={"type": "json_object"})
+    assert len(server.requests) == before
+
+
+def test_response_format_is_sent_on_chat_completions(server: ProviderServer) -> None:
+    mt = ck.Maritaca(api_key="k", base_url=server.base_url("maritaca"))
+    mt.ask("oi", response_format={"type": "json_object"}, log=False)
+    assert server.requests[-1].json["response_format"] == {"type": "json_object"}
+    with pytest.raises(ValueError, match="response_format="):
+        mt.ask("oi", response_format={"type": "yaml"})
+
+
+@pytest.mark.slow  # importing openai takes seconds
+def test_the_openai_sdk_responses_create_works(server: ProviderServer) -> None:
+    openai = pytest.importorskip("openai")
+    client = openai.OpenAI(api_key="k", base_url=server.base_url("maritaca"))
+    response = client.responses.create(model="sabia-4", input="O que é o Pix?")
+    assert response.status == "completed" and response.output_text
+    assert server.requests[-1].path.endswith("/api/responses")
+    events = list(client.responses.create(model="sabia-4", input="O que é o Pix?", stream=True))
+    assert [e.sequence_number for e in events] == list(range(1, len(events) + 1))
+    assert events[0].type == "response.created" and events[-1].type == "response.completed"
+    text = "".join(e.delta for e in events if e.type == "response.output_text.delta")
+    assert text == response.output_text
+
+
+def test_the_documented_code_interpreter_body_is_what_is_sent(server: ProviderServer) -> None:
+    mt = ck.Maritaca(api_key="k", base_url=server.base_url("maritaca"), api="responses")
+    question = "Gere um gráfico de barras (3, 7, 2, 5) com matplotlib e mostre para mim."
+    ans = mt.ask(question, model="sabia-4-thinking", code_execution=True, log=False)
+    # providers.md, "Built-in tools on this endpoint": the documented example body.
+    documented = json.loads(
+        '{"model":"sabia-4-thinking","input":"Gere um gráfico de barras (3, 7, 2, 5) com '
+        'matplotlib e mostre para mim.","tools":[{"type":"code_interpreter"}]}'
+    )
+    assert server.requests[-1].json == documented
+    assert ans.files and ans.usage is not None and ans.usage.tools
+
+
+def test_the_documented_function_result_input_is_what_is_sent(server: ProviderServer) -> None:
+    mt = ck.Maritaca(api_key="k", base_url=server.base_url("maritaca"), api="responses")
+    arguments = '{"latitude": -22.9068, "longitude": -43.1729}'
+    messages = [
+        {"role": "user", "content": "What's the weather forecast in Rio de Janeiro?"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_abc123",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": arguments},
+                }
+            ],
+        },
+        {
+            "role": "tool",
+            "tool_call_id": "call_abc123",
+            "content": '{"temperature": 25.6, "unit": "°C"}',
+        },
+    ]
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {}}}]
+    mt.chat(messages, tools=tools, log=False)
+    # providers.md, "Input items" (Example 1): a function result sent back.
+    documented = json.loads(
+        '{"model":"sabia-4","input":[{"role":"user","content":"What\'s the weather forecast in '
+        'Rio de Janeiro?"},{"type":"function_call","call_id":"call_abc123","name":"get_weather",'
+        '"arguments":"{\\"latitude\\": -22.9068, \\"longitude\\": -43.1729}"},'
+        '{"type":"function_call_output","call_id":"call_abc123","output":'
+        '"{\\"temperature\\": 25.6, \\"unit\\": \\"°C\\"}"}],"tools":[...]}'.replace("[...]", "[]")
+    )
+    sent = server.requests[-1].json
+    assert sent["input"] == documented["input"] and sent["model"] == documented["model"]
+    assert sent["tools"] == [{"type": "function", "name": "get_weather", "parameters": {}}]
+
+
+@pytest.mark.parametrize("api", ["chat", "responses"])
+def test_a_streamed_schema_answer_is_parsed(server: ProviderServer, api: str) -> None:
+    mt = ck.Maritaca(api_key="k", base_url=server.base_url("maritaca"), api=api)  # type: ignore[arg-type]
+    ans = mt.ask("Qual é a capital do Brasil?", schema=CITY, stream=True, display=False, log=False)
+    assert isinstance(ans.parsed, dict) and set(ans.parsed) == {"cidade", "populacao"}
+
+
+def test_streamed_function_calls_arrive_whole(server: ProviderServer) -> None:
+    mt = ck.Maritaca(api_key="k", base_url=server.base_url("maritaca"), api="responses")
+    tools = [{"type": "function", "function": {"name": "buscar_cep", "parameters": {}}}]
+    question = "Qual o CEP da Avenida Paulista e como está o clima lá?"
+    blocking = mt.ask(question, tools=tools, log=False)
+    with mt.stream(question, tools=tools, log=False) as events:
+        deltas = [e for e in events if isinstance(e, ck.ToolCallDelta)]
+    assert events.answer is not None and events.answer.tool_calls == blocking.tool_calls
+    assert [(d.index, d.id, d.name, d.arguments) for d in deltas] == [
+        (c.index, c.id, c.name, c.arguments) for c in blocking.tool_calls
+    ]
+
+
+def test_responses_answers_are_logged_and_read_back(
+    server: ProviderServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CITEKIT_HOME", str(tmp_path))
+    monkeypatch.delenv("CITEKIT_LOG", raising=False)
+    url = server.base_url("maritaca")
+    mt = ck.Maritaca(api_key="k", base_url=url, api="responses")
+    blocking = mt.ask(CHART, code_execution=True)
+    streamed = mt.ask("O que é o Pix?", stream=True, display=False)
+    failing = ck.Maritaca(api_key="k", base_url=server.base_url("maritaca", fault="failed"))
+    with pytest.raises(ck.ProviderError) as info:
+        failing.ask("O que é o Pix?", api="responses")
+    rows = ck.log.rows()
+    assert [r["error_type"] for r in rows] == [None, None, "ProviderError"]
+    back = [ck.log.get(r["id"]) for r in rows]
+    assert back[0] == blocking and back[1] == streamed
+    assert info.value.answer is not None and back[2].text == info.value.answer.text
+    again = mt.ask(CHART, code_execution=True, cache=True)
+    assert again.cached and again.files == blocking.files

@@ -838,3 +838,70 @@ def test_real_streams_without_optional_parts(real: ProviderServer) -> None:
                 checked += 1
     if not checked:
         pytest.skip("no chat samples in sample_data yet")
+
+
+# -- Maritaca's Responses API ------------------------------------------------------------------
+_DOCUMENTED_ORDER = [
+    "response.created",
+    "response.in_progress",
+    "response.output_item.added",
+    "response.content_part.added",
+    "response.output_text.delta",
+    "response.output_text.done",
+    "response.content_part.done",
+    "response.output_item.done",
+    "response.completed",
+]
+
+
+@pytest.mark.parametrize("path", ["/api/v1/responses", "/api/responses"])
+def test_responses_are_answered_blocking_and_streamed(server: ProviderServer, path: str) -> None:
+    url = server.url + "/maritaca" + path
+    auth = {"Authorization": "Bearer k"}
+    body = {"model": "sabia-4", "input": "O que é o Pix?"}
+    reply = httpx.post(url, json=body, headers=auth).json()
+    assert reply["object"] == "response" and reply["status"] == "completed"
+    assert reply["output"][0]["type"] == "message" and reply["usage"]["input_tokens"] > 0
+    streamed = httpx.post(url, json={**body, "stream": True}, headers=auth)
+    frames = [f for f in streamed.text.split("\n\n") if f.strip()]
+    assert "[DONE]" not in streamed.text
+    events = []
+    for frame in frames:
+        event_line, data_line = frame.split("\n")
+        event = json.loads(data_line.removeprefix("data: "))
+        assert event_line == f"event: {event['type']}"
+        events.append(event)
+    assert [e["sequence_number"] for e in events] == list(range(1, len(events) + 1))
+    kinds = [e["type"] for e in events]
+    collapsed = [k for i, k in enumerate(kinds) if i == 0 or k != kinds[i - 1]]
+    assert collapsed == _DOCUMENTED_ORDER
+    assert events[-1]["response"]["output"] == reply["output"]
+
+
+def test_an_artifact_comes_before_the_message(server: ProviderServer) -> None:
+    url = server.url + "/maritaca/api/v1/responses"
+    question = "Execute código: faça um gráfico de barras da população das regiões do Brasil."
+    body = {"model": "sabia-4", "input": question, "tools": [{"type": "code_interpreter"}]}
+    reply = httpx.post(url, json=body, headers={"Authorization": "Bearer k"}).json()
+    kinds = [item["type"] for item in reply["output"]]
+    assert kinds[0] == "code_execution_artifact" and kinds[-1] == "message"
+    assert reply["usage"]["tool_execution_details"]
+    refused = httpx.post(url, json={**body, "stream": True}, headers={"Authorization": "Bearer k"})
+    assert refused.status_code == 400 and "stream" in refused.text
+
+
+@pytest.mark.parametrize(
+    ("body", "why"),
+    [
+        ({"input": "oi"}, "'model' is required"),
+        ({"model": "sabia-4", "input": []}, "'input'"),
+        ({"model": "sabia-4", "input": "oi", "metadata": {str(i): "v" for i in range(17)}}, "16"),
+        ({"model": "sabia-4", "input": "oi", "text": {"format": {"type": "json_schema"}}}, "name"),
+    ],
+)
+def test_a_bad_responses_request_is_a_400(
+    server: ProviderServer, body: dict[str, Any], why: str
+) -> None:
+    url = server.url + "/maritaca/api/v1/responses"
+    reply = httpx.post(url, json=body, headers={"Authorization": "Bearer k"})
+    assert reply.status_code == 400 and why in reply.json()["detail"]
