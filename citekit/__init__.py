@@ -70,8 +70,10 @@ from .core.errors import (
 )
 from .model import (
     Answer,
+    AudioClip,
     Choice,
     Citation,
+    ComponentOutput,
     GeneratedFile,
     Reference,
     References,
@@ -239,6 +241,7 @@ __all__ = [
     "Aliases",
     "Answer",
     "AsyncStream",
+    "AudioClip",
     "AuthenticationError",
     "BadRequestError",
     "BatchError",
@@ -249,6 +252,7 @@ __all__ = [
     "CitekitError",
     "CitekitWarning",
     "Comparison",
+    "ComponentOutput",
     "ConfigurationError",
     "ContentFilteredWarning",
     "Failed",

@@ -372,7 +372,14 @@ def gptbots_event(obj: Any, framing: Framing) -> Segment:
 def _gptbots_stream(sample: Sample, conversation_id: str, framing: Framing) -> list[Segment]:
     """The sample's stream in ``framing``: the recorded bytes of that framing when there are
     some (bare JSON lines by default, as every official GPTBots example streams), else the
-    other framing's events re-framed, else events built from the blocking body."""
+    other framing's events re-framed, else events built from the blocking body.
+
+    The recorded streams follow providers.md's "GPTBots: streaming semantics": FlowOutput
+    (code 10) is the "User Input" component echoing the question, as in the documented text
+    stream (not a copy of the answer); a voice agent sends Audio (39) transcript deltas with
+    ``audioAnswer: ""``, then audio chunks with ``transcript: ""``, then FlowOutput from its
+    model component with ``audioDatas: [{transcript, url, seconds}]``, and no Text events.
+    """
     raw = sample.lines if framing == "lines" else sample.sse
     if raw is not None:
         if sample.conversation_id:
@@ -399,6 +406,11 @@ def _built_events(sample: Sample, conversation_id: str) -> list[dict[str, Any]]:
             "data": {"message_id": message_id, "conversation_id": conversation_id},
         }
     ]
+    # providers.md, "FlowOutput (code 10): whose output it is": in the documented text stream
+    # FlowOutput is the "User Input" component echoing the question, with a sibling
+    # componentId; the answer comes as Text (3) events, never as FlowOutput.
+    echo = {"content": sample.question, "branch": None, "from_component_name": "User Input"}
+    events.append({"code": 10, "message": "FlowOutput", "data": [echo], "componentId": 1})
     text = _gptbots_text(sample.response)
     events.extend({"code": 3, "message": "Text", "data": piece} for piece in pieces_of(text))
     if "usage" in sample.response:

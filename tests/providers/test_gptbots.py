@@ -28,10 +28,11 @@ def expected_references(rec: dict[str, Any]) -> ck.References:
 
 
 def view(answer: ck.Answer) -> tuple[Any, ...]:
+    """What a blocking and a streamed answer share: not ``outputs``, which are the components'
+    outputs (the blocking ``output[]`` items; in a stream, FlowOutput's "User Input" echo)."""
     return (
         answer.text,
         answer.id,
-        answer.outputs,
         answer.question,
         answer.sample,
         answer.citations,
@@ -48,6 +49,8 @@ def test_sample_blocking_and_streaming(gb: ck.GPTBots, stem: str, rec: dict[str,
     assert view(blocking) == view(streamed) == view(expected)
     rebuilt = ck.parse_response(streamed.raw, provider="gptbots", question=rec["question"])
     assert view(rebuilt) == view(streamed) and rebuilt.thoughts == streamed.thoughts
+    assert rebuilt.outputs == streamed.outputs
+    assert blocking.outputs == expected.outputs
     assert blocking.sample == f"gptbots/{stem}"
     assert blocking.conversation_id and streamed.conversation_id
     assert blocking.conversation_id != streamed.conversation_id  # a new conversation each
@@ -67,12 +70,19 @@ def test_saved_stream_equals_saved_reply() -> None:
         events = [json.loads(d) for d in decoder.feed(raw) + decoder.flush()]
         streamed = ck.parse_chunks(events, provider="gptbots", question=rec["question"])
         saved = ck.parse_response(rec["message"], provider="gptbots", question=rec["question"])
-        assert (streamed.text, streamed.id, streamed.outputs, streamed.citations) == (
+        assert (streamed.text, streamed.id, streamed.citations) == (
             saved.text,
             saved.id,
-            saved.outputs,
             saved.citations,
         )
+        # A saved streamed answer rebuilds equal to itself, FlowOutput items and all.
+        again = ck.parse_response(streamed.raw, provider="gptbots", question=rec["question"])
+        assert again == streamed
+        assert ck.parse_response(saved.raw, provider="gptbots", question=rec["question"]) == saved
+        # The documented text stream: FlowOutput is "User Input" echoing the question.
+        voice = any(c.audio for c in saved.outputs)
+        echo = ck.ComponentOutput(name="User Input", branch=None, content=rec["question"])
+        assert voice or streamed.outputs == (echo,)
 
 
 def test_several_output_branches_are_kept_in_order(gb: ck.GPTBots) -> None:
@@ -81,7 +91,11 @@ def test_several_output_branches_are_kept_in_order(gb: ck.GPTBots) -> None:
     rec = recs[0]
     answer = gb.ask(rec["question"])
     texts = [o["content"]["text"] for o in rec["message"]["output"]]
-    assert answer.outputs == tuple(texts)
+    assert [o.content for o in answer.outputs] == texts
+    names = [
+        (o["from_component_name"], o["from_component_branch"]) for o in rec["message"]["output"]
+    ]
+    assert [(o.name, o.branch) for o in answer.outputs] == names
     assert answer.text == "\n\n".join(texts)
 
 
