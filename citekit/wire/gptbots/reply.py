@@ -8,6 +8,7 @@ from typing import Any
 from ...core.errors import ResponseFormatError
 from ...core.fields import Fields, int_or_none, number_or_none, parse_created
 from ...model import Answer, AudioClip, ComponentOutput, StreamEvent, TextDelta, Usage
+from ...text.think import ThinkSplitter, split_thoughts
 from .citations import attachment_citations, parse_citations, stream_citations
 
 __all__ = [
@@ -166,9 +167,11 @@ def parse_message(data: Any, *, question: str | None = None) -> Answer:
     The text is the ``output[]`` items' texts (a voice agent's: their transcripts), joined by
     a blank line; each item is also kept in ``outputs``. A streamed answer's saved ``raw``
     carries its text as citekit's own ``text`` field (its FlowOutput items are not its text),
-    so it rebuilds equal to itself. Its fields are type-checked (``citekit.core.fields``): a
-    wrong one raises ``ResponseFormatError`` naming it. A streamed answer that broke before its
-    ids came has ``output`` but no ``message_id``: its saved ``raw`` still reads.
+    so it rebuilds equal to itself. ``<think>`` blocks in the text are its ``thoughts``
+    (``citekit.text.think``), after any Thought events' ones. Its fields are type-checked
+    (``citekit.core.fields``): a wrong one raises ``ResponseFormatError`` naming it. A streamed
+    answer that broke before its ids came has ``output`` but no ``message_id``: its saved
+    ``raw`` still reads.
     """
     body = Fields(data, "gptbots")
     message_id, conversation_id = _ids(body)
@@ -180,6 +183,9 @@ def parse_message(data: Any, *, question: str | None = None) -> Answer:
         text = streamed
     else:
         text = "\n\n".join(t for t in (_output_text(o) for o in items) if t)
+    text, inline = split_thoughts(text)
+    # Thought (41) events come in streams only; a streamed answer's raw keeps them to rebuild it.
+    thoughts = tuple(t for t in _items(data.get("thoughts")) if isinstance(t, str))
     return Answer(
         provider="gptbots",
         text=text,
@@ -191,8 +197,7 @@ def parse_message(data: Any, *, question: str | None = None) -> Answer:
         conversation_id=conversation_id,
         citations=parse_citations(data.get("citations")),
         outputs=tuple(o for o in (component_output(i) for i in items) if o is not None),
-        # Thoughts come in streams only; a streamed answer's raw keeps them to rebuild it.
-        thoughts=tuple(t for t in _items(data.get("thoughts")) if isinstance(t, str)),
+        thoughts=thoughts + inline,
         related_questions=questions_of(data.get("next_question")),
         raw=dict(data),
     )
@@ -205,7 +210,8 @@ class GPTBotsAccumulator:
     outputs, never the text, as the documented text stream's "User Input" echo shows), 4 Cost
     (``usage``),
     20 Citation and 83 CorrelateAttachment (``citations``), 41 Thought (``thoughts``: apart from
-    the text; consecutive events are one thought), 39 Audio (``{audioAnswer, transcript}``: a
+    the text; consecutive events are one thought; ``<think>`` blocks in the Text deltas are
+    thoughts too, never shown as text), 39 Audio (``{audioAnswer, transcript}``: a
     voice agent sends no Text, so the transcripts are the text), 5 / 6 tool call request and
     response (kept as they came in ``raw["tool_events"]``), 0 End. Other codes are kept in
     ``raw["unknown_events"]``. ``raw`` is shaped like a blocking reply, so
@@ -217,6 +223,7 @@ class GPTBotsAccumulator:
         #: The conversation asked in, for a reply that does not name it.
         self.conversation_id = conversation_id
         self._parts: list[str] = []
+        self._think = ThinkSplitter()  # what the live deltas show: the text without <think>
         self._outputs: list[dict[str, Any]] = []
         self._info: dict[str, Any] = {}
         self._usage: Any = None
@@ -244,7 +251,8 @@ class GPTBotsAccumulator:
         if code == TEXT:
             if isinstance(data, str) and data:
                 self._parts.append(data)
-                return [TextDelta(data)]
+                shown = self._think.feed(data)
+                return [TextDelta(shown)] if shown else []
         elif code == THOUGHT:
             piece = _thought(data)
             if last != THOUGHT or not self._thoughts:
@@ -275,27 +283,31 @@ class GPTBotsAccumulator:
             if isinstance(data, Mapping):
                 _ids(Fields(data, "gptbots", "End (code 0) data"))
             self._end = dict(data) if isinstance(data, Mapping) else {}
+            rest = self._think.flush()  # a held-back "<" that was no tag after all
+            return [TextDelta(rest)] if rest else []
         else:
             self._unknown.append(dict(event))  # kept, not fatal
         return []
 
     def answer(self, *, partial: bool = False) -> Answer:
-        text = "".join(self._parts) or "".join(self._transcripts)
-        thoughts = tuple(t for t in ("".join(p) for p in self._thoughts) if t)
+        received = "".join(self._parts) or "".join(self._transcripts)
+        text, inline = split_thoughts(received)  # the same split as the live deltas'
+        events = tuple(t for t in ("".join(p) for p in self._thoughts) if t)
+        thoughts = events + inline
         outputs = tuple(o for o in (component_output(i) for i in self._outputs) if o is not None)
         raw: dict[str, Any] = {**self._info, **(self._end or {})}
         # Shaped like a blocking reply, so parse_response(answer.raw) gives this answer; the
         # text is the Text events' (or the transcripts'), never the FlowOutput items'.
         raw["output"] = list(self._outputs)
-        raw["text"] = text
+        raw["text"] = received  # as it came: parse_message splits it the same way
         raw["usage"] = self._usage
         citations = self._citations or attachment_citations(self._attachments)
         if citations:
             raw["citations"] = citations
         if self._attachments:
             raw["correlate_attachments"] = self._attachments
-        if thoughts:
-            raw["thoughts"] = list(thoughts)
+        if events:
+            raw["thoughts"] = list(events)
         if self._audio:
             raw["audio"] = self._audio
         if self._tools:

@@ -263,3 +263,42 @@ def test_nan_custom_variable_is_refused_before_any_request(
     with pytest.raises(ValueError, match="custom_variables"):
         gb.ask("Why was the Great Wall built?", custom_variables={"a": float("nan")})
     assert len(server.requests) == before
+
+
+# -- <think> blocks in Text deltas (providers.md, "<think> tags": observed in a client) --------
+_think_piece = st.sampled_from(
+    ["<think>", "</think>", "<", "<th", "</thi", "nk>", "Why", " so", "$[1]$", "\n\n", "."]
+)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(pieces=st.lists(_think_piece, max_size=24), cuts=st.lists(st.integers(0, 300), max_size=10))
+def test_think_blocks_cut_into_any_deltas_give_the_blocking_answer(
+    pieces: list[str], cuts: list[int]
+) -> None:
+    whole = "".join(pieces)
+    points = sorted({c % (len(whole) + 1) for c in cuts})
+    chunks = [whole[a:b] for a, b in zip([0, *points], [*points, len(whole)], strict=True)]
+    acc = GPTBotsAccumulator(question="q")
+    live = [d.text for e in [INFO, *(text(c) for c in chunks if c), END] for d in acc.feed(e)]
+    answer = acc.answer()
+    blocking = ck.parse_response(
+        {"message_id": "m1", "output": [{"content": {"text": whole}}]}, provider="gptbots"
+    )
+    assert (answer.text, answer.thoughts) == (blocking.text, blocking.thoughts)
+    assert "".join(live) == answer.text  # the live deltas never show a thought
+    assert rebuilt(answer) == answer
+
+
+def test_markers_inside_a_think_block_are_not_citations() -> None:
+    citation = {"index": "1", "name": "policy.pdf", "type": "doc", "content": "Travel rules."}
+    reply = {
+        "message_id": "m1",
+        "output": [{"content": {"text": "<think>Maybe $[2]$?</think>Book economy.$[1]$"}}],
+        "citations": [citation],
+    }
+    answer = ck.parse_response(reply, provider="gptbots")
+    assert answer.thoughts == ("Maybe $[2]$?",)
+    assert "think" not in answer.text and "$[2]$" not in answer.text
+    assert answer.cited_markers == {1}
+    assert "think" not in answer.to_html()
