@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._errors import error_body, gptbots_body
+from ._gptbots import History, vector_match
 from ._samples import (
     ProviderName,
     Sample,
@@ -110,6 +111,7 @@ class Responder:
         self.samples = samples
         self._lock = threading.Lock()
         self._conversations: dict[str, str] = {}
+        self.history = History()
 
     def reply(
         self,
@@ -129,6 +131,10 @@ class Responder:
             return self._correlate(query, scenario)
         if endpoint == "next_question":
             return self._next_question(query)
+        if endpoint == "conversations":
+            return json_reply(*self.history.page(query))
+        if endpoint == "messages":
+            return json_reply(*self.history.messages(query))
         if not isinstance(body, dict):
             what = "Request body is not a valid JSON object"
             if provider == "gptbots":
@@ -138,6 +144,8 @@ class Responder:
             return self._new_conversation(body)
         if endpoint == "message":
             return self._gptbots_message(body, scenario)
+        if endpoint == "vector_match":
+            return json_reply(*vector_match(self.samples["gptbots"], body))
         if endpoint == "search":
             return self._search(body)
         return self._chat(provider, body, scenario)
@@ -266,6 +274,7 @@ class Responder:
         conversation_id = secrets.token_hex(12)
         with self._lock:
             self._conversations[conversation_id] = user_id
+        self.history.opened(conversation_id, user_id)
         return json_reply(200, {"conversation_id": conversation_id})
 
     def _gptbots_message(self, body: dict[str, Any], scenario: Scenario) -> Reply:
@@ -287,6 +296,9 @@ class Responder:
         config = body.get("conversation_config")
         asked = isinstance(config, dict) and config.get("corner_citation") is True
         cited = asked or "citations" not in sample.response  # nothing to leave out
+        sent = copy.deepcopy(sample.response)
+        sent = sent if cited else _uncited_message(sent)
+        self.history.asked(conversation_id, last_user_text(messages), sample, sent["output"])
         if mode == "blocking":
             message = copy.deepcopy(sample.response)
             message["conversation_id"] = conversation_id

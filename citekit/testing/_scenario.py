@@ -38,9 +38,18 @@ FAULTS: tuple[Fault, ...] = (
 )
 
 #: ``chat`` is Magisterium's and Maritaca's, ``models`` Maritaca's, ``search`` Magisterium's;
-#: the other four are GPTBots'.
+#: the others are GPTBots'.
 Endpoint = Literal[
-    "chat", "models", "search", "conversation", "message", "correlate", "next_question"
+    "chat",
+    "models",
+    "search",
+    "conversation",
+    "message",
+    "correlate",
+    "next_question",
+    "vector_match",
+    "conversations",
+    "messages",
 ]
 ENDPOINTS: tuple[Endpoint, ...] = (
     "chat",
@@ -50,6 +59,9 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     "message",
     "correlate",
     "next_question",
+    "vector_match",
+    "conversations",
+    "messages",
 )
 
 

@@ -43,9 +43,7 @@ def test_think_blocks_in_any_deltas_give_the_blocking_answer(
 def test_a_think_block_is_a_thought_and_its_markers_are_not_cited() -> None:
     body = {
         "id": "c1",
-        "choices": [
-            {"index": 0, "message": {"content": "<think>Cite [^2]?</think>\n\nSim.[^1]"}}
-        ],
+        "choices": [{"index": 0, "message": {"content": "<think>Cite [^2]?</think>\n\nSim.[^1]"}}],
     }
     answer = ck.parse_response(body, provider="magisterium")
     assert answer.text == "Sim.[^1]" and answer.thoughts == ("Cite [^2]?",)
