@@ -408,6 +408,9 @@ def test_history_brings_past_answers_back(server: ProviderServer, gb: ck.GPTBots
     )
     frame = ck.sources_frame(past)
     assert frame.height > 0
+    refs = ck.references_frame(past)
+    assert refs.height == len(first.references or ()) + len(second.references or ())
+    assert ck.charts.scores(refs).to_dict()  # the charts take them as any answers
     assert asyncio.run(gb.ahistory(first.conversation_id)) == past
 
 
