@@ -182,3 +182,19 @@ def test_events_joined_on_lines_in_any_way_decode_to_the_same_events(
     decoder = StreamDecoder()
     out = [d for c in cut(body.encode(), cuts) for d in decoder.feed(c)] + decoder.flush()
     assert [json.loads(d) for d in out] == events
+
+
+def test_the_joined_line_through_the_client_keeps_cost_and_end() -> None:
+    info = b'{"code":11,"message":"MessageInfo","data":{"message_id":"m1"}}\n'
+    audio = b'{"code":39,"message":"Audio","data":{"audioAnswer":"","transcript":"Hello!"}}\n'
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/v1/conversation"):
+            return httpx.Response(200, json={"conversation_id": "c1"})
+        return httpx.Response(200, content=info + audio + JOINED_LINE)
+
+    gb = ck.GPTBots(api_key="k", base_url="http://gb.test", transport=httpx.MockTransport(handler))
+    answer = gb.ask("Hello", stream=True, display=False, references=False)
+    assert not answer.partial and answer.text == "Hello!"
+    assert answer.usage is not None and answer.usage.prompt_tokens == 12
+    assert answer.outputs[0].name == "AI Model-1"
