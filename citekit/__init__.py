@@ -72,8 +72,10 @@ from .core.errors import (
 )
 from .model import (
     Answer,
+    AudioClip,
     Choice,
     Citation,
+    ComponentOutput,
     GeneratedFile,
     Reference,
     References,
@@ -241,6 +243,7 @@ __all__ = [
     "Aliases",
     "Answer",
     "AsyncStream",
+    "AudioClip",
     "AuthenticationError",
     "BadRequestError",
     "BatchError",
@@ -251,6 +254,7 @@ __all__ = [
     "CitekitError",
     "CitekitWarning",
     "Comparison",
+    "ComponentOutput",
     "ConfigurationError",
     "ContentFilteredWarning",
     "DiskFullError",

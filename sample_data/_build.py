@@ -630,6 +630,43 @@ def voice_clips(stem: str, text: str) -> list[dict[str, str]]:
     ]
 
 
+def voice_events(
+    stem: str, index: int, text: str, output: dict[str, Any], seconds: int
+) -> list[dict[str, Any]]:
+    """A voice agent's stream as in the documented AUDIO example (providers.md, "Audio events"):
+    Audio (39) transcript deltas with ``audioAnswer: ""``, then base64 audio chunks with
+    ``transcript: ""``, then FlowOutput from the model component, its content
+    ``" Audio:<url>,Transcript:(<text>)"`` and ``audioDatas: [{transcript, url, seconds}]``."""
+    rng = _rng("voice", stem, str(index))
+    events: list[dict[str, Any]] = []
+    for delta in word_deltas(text, rng, most=3):
+        data = {"audioAnswer": "", "transcript": delta}
+        events.append({"code": 39, "message": "Audio", "data": data})
+    clips = output["content"]["audio"]
+    for clip in clips:
+        sound = base64.b64encode(hashlib.sha256(clip["audio"].encode()).digest()).decode()
+        for piece in (sound[:24], sound[24:]):
+            data = {"audioAnswer": piece, "transcript": ""}
+            events.append({"code": 39, "message": "Audio", "data": data})
+    datas = [
+        {
+            "transcript": clip["transcript"],
+            "url": clip["audio"],
+            "seconds": round(len(clip["transcript"].split()) / 2.5, 1),
+        }
+        for clip in clips
+    ]
+    flow = {
+        "content": "".join(f" Audio:{c['audio']},Transcript:({c['transcript']})" for c in clips),
+        "branch": output["from_component_branch"],
+        "from_component_name": output["from_component_name"],
+        "audioDatas": datas,
+    }
+    component = object_id(seconds - 86400 * 90, "component", stem, str(index))
+    events.append({"code": 10, "message": "FlowOutput", "data": [flow], "componentId": component})
+    return events
+
+
 def knowledge_data_id(stem: str, seconds: int, name: str) -> str:
     """The ``data_id`` of a knowledge document: the id of the DOCUMENT, so one document has
     one id in the reply's ``citations``, the Citation (20) and CorrelateAttachment (83) events
@@ -825,29 +862,26 @@ def build_gptbots(turn: dict[str, Any]) -> tuple[dict[str, Any], str, str]:
             events.append({"code": 41, "message": "Thought", "data": delta})
     events.extend(turn.get("tool_events", []))  # code 5 request, code 6 response
     unknown = opts.get("unknown_event")
+    # FlowOutput as in the documented TEXT stream (providers.md, "FlowOutput (code 10)"): the
+    # "User Input" component echoing the question, a list item with a sibling componentId. It
+    # is not the answer, which comes as Text (or, from a voice agent, Audio) events.
+    if not turn.get("voice"):
+        echo = {"content": turn["question"], "branch": None, "from_component_name": "User Input"}
+        component = object_id(seconds - 86400 * 90, "component", stem, "input")
+        events.append(
+            {"code": 10, "message": "FlowOutput", "data": [echo], "componentId": component}
+        )
     for i, (text, output) in enumerate(zip(texts, outputs, strict=True)):
         if i:
             events.append({"code": 3, "message": "Text", "data": "\n\n"})
-        if turn.get("voice"):  # no Text events: one Audio event per clip
-            for clip in output["content"]["audio"]:
-                data = {"audioAnswer": clip["audio"], "transcript": clip["transcript"]}
-                events.append({"code": 39, "message": "Audio", "data": data})
-        for n, delta in enumerate([] if turn.get("voice") else word_deltas(text, delta_rng, most=3)):
+        if turn.get("voice"):
+            events.extend(voice_events(stem, i, text, output, seconds))
+        for n, delta in enumerate(
+            [] if turn.get("voice") else word_deltas(text, delta_rng, most=3)
+        ):
             if unknown and i == 0 and n == unknown["after"]:
                 events.append(unknown["event"])
             events.append({"code": 3, "message": "Text", "data": delta})
-        # FlowOutput as documented: a list of per-component items, with a sibling componentId.
-        flow: dict[str, Any] = {
-            "content": output["content"]["text"],
-            "branch": output["from_component_branch"],
-            "from_component_name": output["from_component_name"],
-        }
-        if "audio" in output["content"]:
-            flow["audioDatas"] = output["content"]["audio"]
-        component = object_id(seconds - 86400 * 90, "component", stem, str(i))
-        events.append(
-            {"code": 10, "message": "FlowOutput", "data": [flow], "componentId": component}
-        )
     for item in stream_citations:
         events.append({"code": 20, "message": "Citation", "data": [{"citation": item}]})
     events.append({"code": 4, "message": "Cost", "data": usage})

@@ -8,7 +8,17 @@ see them only for typing. The wire layer, above, builds them from JSON with func
 
 from __future__ import annotations
 
-from .answer import Answer, Choice, StreamEvent, TextDelta, ToolCall, ToolCallDelta, Usage
+from .answer import (
+    Answer,
+    AudioClip,
+    Choice,
+    ComponentOutput,
+    StreamEvent,
+    TextDelta,
+    ToolCall,
+    ToolCallDelta,
+    Usage,
+)
 from .search import SearchResult, SearchResults
 from .sources import IMAGE_TYPES, SAMPLE_FIELD, Citation, GeneratedFile, Reference, References
 
@@ -16,8 +26,10 @@ __all__ = [
     "IMAGE_TYPES",
     "SAMPLE_FIELD",
     "Answer",
+    "AudioClip",
     "Choice",
     "Citation",
+    "ComponentOutput",
     "GeneratedFile",
     "Reference",
     "References",

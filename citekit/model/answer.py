@@ -23,7 +23,9 @@ from .sources import SAMPLE_FIELD, Citation, GeneratedFile, References
 
 __all__ = [
     "Answer",
+    "AudioClip",
     "Choice",
+    "ComponentOutput",
     "StreamEvent",
     "TextDelta",
     "ToolCall",
@@ -97,6 +99,35 @@ class ToolCall:
 
 
 @dataclass(frozen=True, slots=True)
+class AudioClip:
+    """A piece of spoken answer: where to fetch it, what it says, how long it lasts (if told)."""
+
+    url: str | None
+    transcript: str = ""
+    seconds: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ComponentOutput:
+    """What one component of a GPTBots flow agent sent to the output node.
+
+    ``name`` is the component (``from_component_name``: ``"User Input"``, ``"AI Model-1"``),
+    ``branch`` its flow branch, ``content`` its text and ``audio`` its clips. A blocking reply's
+    ``output[]`` items are these, and its text is theirs; a stream's FlowOutput (code 10) events
+    are these too, but its text comes from the Text events: the documented text stream's
+    FlowOutput is the "User Input" component echoing the question.
+    """
+
+    name: str | None
+    branch: str | None
+    content: str
+    audio: tuple[AudioClip, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "content", valid_text(self.content))
+
+
+@dataclass(frozen=True, slots=True)
 class Choice:
     """One of the ``n`` completions of a request."""
 
@@ -151,8 +182,9 @@ class Answer:
     choices: tuple[Choice, ...] = ()
     question: str | None = None
     conversation_id: str | None = None
-    outputs: tuple[str, ...] = ()
-    #: Reasoning the provider streamed apart from the text (GPTBots Thought events).
+    #: The flow components' outputs (GPTBots), in the order they came.
+    outputs: tuple[ComponentOutput, ...] = ()
+    #: Reasoning apart from the text (GPTBots Thought events, ``<think>`` blocks).
     thoughts: tuple[str, ...] = ()
     files: tuple[GeneratedFile, ...] = ()
     notes: tuple[str, ...] = ()

@@ -12,11 +12,12 @@ import hashlib
 import os
 import uuid
 from collections.abc import Mapping, Sequence
+from datetime import date, datetime
 from typing import Any, ClassVar
 
 from ..core.errors import ConfigurationError
 from ..core.names import GPTBOTS, ProviderEntry
-from ..model import Answer, References
+from ..model import Answer, References, SearchResults
 from ..transport.stream import AsyncStream, Stream
 from ..wire.flow import Flow
 from ..wire.gptbots import (
@@ -25,8 +26,12 @@ from ..wire.gptbots import (
     check_flag,
     classify,
     conversation_config,
+    conversations_flow,
+    history_flow,
     new_conversation,
     references_flow,
+    search_request,
+    vector_search_flow,
 )
 from ._client import ProviderClient
 
@@ -185,6 +190,148 @@ class GPTBots(ProviderClient):
     async def areferences(self, message_id: str) -> References:
         """Async twin of ``references``."""
         return await self._arun(references_flow(self._wire, _check_message_id(message_id)))
+
+    def search(
+        self,
+        query: str,
+        *,
+        top_k: int = 10,
+        rerank: str | None = None,
+        embedding_rate: float | None = None,
+        group_ids: Sequence[str] | None = None,
+        data_ids: Sequence[str] | None = None,
+        min_score: float | None = None,
+    ) -> SearchResults:
+        """Search the agent's knowledge base (``POST /v1/vector/match``), best first.
+
+        Parameters
+        ----------
+        query
+            What to look for.
+        top_k
+            How many chunks, 1 to 50.
+        rerank
+            A reranker: ``"BGE-Rerank"``, ``"Jina-reranker-v2-base-multilingual"``,
+            ``"Jina-colbert-v2"`` or ``"BCE-Rerank"``.
+        embedding_rate
+            0 (keyword only) to 1 (semantic only, the provider's default).
+        group_ids, data_ids
+            Knowledge bases and documents to search (both: their union; ``[]``: none).
+        min_score
+            The lowest relevance kept (``doc_correlation``, 0.1 to 0.95).
+
+        Each result's ``title`` is the document's name and ``text`` the chunk; the frame uses
+        the source vocabulary and the results show as HTML, as Magisterium's search does.
+
+        >>> found = ck.GPTBots().search("Great Wall Ming dynasty", top_k=3)
+        >>> len(found), found[0].rank, found.provider
+        (3, 1, 'gptbots')
+        """
+        spec = search_request(
+            query,
+            top_k=top_k,
+            rerank=rerank,
+            embedding_rate=embedding_rate,
+            group_ids=group_ids,
+            data_ids=data_ids,
+            min_score=min_score,
+        )
+        return self._run(vector_search_flow(self._wire, spec))
+
+    async def asearch(
+        self,
+        query: str,
+        *,
+        top_k: int = 10,
+        rerank: str | None = None,
+        embedding_rate: float | None = None,
+        group_ids: Sequence[str] | None = None,
+        data_ids: Sequence[str] | None = None,
+        min_score: float | None = None,
+    ) -> SearchResults:
+        """Async twin of ``search``."""
+        spec = search_request(
+            query,
+            top_k=top_k,
+            rerank=rerank,
+            embedding_rate=embedding_rate,
+            group_ids=group_ids,
+            data_ids=data_ids,
+            min_score=min_score,
+        )
+        return await self._arun(vector_search_flow(self._wire, spec))
+
+    def conversations(
+        self,
+        *,
+        since: datetime | date | str | None = None,
+        until: datetime | date | str | None = None,
+        conversation_type: str = "ALL",
+        user_id: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """The agent's conversations whose last message falls in ``[since, until]``
+        (``GET /v1/bot/conversation/page``, every page), as the API lists them:
+        ``conversation_id``, ``user_id``, ``recent_chat_time`` (milliseconds), ``subject``,
+        ``conversation_type``, ``message_count``, ``cost_credit``, ``bot_id``.
+
+        ``since`` and ``until`` take datetimes (naive ones are UTC), dates or ISO strings and
+        are sent as milliseconds; ``since`` defaults to the beginning, ``until`` to now.
+        ``conversation_type`` is ``"ALL"``, ``"API"``, ``"EMBED"``, ``"WIDGET"``, ...; a
+        ``user_id`` lists only that user's.
+        """
+        flow = conversations_flow(
+            self._wire,
+            since=since,
+            until=until,
+            conversation_type=conversation_type,
+            user_id=user_id,
+        )
+        return self._run(flow)
+
+    async def aconversations(
+        self,
+        *,
+        since: datetime | date | str | None = None,
+        until: datetime | date | str | None = None,
+        conversation_type: str = "ALL",
+        user_id: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """Async twin of ``conversations``."""
+        flow = conversations_flow(
+            self._wire,
+            since=since,
+            until=until,
+            conversation_type=conversation_type,
+            user_id=user_id,
+        )
+        return await self._arun(flow)
+
+    def history(self, conversation_id: str, *, references: bool = True) -> list[Answer]:
+        """What the agent already answered in ``conversation_id`` (``GET /v2/messages``, every
+        page): one ``Answer`` per assistant message, oldest first, each with the question it
+        answered and, with ``references=True``, its knowledge references (one
+        ``GET /v1/correlate/dataset`` per answer). ``ck.sources_frame`` and the charts take
+        them as they take any answers.
+
+        >>> gb = ck.GPTBots()
+        >>> first = gb.ask("Why was the Great Wall built?")
+        >>> past = gb.history(first.conversation_id)
+        >>> [a.question for a in past], past[0].text == first.text
+        (['Why was the Great Wall built?'], True)
+        """
+        cid = _check_conversation_id(conversation_id)
+        if cid is None:
+            raise ValueError("conversation_id= is required: an id from gb.conversations()")
+        references = check_flag("references", references)
+        return self._run(history_flow(self._wire, cid, references=references))
+
+    async def ahistory(self, conversation_id: str, *, references: bool = True) -> list[Answer]:
+        """Async twin of ``history``."""
+        cid = _check_conversation_id(conversation_id)
+        if cid is None:
+            raise ValueError("conversation_id= is required: an id from gb.conversations()")
+        references = check_flag("references", references)
+        return await self._arun(history_flow(self._wire, cid, references=references))
 
     def ask(
         self,

@@ -93,7 +93,6 @@ def answer_from_row(
         # A streamed reply's assembled JSON may not carry the text where a blocking reply
         # does (GPTBots): the text as received is kept in its own column.
         changes["text"] = text
-        changes["outputs"] = answer.outputs or ((text,) if text else ())
     if notes_json:
         changes["notes"] = tuple(json.loads(notes_json))
     if references_json:

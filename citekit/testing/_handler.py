@@ -49,6 +49,10 @@ _ROUTES: dict[tuple[str, str], tuple[ProviderName, Endpoint, str]] = {
     ("gptbots", "/v2/conversation/message"): ("gptbots", "message", "POST"),
     ("gptbots", "/v1/correlate/dataset"): ("gptbots", "correlate", "GET"),
     ("gptbots", "/v1/next/question"): ("gptbots", "next_question", "GET"),
+    # providers.md, "GPTBots: more endpoints": knowledge retrieval and conversation history.
+    ("gptbots", "/v1/vector/match"): ("gptbots", "vector_match", "POST"),
+    ("gptbots", "/v1/bot/conversation/page"): ("gptbots", "conversations", "GET"),
+    ("gptbots", "/v2/messages"): ("gptbots", "messages", "GET"),
 }
 _PATH = re.compile(r"^(?:/s/(?P<scenario>[^/]+))?/(?P<provider>[a-z]+)(?P<rest>/.*)?$")
 _MALFORMED_EVENT = b'data: {"id": "chatcmpl-malformed", "choices": [{"delta": {"content": "\n\n'

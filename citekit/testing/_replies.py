@@ -23,6 +23,7 @@ from ._responses import (
     structured_text,
     tools_on,
 )
+from ._gptbots import History, vector_match
 from ._samples import (
     ProviderName,
     Sample,
@@ -118,6 +119,7 @@ class Responder:
         self.samples = samples
         self._lock = threading.Lock()
         self._conversations: dict[str, str] = {}
+        self.history = History()
 
     def reply(
         self,
@@ -139,6 +141,10 @@ class Responder:
             return self._correlate(query, scenario)
         if endpoint == "next_question":
             return self._next_question(query)
+        if endpoint == "conversations":
+            return json_reply(*self.history.page(query))
+        if endpoint == "messages":
+            return json_reply(*self.history.messages(query))
         if not isinstance(body, dict):
             what = "Request body is not a valid JSON object"
             if provider == "gptbots":
@@ -148,6 +154,8 @@ class Responder:
             return self._new_conversation(body)
         if endpoint == "message":
             return self._gptbots_message(body, scenario)
+        if endpoint == "vector_match":
+            return json_reply(*vector_match(self.samples["gptbots"], body))
         if endpoint == "search":
             return self._search(body)
         if endpoint == "responses":
@@ -310,6 +318,7 @@ class Responder:
         conversation_id = secrets.token_hex(12)
         with self._lock:
             self._conversations[conversation_id] = user_id
+        self.history.opened(conversation_id, user_id)
         return json_reply(200, {"conversation_id": conversation_id})
 
     def _gptbots_message(self, body: dict[str, Any], scenario: Scenario) -> Reply:
@@ -331,6 +340,9 @@ class Responder:
         config = body.get("conversation_config")
         asked = isinstance(config, dict) and config.get("corner_citation") is True
         cited = asked or "citations" not in sample.response  # nothing to leave out
+        sent = copy.deepcopy(sample.response)
+        sent = sent if cited else _uncited_message(sent)
+        self.history.asked(conversation_id, last_user_text(messages), sample, sent["output"])
         if mode == "blocking":
             message = copy.deepcopy(sample.response)
             message["conversation_id"] = conversation_id
@@ -416,7 +428,14 @@ def gptbots_event(obj: Any, framing: Framing) -> Segment:
 def _gptbots_stream(sample: Sample, conversation_id: str, framing: Framing) -> list[Segment]:
     """The sample's stream in ``framing``: the recorded bytes of that framing when there are
     some (bare JSON lines by default, as every official GPTBots example streams), else the
-    other framing's events re-framed, else events built from the blocking body."""
+    other framing's events re-framed, else events built from the blocking body.
+
+    The recorded streams follow providers.md's "GPTBots: streaming semantics": FlowOutput
+    (code 10) is the "User Input" component echoing the question, as in the documented text
+    stream (not a copy of the answer); a voice agent sends Audio (39) transcript deltas with
+    ``audioAnswer: ""``, then audio chunks with ``transcript: ""``, then FlowOutput from its
+    model component with ``audioDatas: [{transcript, url, seconds}]``, and no Text events.
+    """
     raw = sample.lines if framing == "lines" else sample.sse
     if raw is not None:
         if sample.conversation_id:
@@ -443,6 +462,11 @@ def _built_events(sample: Sample, conversation_id: str) -> list[dict[str, Any]]:
             "data": {"message_id": message_id, "conversation_id": conversation_id},
         }
     ]
+    # providers.md, "FlowOutput (code 10): whose output it is": in the documented text stream
+    # FlowOutput is the "User Input" component echoing the question, with a sibling
+    # componentId; the answer comes as Text (3) events, never as FlowOutput.
+    echo = {"content": sample.question, "branch": None, "from_component_name": "User Input"}
+    events.append({"code": 10, "message": "FlowOutput", "data": [echo], "componentId": 1})
     text = _gptbots_text(sample.response)
     events.extend({"code": 3, "message": "Text", "data": piece} for piece in pieces_of(text))
     if "usage" in sample.response:

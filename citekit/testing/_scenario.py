@@ -39,7 +39,7 @@ FAULTS: tuple[Fault, ...] = (
 )
 
 #: ``chat`` is Magisterium's and Maritaca's, ``models`` Maritaca's, ``search`` Magisterium's;
-#: the other four are GPTBots'.
+#: the others are GPTBots'.
 Endpoint = Literal[
     "chat",
     "responses",
@@ -49,6 +49,9 @@ Endpoint = Literal[
     "message",
     "correlate",
     "next_question",
+    "vector_match",
+    "conversations",
+    "messages",
 ]
 ENDPOINTS: tuple[Endpoint, ...] = (
     "chat",
@@ -59,6 +62,9 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     "message",
     "correlate",
     "next_question",
+    "vector_match",
+    "conversations",
+    "messages",
 )
 
 

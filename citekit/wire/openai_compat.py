@@ -25,6 +25,7 @@ from ..model import (
     ToolCallDelta,
     Usage,
 )
+from ..text.think import ThinkSplitter, split_thoughts
 from .flow import Flow, RequestSpec, fetch_json, stream_answer
 from .maritaca import generated_files
 from .maritaca import sources as maritaca_sources
@@ -118,16 +119,19 @@ def parse_chat_completion(data: Any, *, provider: str, question: str | None = No
     if not isinstance(body.data.get("choices"), list):
         raise ResponseFormatError(f"{provider} sent a completion without a 'choices' list")
     choices = []
+    thoughts: dict[int, tuple[str, ...]] = {}
     messages: dict[int, Mapping[str, Any]] = {}
     for position, item in enumerate(body.objects("choices")):
         message = item.object("message") or Fields({}, provider, item.at("message"))
         index = item.integer("index")
         index = position if index is None else index
         messages.setdefault(index, message.data)
+        content = _content_text(message.data.get("content"), provider, message.at("content"))
+        text, thoughts[index] = split_thoughts(content)  # <think> blocks: citekit.text.think
         choices.append(
             Choice(
                 index=index,
-                text=_content_text(message.data.get("content"), provider, message.at("content")),
+                text=text,
                 finish_reason=item.string("finish_reason"),
                 tool_calls=_tool_calls(message),
                 role=message.string("role") or "assistant",
@@ -149,6 +153,7 @@ def parse_chat_completion(data: Any, *, provider: str, question: str | None = No
         tool_calls=first.tool_calls,
         choices=tuple(choices),
         question=question,
+        thoughts=thoughts.get(first.index, ()),
         files=files,
         notes=_notes(first.finish_reason, files),
         raw=dict(data),
@@ -164,6 +169,7 @@ class ChatAccumulator:
         "_finish",
         "_parts",
         "_roles",
+        "_think",
         "_tools",
         "provider",
         "question",
@@ -178,6 +184,8 @@ class ChatAccumulator:
         self._tools: dict[int, dict[int, dict[str, Any]]] = {}
         self._extra: dict[str, Any] = {}
         self._annotations: dict[int, list[Any]] = {}
+        # Per choice, what the live deltas show: the text without its <think> blocks.
+        self._think: dict[int, ThinkSplitter] = {}
 
     @property
     def finished(self) -> bool:
@@ -237,7 +245,12 @@ class ChatAccumulator:
                         if parts is None:
                             parts = self._parts[index] = []
                         parts.append(text)
-                        events.append(TextDelta(text, index))
+                        splitter = self._think.get(index)
+                        if splitter is None:
+                            splitter = self._think[index] = ThinkSplitter()
+                        shown = splitter.feed(text)
+                        if shown:
+                            events.append(TextDelta(shown, index))
                     if role:
                         self._roles[index] = role
                     if calls:
@@ -246,6 +259,10 @@ class ChatAccumulator:
                         self._annotations.setdefault(index, []).extend(notes)
                 if reason is not None:
                     finish[index] = reason
+                    held = self._think.get(index)
+                    rest = held.flush() if held is not None else ""
+                    if rest:  # a held-back "<" that was no tag after all
+                        events.append(TextDelta(rest, index))
                 elif index not in finish:
                     finish[index] = None
         error = chunk.get("error")
@@ -330,10 +347,12 @@ class ChatAccumulator:
     def answer(self, *, partial: bool = False) -> Answer:
         """The answer so far (``partial`` when the stream did not reach its end)."""
         indexes = sorted(set(self._parts) | set(self._finish) | set(self._tools))
+        received = {i: "".join(self._parts.get(i, ())) for i in indexes}
+        split = {i: split_thoughts(received[i]) for i in indexes}  # as the live deltas did
         choices = tuple(
             Choice(
                 index=i,
-                text="".join(self._parts.get(i, ())),
+                text=split[i][0],
                 finish_reason=self._finish.get(i),
                 tool_calls=self._choice_tools(i),
                 role=self._roles.get(i, "assistant"),
@@ -350,7 +369,7 @@ class ChatAccumulator:
                 "index": c.index,
                 "message": {
                     "role": c.role,
-                    "content": c.text,
+                    "content": received[c.index],  # as it came, <think> blocks and all
                     **(
                         {"annotations": self._annotations[c.index]}
                         if self._annotations.get(c.index)
@@ -397,6 +416,7 @@ class ChatAccumulator:
             tool_calls=first.tool_calls,
             choices=choices,
             question=self.question,
+            thoughts=split[first.index][1],
             files=files,
             notes=notes,
             partial=partial,

@@ -31,6 +31,14 @@ from citekit.wire.errors import error_message
 from citekit.wire.flow import interrupted
 from citekit.wire.gptbots import GPTBotsAccumulator, check_body, classify, parse_message
 from citekit.wire.maritaca_responses import ResponsesAccumulator, parse_responses
+from citekit.wire.gptbots import (
+    GPTBotsAccumulator,
+    check_body,
+    classify,
+    parse_message,
+    parse_messages,
+    parse_vector_match,
+)
 from citekit.wire.openai_compat import ChatAccumulator, parse_chat_completion
 from citekit.wire.search import parse_search
 from tests.conftest import SAMPLES, sample_records
@@ -384,6 +392,49 @@ def test_search_any_json(body: Any) -> None:
     str(found)
     for item in found:
         assert item.score is None or math.isfinite(item.score)
+
+
+# GPTBots' knowledge search and history (providers.md, "GPTBots: more endpoints").
+VECTOR_MATCH = {
+    "total": 1,
+    "list": [{"content": "c", "data_id": "d", "document_name": "n", "score": 0.7}],
+}
+MESSAGES = [
+    {
+        "message_id": "q",
+        "role": "user",
+        "content": [{"branch_content": [{"type": "text", "text": "Q"}]}],
+    },
+    {
+        "message_id": "a",
+        "parent_message_id": "q",
+        "create_time": 1694572952383,
+        "role": "assistant",
+        "content": [
+            {"from_component_branch": "1", "branch_content": [{"type": "text", "text": "A"}]}
+        ],
+    },
+]
+
+
+@FAST
+@given(body=st.one_of(JSON, mutated(VECTOR_MATCH)))
+def test_gptbots_vector_match_any_json(body: Any) -> None:
+    found = parse_vector_match(body, query="q")
+    found._repr_mimebundle_()
+    found.frame()
+    assert all(i.score is None or math.isfinite(i.score) for i in found)
+
+
+@FAST
+@given(messages=st.one_of(st.lists(JSON, max_size=4), mutated(MESSAGES)))
+def test_gptbots_history_any_json(messages: Any) -> None:
+    try:
+        answers = parse_messages(messages, conversation_id="c")
+    except ck.ResponseFormatError:
+        return
+    for answer in answers:
+        usable(answer)
 
 
 @FAST

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
+import httpx
 import pytest
 
 import citekit as ck
@@ -28,10 +29,11 @@ def expected_references(rec: dict[str, Any]) -> ck.References:
 
 
 def view(answer: ck.Answer) -> tuple[Any, ...]:
+    """What a blocking and a streamed answer share: not ``outputs``, which are the components'
+    outputs (the blocking ``output[]`` items; in a stream, FlowOutput's "User Input" echo)."""
     return (
         answer.text,
         answer.id,
-        answer.outputs,
         answer.question,
         answer.sample,
         answer.citations,
@@ -48,6 +50,8 @@ def test_sample_blocking_and_streaming(gb: ck.GPTBots, stem: str, rec: dict[str,
     assert view(blocking) == view(streamed) == view(expected)
     rebuilt = ck.parse_response(streamed.raw, provider="gptbots", question=rec["question"])
     assert view(rebuilt) == view(streamed) and rebuilt.thoughts == streamed.thoughts
+    assert rebuilt.outputs == streamed.outputs
+    assert blocking.outputs == expected.outputs
     assert blocking.sample == f"gptbots/{stem}"
     assert blocking.conversation_id and streamed.conversation_id
     assert blocking.conversation_id != streamed.conversation_id  # a new conversation each
@@ -67,12 +71,19 @@ def test_saved_stream_equals_saved_reply() -> None:
         events = [json.loads(d) for d in decoder.feed(raw) + decoder.flush()]
         streamed = ck.parse_chunks(events, provider="gptbots", question=rec["question"])
         saved = ck.parse_response(rec["message"], provider="gptbots", question=rec["question"])
-        assert (streamed.text, streamed.id, streamed.outputs, streamed.citations) == (
+        assert (streamed.text, streamed.id, streamed.citations) == (
             saved.text,
             saved.id,
-            saved.outputs,
             saved.citations,
         )
+        # A saved streamed answer rebuilds equal to itself, FlowOutput items and all.
+        again = ck.parse_response(streamed.raw, provider="gptbots", question=rec["question"])
+        assert again == streamed
+        assert ck.parse_response(saved.raw, provider="gptbots", question=rec["question"]) == saved
+        # The documented text stream: FlowOutput is "User Input" echoing the question.
+        voice = any(c.audio for c in saved.outputs)
+        echo = ck.ComponentOutput(name="User Input", branch=None, content=rec["question"])
+        assert voice or streamed.outputs == (echo,)
 
 
 def test_several_output_branches_are_kept_in_order(gb: ck.GPTBots) -> None:
@@ -81,7 +92,11 @@ def test_several_output_branches_are_kept_in_order(gb: ck.GPTBots) -> None:
     rec = recs[0]
     answer = gb.ask(rec["question"])
     texts = [o["content"]["text"] for o in rec["message"]["output"]]
-    assert answer.outputs == tuple(texts)
+    assert [o.content for o in answer.outputs] == texts
+    names = [
+        (o["from_component_name"], o["from_component_branch"]) for o in rec["message"]["output"]
+    ]
+    assert [(o.name, o.branch) for o in answer.outputs] == names
     assert answer.text == "\n\n".join(texts)
 
 
@@ -295,3 +310,111 @@ def test_sample_sync_equals_async(gb: ck.GPTBots, stem: str, rec: dict[str, Any]
     assert full(a_blocking) == full(blocking)
     assert full(a_streamed) == full(a_stream) == full(streamed)
     assert view(streamed) == view(blocking)
+
+
+# -- knowledge search and conversation history (providers.md, "GPTBots: more endpoints") ------
+# The documented conversation list body.
+CONVERSATION_PAGE = {
+    "list": [
+        {
+            "conversation_id": "AaACmo05Yrqb6bOSTbsg",
+            "user_id": "3",
+            "recent_chat_time": 1694572952383,
+            "subject": "2+3=?",
+            "conversation_type": "API",
+            "message_count": 2,
+            "cost_credit": 0.01,
+            "bot_id": "64b902a84f1ff25d1c60c10b",
+        }
+    ],
+    "total": 2,
+}
+
+
+def test_search_over_the_knowledge_base(server: ProviderServer, gb: ck.GPTBots) -> None:
+    found = gb.search("Why was the Great Wall built?", top_k=3, rerank="BGE-Rerank")
+    sent = [r.json for r in server.requests if r.endpoint == "vector_match"][-1]
+    assert sent == {
+        "prompt": "Why was the Great Wall built?",
+        "top_k": 3,
+        "rerank_version": "BGE-Rerank",
+    }
+    assert 1 <= len(found) <= 3 and found.provider == "gptbots"
+    scores = [r.score for r in found]
+    assert scores == sorted(scores, reverse=True)  # type: ignore[type-var]
+    known = {c["content"] for _, rec in GB for c in rec["correlate"]["correlate_dataset"]}
+    assert all(r.text in known and r.title for r in found)
+    assert found.frame().height == len(found)
+    assert (
+        asyncio.run(gb.asearch("Why was the Great Wall built?", top_k=3, rerank="BGE-Rerank"))
+        == found
+    )
+
+
+def test_search_inputs_are_checked_before_any_request(
+    server: ProviderServer, gb: ck.GPTBots
+) -> None:
+    before = len(server.requests)
+    for bad in ({"top_k": 0}, {"rerank": "nope"}, {"min_score": 1.0}):
+        with pytest.raises(ValueError):
+            gb.search("q", **bad)
+    assert len(server.requests) == before
+
+
+def test_the_documented_conversation_page_goes_through_every_page() -> None:
+    pages: list[dict[str, str]] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        pages.append(dict(request.url.params))
+        row = dict(CONVERSATION_PAGE["list"][0])  # type: ignore[index]
+        row["conversation_id"] += request.url.params["page"]
+        return httpx.Response(200, json={**CONVERSATION_PAGE, "list": [row]})
+
+    gb = ck.GPTBots(api_key="k", base_url="http://gb.test", transport=httpx.MockTransport(handler))
+    found = gb.conversations(
+        since="2023-08-13T16:00:00+00:00", until=date(2023, 9, 30), user_id="3"
+    )
+    assert [c["conversation_id"] for c in found] == [
+        "AaACmo05Yrqb6bOSTbsg1",
+        "AaACmo05Yrqb6bOSTbsg2",
+    ]
+    assert found[0]["subject"] == "2+3=?" and found[0]["recent_chat_time"] == 1694572952383
+    assert pages[0] == {
+        "conversation_type": "ALL",
+        "start_time": "1691942400000",
+        "end_time": "1696032000000",
+        "page_size": "100",
+        "user_id": "3",
+        "page": "1",
+    }
+    assert [p["page"] for p in pages] == ["1", "2"]
+
+
+def test_history_brings_past_answers_back(server: ProviderServer, gb: ck.GPTBots) -> None:
+    rec = GB[0][1]
+    first = gb.ask(rec["question"])
+    second = gb.ask(
+        GB[1][1]["question"], conversation_id=first.conversation_id, stream=True, display=False
+    )
+    assert first.conversation_id is not None
+    listed = gb.conversations(since=datetime(2020, 1, 1), user_id=gb.user_id)
+    assert first.conversation_id in {c["conversation_id"] for c in listed}
+    past = gb.history(first.conversation_id)
+    assert [a.question for a in past] == [rec["question"], GB[1][1]["question"]]
+    assert [a.text for a in past] == [first.text, second.text]
+    assert [a.id for a in past] == [first.id, second.id]
+    assert past[0].references is not None and list(past[0].references) == list(
+        first.references or ()
+    )
+    frame = ck.sources_frame(past)
+    assert frame.height > 0
+    refs = ck.references_frame(past)
+    assert refs.height == len(first.references or ()) + len(second.references or ())
+    assert ck.charts.scores(refs).to_dict()  # the charts take them as any answers
+    assert asyncio.run(gb.ahistory(first.conversation_id)) == past
+
+
+def test_history_of_an_unknown_conversation_says_so(gb: ck.GPTBots) -> None:
+    with pytest.raises(ck.ProviderError) as caught:
+        gb.history("no-such-conversation")
+    assert caught.value.code == 40356

@@ -8,7 +8,8 @@ its code is 10000 or more. Streams come as bare JSON lines or as SSE (``StreamDe
 ``ask_flow`` (``call``) is the whole call as one generator (see ``citekit.wire.flow``): a
 conversation when none is given, the message (blocking or streamed), then the knowledge
 references and the suggested questions. ``reply`` reads blocking replies and stream events,
-``citations`` the corner citations, ``framing`` the stream's framing, ``errors`` the error codes.
+``citations`` the corner citations, ``framing`` the stream's framing, ``errors`` the error codes,
+``history`` the knowledge search (``/v1/vector/match``) and the conversation history.
 """
 
 from __future__ import annotations
@@ -30,6 +31,14 @@ from .call import (
 from .citations import citation_from, parse_citations
 from .errors import NO_REFERENCES_CODE, check_body, classify, error_from_code
 from .framing import StreamDecoder
+from .history import (
+    conversations_flow,
+    history_flow,
+    parse_messages,
+    parse_vector_match,
+    search_request,
+    vector_search_flow,
+)
 from .reply import GPTBotsAccumulator, flow_outputs, parse_message
 
 __all__ = [
@@ -43,14 +52,20 @@ __all__ = [
     "citation_from",
     "classify",
     "conversation_config",
+    "conversations_flow",
     "error_from_code",
     "flow_outputs",
+    "history_flow",
     "message_spec",
     "new_conversation",
     "next_questions_flow",
     "parse_citations",
     "parse_message",
+    "parse_messages",
+    "parse_vector_match",
     "references_flow",
+    "search_request",
+    "vector_search_flow",
 ]
 
 

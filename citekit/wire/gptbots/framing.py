@@ -2,12 +2,52 @@
 
 from __future__ import annotations
 
+import json
+import re
+from collections.abc import Iterable
+
 from ..sse import MAX_LINE_BYTES, LineBuffer, SSEDecoder
 
-__all__ = ["StreamDecoder"]
+__all__ = ["StreamDecoder", "split_values"]
 
 _BOM = b"\xef\xbb\xbf"
 _BLANK = b" \t\r\n"
+# Where one JSON object or array may end and the next begin: a line without this holds at most
+# one event, so only a line with it is decoded here (a Text delta "}{" costs one decode).
+_JOINED = re.compile(rb"[}\]][ \t]*[{\[]")
+_DECODER = json.JSONDecoder()
+
+
+def split_values(payload: bytes) -> list[bytes]:
+    """The JSON values ``payload`` holds one after another, each as its own text.
+
+    GPTBots' zh_CN voice example prints two events on one line
+    (``..."componentId":12}{"code":4,"message":"Cost",...}``); ``json.JSONDecoder.raw_decode``
+    in a loop reads both, as providers.md ("Two events on one line") suggests. A payload that
+    is one value, or that is not JSON where a value should start, comes back as it is (the
+    caller's decode then says what is wrong with it).
+    """
+    if _JOINED.search(payload) is None:
+        return [payload]
+    try:
+        text = payload.decode("utf-8")
+    except UnicodeDecodeError:
+        return [payload]
+    values: list[bytes] = []
+    start, end = 0, len(text)
+    while True:
+        while start < end and text[start] in " \t\r\n":
+            start += 1
+        if start == end:
+            break
+        try:
+            _, stop = _DECODER.raw_decode(text, start)
+        except json.JSONDecodeError:
+            values.append(text[start:].encode("utf-8"))  # not JSON: the caller's error to raise
+            break
+        values.append(text[start:stop].encode("utf-8"))
+        start = stop
+    return values if len(values) > 1 else [payload]
 
 
 class StreamDecoder:
@@ -19,7 +59,8 @@ class StreamDecoder:
     first non-blank bytes: ``{`` or ``[`` means JSON lines, anything else (``data:``, a
     ``:`` comment, ``event:``) server-sent events. Blank lines between JSON lines are skipped.
     A line over ``max_line`` bytes raises ``ResponseTooLargeError``; each byte is scanned
-    once, however the stream is cut into reads.
+    once, however the stream is cut into reads. Several JSON values on one line (or in one
+    SSE ``data``) are handed out one by one (``split_values``).
     """
 
     __slots__ = ("_buffer", "_head", "_lines", "_max_line", "_sse")
@@ -41,7 +82,7 @@ class StreamDecoder:
         if self._lines:
             return self._split(chunk)
         if self._sse is not None:
-            return self._sse.feed(chunk)
+            return _each(self._sse.feed(chunk))
         head = self._head + chunk
         if len(head) < len(_BOM) and _BOM.startswith(head):
             self._head = head  # may still be a byte order mark
@@ -61,14 +102,14 @@ class StreamDecoder:
             self._lines = True
             return self._split(body)
         self._sse = SSEDecoder(self._max_line)
-        return self._sse.feed(head)
+        return _each(self._sse.feed(head))
 
     def flush(self) -> list[bytes]:
         """End of stream: a last line without its line break still counts."""
         if self._sse is not None:
-            return self._sse.flush()
+            return _each(self._sse.flush())
         tail = self._buffer.take()
-        return [tail] if tail.strip(_BLANK) else []
+        return split_values(tail) if tail.strip(_BLANK) else []
 
     def _split(self, chunk: bytes) -> list[bytes]:
         if b"\r" in chunk:  # CR, LF and CRLF all end a line; the blank lines they make are skipped
@@ -77,4 +118,8 @@ class StreamDecoder:
         lines = self._buffer.complete(chunk, end)
         if end < 0:
             return []
-        return [line for line in lines.split(b"\n") if line.strip(_BLANK)]
+        return _each(line for line in lines.split(b"\n") if line.strip(_BLANK))
+
+
+def _each(payloads: Iterable[bytes]) -> list[bytes]:
+    return [value for payload in payloads for value in split_values(payload)]

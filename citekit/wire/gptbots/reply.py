@@ -6,11 +6,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...core.errors import ResponseFormatError
-from ...core.fields import Fields, int_or_none, parse_created
-from ...model import Answer, StreamEvent, TextDelta, Usage
+from ...core.fields import Fields, int_or_none, number_or_none, parse_created
+from ...model import Answer, AudioClip, ComponentOutput, StreamEvent, TextDelta, Usage
+from ...text.think import ThinkSplitter, split_thoughts
 from .citations import attachment_citations, parse_citations, stream_citations
 
-__all__ = ["GPTBotsAccumulator", "flow_outputs", "parse_message", "questions_of"]
+__all__ = [
+    "GPTBotsAccumulator",
+    "component_output",
+    "flow_outputs",
+    "parse_message",
+    "questions_of",
+]
 
 # Stream event codes.
 END, TEXT, COST, FLOW_OUTPUT, MESSAGE_INFO, AUDIO = 0, 3, 4, 10, 11, 39
@@ -50,6 +57,46 @@ def _output_text(item: Any) -> str:
             return text
         return "".join(_transcript(a) for a in _items(content.get("audio")))
     return content if isinstance(content, str) else ""
+
+
+def component_output(item: Any) -> ComponentOutput | None:
+    """A blocking reply's ``output[]`` item (or a FlowOutput item shaped as one by
+    ``flow_outputs``) as a ``ComponentOutput``; None for anything that is not an object.
+
+    Audio is ``content.audio``: ``[{audio: <url>, transcript}]`` in blocking replies, FlowOutput's
+    ``audioDatas`` ``[{transcript, url, seconds}]`` in streams (providers.md, "Audio events").
+    """
+    if not isinstance(item, Mapping):
+        return None
+    content = item.get("content")
+    body: Mapping[str, Any] = content if isinstance(content, Mapping) else {"text": content}
+    clips = tuple(c for c in (_clip(a) for a in _items(body.get("audio"))) if c is not None)
+    return ComponentOutput(
+        name=_label(item.get("from_component_name")),
+        branch=_label(item.get("from_component_branch")),
+        content=_string(body.get("text")),
+        audio=clips,
+    )
+
+
+def _clip(item: Any) -> AudioClip | None:
+    if not isinstance(item, Mapping):
+        return None
+    url = item.get("url", item.get("audio"))
+    return AudioClip(
+        url=url if isinstance(url, str) and url else None,
+        transcript=_string(item.get("transcript")),
+        seconds=number_or_none(item.get("seconds")),
+    )
+
+
+def _label(value: Any) -> str | None:
+    """A component's name or branch: a string (a number as its digits), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return str(value)
+    return value if isinstance(value, str) and value else None
 
 
 def _items(value: Any) -> list[Any]:
@@ -117,18 +164,31 @@ def _ids(data: Fields) -> tuple[str | None, str | None]:
 def parse_message(data: Any, *, question: str | None = None) -> Answer:
     """An ``Answer`` from a blocking ``/v2/conversation/message`` reply.
 
-    Its fields are type-checked (``citekit.core.fields``): a wrong one raises
-    ``ResponseFormatError`` naming it. A streamed answer that broke before its ids came has
-    ``output`` but no ``message_id``: its saved ``raw`` still reads.
+    The text is the ``output[]`` items' texts (a voice agent's: their transcripts), joined by
+    a blank line; each item is also kept in ``outputs``. A streamed answer's saved ``raw``
+    carries its text as citekit's own ``text`` field (its FlowOutput items are not its text),
+    so it rebuilds equal to itself. ``<think>`` blocks in the text are its ``thoughts``
+    (``citekit.text.think``), after any Thought events' ones. Its fields are type-checked
+    (``citekit.core.fields``): a wrong one raises ``ResponseFormatError`` naming it. A streamed
+    answer that broke before its ids came has ``output`` but no ``message_id``: its saved
+    ``raw`` still reads.
     """
     body = Fields(data, "gptbots")
     message_id, conversation_id = _ids(body)
     if not message_id and "output" not in body.data:
         raise ResponseFormatError("gptbots sent a message reply without a message_id")
-    outputs = tuple(text for text in (_output_text(o) for o in body.array("output")) if text)
+    items = body.array("output")
+    streamed = data.get("text")
+    if isinstance(streamed, str):
+        text = streamed
+    else:
+        text = "\n\n".join(t for t in (_output_text(o) for o in items) if t)
+    text, inline = split_thoughts(text)
+    # Thought (41) events come in streams only; a streamed answer's raw keeps them to rebuild it.
+    thoughts = tuple(t for t in _items(data.get("thoughts")) if isinstance(t, str))
     return Answer(
         provider="gptbots",
-        text="\n\n".join(outputs),
+        text=text,
         id=message_id or None,
         created=parse_created(data.get("create_time")),
         finish_reason="stop",
@@ -136,9 +196,8 @@ def parse_message(data: Any, *, question: str | None = None) -> Answer:
         question=question,
         conversation_id=conversation_id,
         citations=parse_citations(data.get("citations")),
-        outputs=outputs,
-        # Thoughts come in streams only; a streamed answer's raw keeps them to rebuild it.
-        thoughts=tuple(t for t in _items(data.get("thoughts")) if isinstance(t, str)),
+        outputs=tuple(o for o in (component_output(i) for i in items) if o is not None),
+        thoughts=thoughts + inline,
         related_questions=questions_of(data.get("next_question")),
         raw=dict(data),
     )
@@ -147,9 +206,12 @@ def parse_message(data: Any, *, question: str | None = None) -> Answer:
 class GPTBotsAccumulator:
     """Assembles the ``{code, message, data}`` events of a streaming reply.
 
-    11 MessageInfo (ids), 3 Text (the text), 10 FlowOutput (``outputs``), 4 Cost (``usage``),
+    11 MessageInfo (ids), 3 Text (the text), 10 FlowOutput (``outputs``: the components'
+    outputs, never the text, as the documented text stream's "User Input" echo shows), 4 Cost
+    (``usage``),
     20 Citation and 83 CorrelateAttachment (``citations``), 41 Thought (``thoughts``: apart from
-    the text; consecutive events are one thought), 39 Audio (``{audioAnswer, transcript}``: a
+    the text; consecutive events are one thought; ``<think>`` blocks in the Text deltas are
+    thoughts too, never shown as text), 39 Audio (``{audioAnswer, transcript}``: a
     voice agent sends no Text, so the transcripts are the text), 5 / 6 tool call request and
     response (kept as they came in ``raw["tool_events"]``), 0 End. Other codes are kept in
     ``raw["unknown_events"]``. ``raw`` is shaped like a blocking reply, so
@@ -161,6 +223,7 @@ class GPTBotsAccumulator:
         #: The conversation asked in, for a reply that does not name it.
         self.conversation_id = conversation_id
         self._parts: list[str] = []
+        self._think = ThinkSplitter()  # what the live deltas show: the text without <think>
         self._outputs: list[dict[str, Any]] = []
         self._info: dict[str, Any] = {}
         self._usage: Any = None
@@ -188,7 +251,8 @@ class GPTBotsAccumulator:
         if code == TEXT:
             if isinstance(data, str) and data:
                 self._parts.append(data)
-                return [TextDelta(data)]
+                shown = self._think.feed(data)
+                return [TextDelta(shown)] if shown else []
         elif code == THOUGHT:
             piece = _thought(data)
             if last != THOUGHT or not self._thoughts:
@@ -219,29 +283,31 @@ class GPTBotsAccumulator:
             if isinstance(data, Mapping):
                 _ids(Fields(data, "gptbots", "End (code 0) data"))
             self._end = dict(data) if isinstance(data, Mapping) else {}
+            rest = self._think.flush()  # a held-back "<" that was no tag after all
+            return [TextDelta(rest)] if rest else []
         else:
             self._unknown.append(dict(event))  # kept, not fatal
         return []
 
     def answer(self, *, partial: bool = False) -> Answer:
-        text = "".join(self._parts) or "".join(self._transcripts)
-        thoughts = tuple(t for t in ("".join(p) for p in self._thoughts) if t)
-        flowed = tuple(t for t in (_output_text(o) for o in self._outputs) if t)
-        outputs = flowed or ((text,) if text else ())
+        received = "".join(self._parts) or "".join(self._transcripts)
+        text, inline = split_thoughts(received)  # the same split as the live deltas'
+        events = tuple(t for t in ("".join(p) for p in self._thoughts) if t)
+        thoughts = events + inline
+        outputs = tuple(o for o in (component_output(i) for i in self._outputs) if o is not None)
         raw: dict[str, Any] = {**self._info, **(self._end or {})}
-        # Shaped like a blocking reply, so parse_response(answer.raw) gives this answer.
-        if flowed and "\n\n".join(flowed) == text:
-            raw["output"] = list(self._outputs)
-        else:  # flow outputs missing, empty or cut short: the text as received is the reply
-            raw["output"] = [{"content": {"text": text}}]
+        # Shaped like a blocking reply, so parse_response(answer.raw) gives this answer; the
+        # text is the Text events' (or the transcripts'), never the FlowOutput items'.
+        raw["output"] = list(self._outputs)
+        raw["text"] = received  # as it came: parse_message splits it the same way
         raw["usage"] = self._usage
         citations = self._citations or attachment_citations(self._attachments)
         if citations:
             raw["citations"] = citations
         if self._attachments:
             raw["correlate_attachments"] = self._attachments
-        if thoughts:
-            raw["thoughts"] = list(thoughts)
+        if events:
+            raw["thoughts"] = list(events)
         if self._audio:
             raw["audio"] = self._audio
         if self._tools:

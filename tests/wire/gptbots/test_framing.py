@@ -134,3 +134,67 @@ def test_bare_json_lines_under_any_content_type(content_type: str) -> None:
     gb = ck.GPTBots(api_key="k", base_url="http://gb.test", transport=httpx.MockTransport(handler))
     answer = gb.ask("Why?", stream=True, display=False, references=False)
     assert answer.text == "I can" and answer.id == "m1" and not answer.partial
+
+
+# providers.md, "Two events on one line": the zh_CN voice example prints FlowOutput and Cost
+# with no line break between them.
+JOINED_LINE = (
+    b'{"code":10,"message":"FlowOutput","data":[{"content":" Audio:https://example.com/example.wav,'
+    b'Transcript:(Hello! How can I assist you today?)","branch":null,'
+    b'"from_component_name":"AI Model-1"}],"componentId":12}'
+    b'{"code":4,"message":"Cost","data":{"prompt_tokens":12,"completion_tokens":9}}\n'
+    b'{"code":0,"message":"End","data":null}\n'
+)
+
+
+def test_the_documented_joined_line_is_two_events() -> None:
+    decoder = StreamDecoder()
+    codes = [json.loads(d)["code"] for d in decoder.feed(JOINED_LINE) + decoder.flush()]
+    assert codes == [10, 4, 0]
+    acc = GPTBotsAccumulator(question="Hello")
+    for data in StreamDecoder().feed(b'{"code":11,"data":{"message_id":"m1"}}\n' + JOINED_LINE):
+        acc.feed(json.loads(data))
+    answer = acc.answer()
+    assert acc.finished and answer.usage is not None and answer.usage.completion_tokens == 9
+
+
+_text = st.text(st.sampled_from('ab}{[] "\\\n\t:,'), max_size=8)
+_event = st.fixed_dictionaries(
+    {"code": st.integers(0, 100), "message": _text},
+    optional={"data": st.one_of(st.none(), _text, st.lists(st.dictionaries(_text, _text)))},
+)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(
+    events=st.lists(_event, min_size=1, max_size=8),
+    breaks=st.lists(st.sampled_from(["", " ", "\n", "\r\n", "\n\n", "\t"]), min_size=8),
+    cuts=st.lists(st.integers(min_value=0, max_value=10**4), max_size=10),
+    sse=st.booleans(),
+)
+def test_events_joined_on_lines_in_any_way_decode_to_the_same_events(
+    events: list[dict[str, Any]], breaks: list[str], cuts: list[int], sse: bool
+) -> None:
+    # Events on one line or many, with or without blanks between them, in either framing.
+    body = "".join(json.dumps(e, ensure_ascii=False) + breaks[i] for i, e in enumerate(events))
+    if sse:
+        body = "".join(f"data: {line}\n\n" for line in body.splitlines() if line.strip())
+    decoder = StreamDecoder()
+    out = [d for c in cut(body.encode(), cuts) for d in decoder.feed(c)] + decoder.flush()
+    assert [json.loads(d) for d in out] == events
+
+
+def test_the_joined_line_through_the_client_keeps_cost_and_end() -> None:
+    info = b'{"code":11,"message":"MessageInfo","data":{"message_id":"m1"}}\n'
+    audio = b'{"code":39,"message":"Audio","data":{"audioAnswer":"","transcript":"Hello!"}}\n'
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/v1/conversation"):
+            return httpx.Response(200, json={"conversation_id": "c1"})
+        return httpx.Response(200, content=info + audio + JOINED_LINE)
+
+    gb = ck.GPTBots(api_key="k", base_url="http://gb.test", transport=httpx.MockTransport(handler))
+    answer = gb.ask("Hello", stream=True, display=False, references=False)
+    assert not answer.partial and answer.text == "Hello!"
+    assert answer.usage is not None and answer.usage.prompt_tokens == 12
+    assert answer.outputs[0].name == "AI Model-1"

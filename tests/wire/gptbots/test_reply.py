@@ -37,25 +37,34 @@ def rebuilt(answer: ck.Answer) -> ck.Answer:
     return ck.parse_response(answer.raw, provider="gptbots", question="q")
 
 
-def test_flow_output_list_rebuilds_the_same_text() -> None:
-    flow = {
-        "code": 10,
-        "message": "FlowOutput",
-        "data": [{"content": "Hello world", "branch": "1", "from_component_name": "LLM"}],
-        "componentId": "c0ffee",
-    }
-    answer = streamed(text("Hello "), text("world"), flow)
-    assert answer.text == "Hello world" and answer.outputs == ("Hello world",)
-    again = rebuilt(answer)
-    assert (again.text, again.outputs, again.id) == (answer.text, answer.outputs, answer.id)
-    assert answer.raw["output"][0]["component_id"] == "c0ffee"
-    assert answer.raw["output"][0]["from_component_name"] == "LLM"
+# providers.md, "FlowOutput (code 10)": the documented text stream's FlowOutput item.
+DOC_FLOW = {
+    "code": 10,
+    "message": "FlowOutput",
+    "data": [{"content": "Hello", "branch": None, "from_component_name": "User Input"}],
+    "componentId": 3,
+}
+
+
+def test_the_documented_flow_output_is_a_component_output_not_the_answer() -> None:
+    answer = streamed(DOC_FLOW, text("Hi! "), text("How can I help?"))
+    assert answer.text == "Hi! How can I help?"
+    assert answer.outputs == (ck.ComponentOutput(name="User Input", branch=None, content="Hello"),)
+    assert rebuilt(answer) == answer
+    assert answer.raw["output"][0]["component_id"] == 3
+
+
+def test_flow_output_alone_is_no_answer_text() -> None:
+    answer = streamed(DOC_FLOW)
+    assert answer.text == "" and answer.outputs[0].content == "Hello"
+    assert rebuilt(answer) == answer
 
 
 def test_flow_output_old_dict_is_still_read() -> None:
     flow = {"code": 10, "message": "FlowOutput", "data": {"content": {"text": "Hi"}}}
     answer = streamed(text("Hi"), flow)
-    assert answer.outputs == ("Hi",) and rebuilt(answer).text == "Hi"
+    assert answer.outputs == (ck.ComponentOutput(name=None, branch=None, content="Hi"),)
+    assert rebuilt(answer) == answer
 
 
 def test_several_flow_output_components() -> None:
@@ -66,10 +75,28 @@ def test_several_flow_output_components() -> None:
             "data": [{"content": t, "branch": b, "from_component_name": "n"}],
             "componentId": b,
         }
-        for t, b in (("One", "1"), ("Two", "2"))
+        for t, b in (("One", "1"), ("Two", 2))
     ]
-    answer = streamed(text("One"), flows[0], text("\n\nTwo"), flows[1])
-    assert answer.outputs == ("One", "Two") and rebuilt(answer).outputs == ("One", "Two")
+    answer = streamed(text("Answer"), flows[0], flows[1])
+    assert [(o.content, o.branch) for o in answer.outputs] == [("One", "1"), ("Two", "2")]
+    assert answer.text == "Answer" and rebuilt(answer) == answer
+
+
+def test_blocking_output_items_are_the_text_and_the_outputs() -> None:
+    reply = {
+        "message_id": "m1",
+        "output": [
+            {"from_component_branch": "1", "from_component_name": "A", "content": {"text": "One"}},
+            {"from_component_branch": "2", "from_component_name": "B", "content": {"text": "Two"}},
+        ],
+    }
+    answer = ck.parse_response(reply, provider="gptbots")
+    assert answer.text == "One\n\nTwo"
+    assert [(o.name, o.branch, o.content) for o in answer.outputs] == [
+        ("A", "1", "One"),
+        ("B", "2", "Two"),
+    ]
+    assert rebuilt(answer).outputs == answer.outputs
 
 
 @settings(max_examples=examples(200), deadline=None)
@@ -136,9 +163,59 @@ def test_a_voice_answer_is_its_transcript(gb: ck.GPTBots) -> None:
     blocking = gb.ask(rec["question"], references=False)
     assert streamed is not None and live == transcript
     assert streamed.text == blocking.text == transcript
-    assert streamed.outputs == blocking.outputs == (transcript,)
-    assert [a["audioAnswer"] for a in streamed.raw["audio"]] == [c["audio"] for c in clips]
+    # The clips: the blocking reply's {audio, transcript}, FlowOutput's audioDatas
+    # {transcript, url, seconds} (providers.md, "Audio events").
+    assert [(a.url, a.transcript) for a in blocking.outputs[0].audio] == [
+        (c["audio"], c["transcript"]) for c in clips
+    ]
+    assert [(a.url, a.transcript) for a in streamed.outputs[0].audio] == [
+        (c["audio"], c["transcript"]) for c in clips
+    ]
+    assert all(a.seconds and a.seconds > 0 for a in streamed.outputs[0].audio)
+    # Transcript deltas come with audioAnswer "", then audio chunks with transcript "".
+    events = streamed.raw["audio"]
+    spoken = [e["transcript"] for e in events if e["audioAnswer"] == ""]
+    assert "".join(spoken) == transcript
+    assert all(e["transcript"] == "" for e in events[len(spoken) :])
     assert rebuilt(streamed).text == transcript
+
+
+# providers.md, "Audio events": the documented voice stream's shapes.
+DOC_AUDIO = [
+    {"code": 39, "message": "Audio", "data": {"audioAnswer": "", "transcript": "Hello! How can"}},
+    {"code": 39, "message": "Audio", "data": {"audioAnswer": "", "transcript": ", please"}},
+    {"code": 39, "message": "Audio", "data": {"audioAnswer": "EQAUAA0...IA3bi", "transcript": ""}},
+    {
+        "code": 10,
+        "message": "FlowOutput",
+        "data": [
+            {
+                "content": " Audio:https://example.com/example.wav,Transcript:(Hello! How can"
+                ", please)",
+                "branch": None,
+                "from_component_name": "AI Model-1",
+                "audioDatas": [
+                    {
+                        "transcript": "Hello! How can, please",
+                        "url": "https://example.com/example.wav",
+                        "seconds": 2.5,
+                    }
+                ],
+            }
+        ],
+        "componentId": 12,
+    },
+]
+
+
+def test_the_documented_voice_stream() -> None:
+    answer = streamed(*DOC_AUDIO)
+    assert answer.text == "Hello! How can, please"
+    (output,) = answer.outputs
+    assert output.name == "AI Model-1" and output.content.startswith(" Audio:https://")
+    clip = ck.AudioClip("https://example.com/example.wav", "Hello! How can, please", 2.5)
+    assert output.audio == (clip,)
+    assert rebuilt(answer) == answer
 
 
 def test_text_wins_over_transcripts_when_both_come() -> None:
@@ -186,3 +263,42 @@ def test_nan_custom_variable_is_refused_before_any_request(
     with pytest.raises(ValueError, match="custom_variables"):
         gb.ask("Why was the Great Wall built?", custom_variables={"a": float("nan")})
     assert len(server.requests) == before
+
+
+# -- <think> blocks in Text deltas (providers.md, "<think> tags": observed in a client) --------
+_think_piece = st.sampled_from(
+    ["<think>", "</think>", "<", "<th", "</thi", "nk>", "Why", " so", "$[1]$", "\n\n", "."]
+)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(pieces=st.lists(_think_piece, max_size=24), cuts=st.lists(st.integers(0, 300), max_size=10))
+def test_think_blocks_cut_into_any_deltas_give_the_blocking_answer(
+    pieces: list[str], cuts: list[int]
+) -> None:
+    whole = "".join(pieces)
+    points = sorted({c % (len(whole) + 1) for c in cuts})
+    chunks = [whole[a:b] for a, b in zip([0, *points], [*points, len(whole)], strict=True)]
+    acc = GPTBotsAccumulator(question="q")
+    live = [d.text for e in [INFO, *(text(c) for c in chunks if c), END] for d in acc.feed(e)]
+    answer = acc.answer()
+    blocking = ck.parse_response(
+        {"message_id": "m1", "output": [{"content": {"text": whole}}]}, provider="gptbots"
+    )
+    assert (answer.text, answer.thoughts) == (blocking.text, blocking.thoughts)
+    assert "".join(live) == answer.text  # the live deltas never show a thought
+    assert rebuilt(answer) == answer
+
+
+def test_markers_inside_a_think_block_are_not_citations() -> None:
+    citation = {"index": "1", "name": "policy.pdf", "type": "doc", "content": "Travel rules."}
+    reply = {
+        "message_id": "m1",
+        "output": [{"content": {"text": "<think>Maybe $[2]$?</think>Book economy.$[1]$"}}],
+        "citations": [citation],
+    }
+    answer = ck.parse_response(reply, provider="gptbots")
+    assert answer.thoughts == ("Maybe $[2]$?",)
+    assert "think" not in answer.text and "$[2]$" not in answer.text
+    assert answer.cited_markers == {1}
+    assert "think" not in answer.to_html()
