@@ -49,10 +49,10 @@ from citekit.render import (
     LiveAnswer,
     NotebookLiveAnswer,
     TerminalLiveAnswer,
+    answer_bundle,
     answer_html,
     answer_markdown,
     answer_text,
-    mimebundle,
 )
 from citekit.testing import ProviderServer
 from citekit.text.markdown_html import render_markdown
@@ -162,7 +162,7 @@ def bench_large_answer(repeat: int) -> None:
         ("answer_html strict", best_time(lambda: answer_html(answer, strict=True), repeat)),
         ("answer_markdown", best_time(lambda: answer_markdown(answer), repeat)),
         ("answer_text", best_time(lambda: answer_text(answer), repeat)),
-        ("mimebundle (3 types)", best_time(lambda: mimebundle(answer), repeat)),
+        ("mimebundle (3 types)", best_time(lambda: answer_bundle(answer), repeat)),
     ]
     size = len(answer_html(answer))
     print(
@@ -200,7 +200,7 @@ def bench_live_display(chunks: int, repeat: int) -> None:
                 mg.ask(question, stream=True, display=False)
 
             def plain_then_display() -> None:
-                KernelLikeDisplay()(mimebundle(mg.ask(question, stream=True, display=False)))
+                KernelLikeDisplay()(answer_bundle(mg.ask(question, stream=True, display=False)))
 
             def notebook() -> None:
                 mode["live"] = "notebook"
