@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from ..core.errors import CitekitError, CitekitWarning, ConfigurationError
+from ..core.fields import MAX_INT64
 from ..core.names import DEFAULT_PROVIDER, ENTRIES, PROVIDERS, check_model_choice
 from ..model import Answer, TextDelta
 from ..render._sources import format_size
@@ -329,15 +330,28 @@ def _log_filters(parser: argparse.ArgumentParser, limit: int | None) -> None:
     )
 
 
-def _row_count(text: str) -> int:
-    """``--limit``: a whole number, 0 or more (argparse reports the ValueError's message)."""
+def _whole_number(text: str, *, lo: int, what: str) -> int:
+    """A number from the command line, ``lo`` to ``MAX_INT64`` (what SQLite holds), else a usage
+    error that argparse reports with the other arguments' (exit 2, one line)."""
     try:
-        count = int(text)
-    except ValueError:
-        count = -1
-    if count < 0:
-        raise argparse.ArgumentTypeError(f"expected a number of rows, 0 or more, got {text!r}")
-    return count
+        number = int(text)
+    except ValueError:  # not digits, or more digits than int() reads
+        number = lo - 1
+    if not lo <= number <= MAX_INT64:
+        raise argparse.ArgumentTypeError(
+            f"expected {what}, a whole number from {lo} to {MAX_INT64}, got {text[:40]!r}"
+        )
+    return number
+
+
+def _row_count(text: str) -> int:
+    """``--limit``: a number of rows, 0 or more."""
+    return _whole_number(text, lo=0, what="a number of rows")
+
+
+def _row_id(text: str) -> int:
+    """``log show ID``: a row id, 1 or more."""
+    return _whole_number(text, lo=1, what="a row id")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -386,7 +400,7 @@ def build_parser() -> argparse.ArgumentParser:
     log_commands = log.add_subparsers(dest="log_command", required=True, metavar="ACTION")
     _log_filters(log_commands.add_parser("list", help="list logged calls"), 20)
     show = log_commands.add_parser("show", help="print one logged answer")
-    show.add_argument("id", type=int, help="the id `citekit log list` shows")
+    show.add_argument("id", type=_row_id, help="the id `citekit log list` shows")
     show.add_argument("--json", action="store_true", help="print the raw answer JSON")
     export = log_commands.add_parser("export", help="write logged sources (.bib .json .csv ...)")
     export.add_argument("path", help="the file to write: .bib .json .csv .parquet")

@@ -41,6 +41,7 @@ from .names import display_name
 
 __all__ = [
     "MAX_INDEX",
+    "MAX_INT64",
     "Fields",
     "count_or_none",
     "int_or_none",
@@ -54,6 +55,8 @@ __all__ = [
 
 #: The largest index citekit keeps (the frames hold markers and indexes in ``Int32``).
 MAX_INDEX: Final = 2**31 - 2
+#: The largest integer SQLite and the frames' ``Int64`` hold (a row id, a count, a ``LIMIT``).
+MAX_INT64: Final = 2**63 - 1
 
 _DIGITS: Final = re.compile(r"-?[0-9]{1,20}")
 _TYPES: Final = {
@@ -244,4 +247,4 @@ def parse_created(value: Any) -> datetime | None:
 
 def count_or_none(value: Any) -> int | None:
     """A count as a provider writes it (a number or its digits); beyond 2**63 is not a count."""
-    return int_or_none(value, lo=1 - 2**63, hi=2**63 - 1, strings=True)
+    return int_or_none(value, lo=-MAX_INT64, hi=MAX_INT64, strings=True)

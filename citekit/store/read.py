@@ -22,6 +22,7 @@ from .decode import answer_from_row, log_frame, log_row, text_only_answer
 from .keys import request_key
 from .lifecycle import LOGGER, RECORD_WAIT, LogFile, LogWarning, on_event_loop
 from .query import ANSWER_COLUMNS, BY_ID, LOG_COLUMNS, LOOKUP, select_sql
+from .query import row_id as query_row_id
 from .schema import BUSY_WAIT, is_busy
 
 if TYPE_CHECKING:
@@ -120,8 +121,9 @@ class Reader:
         """The answer logged as row ``row_id`` (``KeyError`` if none)."""
         found = []
         self._settle()
-        if self._file.path.exists():
-            found = self._file.connect().execute(BY_ID, (int(row_id),)).fetchall()
+        ident = query_row_id(row_id)
+        if ident is not None and self._file.path.exists():
+            found = self._file.connect().execute(BY_ID, (ident,)).fetchall()
         if not found:
             raise KeyError(f"No answer with id {row_id} in {self._file.path}")
         try:
