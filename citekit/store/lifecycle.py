@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..core.errors import CitekitWarning
-from .schema import Connections, default_path
+from .schema import Connections, absolute, default_path
 
 #: The log's messages keep the logger name they always had, whichever part speaks (a user's
 #: logging configuration filters on it).
@@ -45,11 +45,12 @@ def on_event_loop() -> bool:
 
 
 class LogFile:
-    """One log's file: its path (``default_path()`` at each use unless given) and the
-    connections to it, one per thread."""
+    """One log's file: its path (``default_path()`` at each use unless given; a relative one
+    taken against the working folder of the moment it is given) and the connections to it,
+    one per thread."""
 
     def __init__(self, path: str | Path | None = None) -> None:
-        self._path = Path(path).expanduser() if path is not None else None
+        self._path = absolute(path) if path is not None else None
         self.connections = Connections()
         self._exit_hook = False
 

@@ -9,7 +9,6 @@ which a log of paid answers takes for speed).
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import sqlite3
 import sys
@@ -52,28 +51,49 @@ def write_transaction(conn: sqlite3.Connection) -> Iterator[None]:
 def default_path() -> Path:
     """``$CITEKIT_HOME/log.sqlite3``, else ``log.sqlite3`` in the platform's user data dir.
 
+    A relative ``CITEKIT_HOME`` (or ``XDG_DATA_HOME``) is resolved against the working folder
+    when it is first read, once: an ``os.chdir`` later does not start a second log.
+
     Raises ``ConfigurationError`` when ``CITEKIT_HOME`` names something that is not a folder.
     """
     home = os.environ.get(HOME_ENV)
-    if home and os.path.exists(home) and not os.path.isdir(home):
+    path = _default_path(home, os.environ.get("XDG_DATA_HOME"))
+    if home and path.parent.exists() and not path.parent.is_dir():
         raise ConfigurationError(
             f"{HOME_ENV}={home!r} is not a folder (citekit keeps its answer log in a folder "
             f"there): set {HOME_ENV} to a folder, or unset it to use the default one"
         )
-    return _default_path(home, os.environ.get("XDG_DATA_HOME"))
+    return path
 
 
-@functools.lru_cache(maxsize=8)
+#: Each setting's path as first resolved (a few settings per process, never evicted: a
+#: relative one resolved again after a ``chdir`` would name another file).
+_RESOLVED: dict[tuple[str | None, str | None], Path] = {}
+
+
 def _default_path(home: str | None, xdg: str | None) -> Path:
+    found = _RESOLVED.get((home, xdg))
+    if found is None:
+        found = _RESOLVED.setdefault((home, xdg), _resolve(home, xdg))
+    return found
+
+
+def _resolve(home: str | None, xdg: str | None) -> Path:
     if home:
-        return Path(home).expanduser() / FILE_NAME
+        return absolute(home) / FILE_NAME
     if sys.platform == "win32":
         base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
     elif sys.platform == "darwin":
         base = Path.home() / "Library" / "Application Support"
     else:
         base = Path(xdg or Path.home() / ".local" / "share")
-    return base / "citekit" / FILE_NAME
+    return absolute(base) / "citekit" / FILE_NAME
+
+
+def absolute(path: str | Path) -> Path:
+    """``path`` with ``~`` expanded, against the working folder now (a log's path is fixed
+    when first read)."""
+    return Path(path).expanduser().absolute()
 
 
 def env_flag(name: str, default: bool) -> bool:
