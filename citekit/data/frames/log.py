@@ -19,6 +19,7 @@ from typing import Any
 import polars as pl
 
 from ...core.columns import CITATION_COLUMNS, REFERENCE_COLUMNS, TOOL_USAGE_COLUMNS
+from ...core.fields import MAX_MICROS, MIN_MICROS
 from ...core.years import year_series
 from ...model import References
 from ...store import Log
@@ -189,7 +190,10 @@ def log_answers(selection: LogSelection, schema: pl.Schema) -> pl.DataFrame:
     tools = [json.loads(t) if t is not None else None for t in frame.get_column("tools_json")]
     return (
         frame.with_columns(
-            created=pl.col("created_us").cast(pl.Datetime("us", "UTC")),
+            # A time logged before the edges' rule (``representable_time``) is none, as now.
+            created=pl.when(pl.col("created_us").is_between(MIN_MICROS, MAX_MICROS))
+            .then(pl.col("created_us"))
+            .cast(pl.Datetime("us", "UTC")),
             partial=pl.col("partial").cast(pl.Boolean),
             cached=pl.lit(False),
             **{
