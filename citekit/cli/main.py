@@ -28,6 +28,7 @@ import sys
 import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
@@ -209,11 +210,11 @@ def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
         try:
             answer = log.get(args.id)
         except KeyError as exc:
-            failed = next((r for r in log.rows() if r["id"] == args.id), None)
+            failed = next((r for r in log.rows() if r["id"] == args.id and r["error_type"]), None)
             if failed is None:
                 raise UsageError(str(exc.args[0])) from None
             # A failed call has no answer: what was asked, and how it failed.
-            when = failed["time"].astimezone().strftime("%Y-%m-%d %H:%M")
+            when = _when(failed["time"])
             out.write(
                 f"{failed['provider']} · {failed['question'] or ''}\n\n"
                 f"Failed at {when}: {failed['error_type']}: {failed['error_message'] or ''}\n"
@@ -266,7 +267,7 @@ def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
         out.write(f"No calls logged in {log.path} match.\n")
         return 0
     for row in rows:
-        when = row["time"].astimezone().strftime("%Y-%m-%d %H:%M")
+        when = _when(row["time"])
         what = row["question"] or ""
         if row["error_type"]:
             what = f"{what}  !! {row['error_type']}: {row['error_message'] or ''}"
@@ -274,10 +275,15 @@ def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
         elapsed = f"{row['elapsed']:.1f}s" if row["elapsed"] is not None else "-"
         sources = (row["n_citations"] or 0) + (row["n_references"] or 0)  # chunks too
         out.write(
-            f"{row['id']:>6}  {when}  {row['provider']:<11} {sources:>3} src "
+            f"{row['id']:>6}  {when}  {row['provider'] or '?':<11} {sources:>3} src "
             f"{elapsed:>6}  {what[:90]}\n"
         )
     return 0
+
+
+def _when(time: datetime | None) -> str:
+    """A row's time as the listing shows it (``?`` for a damaged row's, read as None)."""
+    return time.astimezone().strftime("%Y-%m-%d %H:%M") if time is not None else "?" * 16
 
 
 def _export_parquet(args: argparse.Namespace, folder: Path, out: TextIO) -> int:
@@ -339,7 +345,7 @@ def _whole_number(text: str, *, lo: int, what: str) -> int:
         number = lo - 1
     if not lo <= number <= MAX_INT64:
         raise argparse.ArgumentTypeError(
-            f"expected {what}, a whole number from {lo} to {MAX_INT64}, got {text[:40]!r}"
+            f"expected {what}, {lo} or more (up to {MAX_INT64}), got {text[:40]!r}"
         )
     return number
 
