@@ -61,9 +61,17 @@ class LogFile:
     def connect(self) -> sqlite3.Connection:
         """This thread's connection to the file (created, with its schema, on first use; a new
         one, with a ``LogWarning``, if the file was deleted or replaced since)."""
-        path = self.path
-        self.notice(self.connections.moved(path), stacklevel=4)
-        return self.connections.get(path)
+        return self.open(self.path, stacklevel=5)
+
+    def open(
+        self, path: Path, *, wait: float | None = None, stacklevel: int = 4
+    ) -> sqlite3.Connection:
+        """``connections.get`` with what there is to say: the file was deleted or replaced, or
+        it is read-only (said once)."""
+        self.notice(self.connections.moved(path), stacklevel=stacklevel)
+        conn = self.connections.get(path) if wait is None else self.connections.get(path, wait=wait)
+        self.notice(self.connections.read_only_notice(path), stacklevel=stacklevel)
+        return conn
 
     def notice(self, notice: str | None, *, stacklevel: int = 3) -> None:
         """Tell ``notice`` (the file was deleted or replaced) to the log and as a warning."""

@@ -107,8 +107,7 @@ class Reader:
             # On an event loop's thread the look-up waits for no lock (a busy file is a miss);
             # a look-up is one indexed read, which WAL never makes wait for a writer.
             wait = RECORD_WAIT if on_event_loop() else BUSY_WAIT
-            self._file.notice(self._file.connections.moved(path), stacklevel=4)
-            conn = self._file.connections.get(path, wait=wait)
+            conn = self._file.open(path, wait=wait, stacklevel=5)
             found_rows = read_rows(conn, LOOKUP, (key,), [])
             row = found_rows[0] if found_rows else None
         except (sqlite3.Error, OSError) as exc:

@@ -3,13 +3,18 @@ needs of the file system."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import subprocess
 import warnings
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+import citekit as ck
 from citekit import Answer, log
-from citekit.store import Log, default_path
+from citekit.store import Log, LogWarning, default_path
 from citekit.wire.parsers import parse_response
 
 
@@ -51,3 +56,67 @@ def test_a_relative_home_is_resolved_once_so_a_chdir_keeps_the_log(
     assert list(second.iterdir()) == []
     log.close()
     own.close()
+
+
+@contextlib.contextmanager
+def _read_only_after(folder: Path) -> Iterator[Callable[[], None]]:
+    """``folder`` and a call that makes it read-only for this process, for real: a tmpfs
+    mounted there and remounted read-only when run as root (root writes past any permission
+    bits), the write bits taken off the folder and its files otherwise."""
+    folder.mkdir()
+    if os.geteuid() != 0:
+
+        def chmod() -> None:
+            for each in folder.iterdir():
+                each.chmod(0o444)
+            folder.chmod(0o555)
+
+        try:
+            yield chmod
+        finally:
+            folder.chmod(0o755)
+        return
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(folder)], capture_output=True
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"root here cannot mount a tmpfs: {mounted.stderr.decode().strip()}")
+
+    def remount() -> None:
+        subprocess.run(["mount", "-o", "remount,ro", str(folder)], check=True)
+
+    try:
+        yield remount
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+def test_a_log_on_a_read_only_file_system_is_read_and_says_so_once(tmp_path: Path) -> None:
+    """A cleanly closed log on a read-only file system (or without write permission): its
+    count, answers, rows and frames read; a record is not kept, with one ``LogWarning`` for
+    the whole session saying the log is read-only; nothing is written beside the file."""
+    with _read_only_after(tmp_path / "shared") as make_read_only:
+        path = tmp_path / "shared" / "log.sqlite3"
+        writer = Log(path)
+        for question in ("grace", "nature", "law"):
+            writer.record(_answer(question))
+        expected = ck.citations_frame(writer), ck.answers_frame(writer)
+        writer.close()
+        assert [p.name for p in path.parent.iterdir()] == ["log.sqlite3"]  # no WAL files
+        make_read_only()
+        reader = Log(path)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert reader.count() == 3
+            assert [a.question for a in reader.answers()] == ["grace", "nature", "law"]
+            assert len(reader.rows()) == 3 and reader.frame().height == 3
+            assert ck.citations_frame(reader).equals(expected[0])
+            assert ck.answers_frame(reader).equals(expected[1])
+            assert reader.get(1).question == "grace"
+            assert reader.record(_answer("virtue")) is None
+            assert reader.record(_answer("hope")) is None
+            assert reader.count() == 3
+        said = [str(w.message) for w in caught if issubclass(w.category, LogWarning)]
+        assert len(said) == 1 and "read-only" in said[0] and "not recorded" in said[0], said
+        assert [p.name for p in path.parent.iterdir()] == ["log.sqlite3"]
+        reader.close()
