@@ -143,6 +143,9 @@ class Writer:
         if found is not None:
             self._pending.report(found)
         conn = self._file.connections.get(path, wait=BUSY_WAIT)
+        found = self._file.connections.read_only_notice(path)
+        if found is not None:
+            self._pending.report(f"citekit: {found}")
         refused = self._file.connections.refusal(path)
         if refused is not None:
             raise refused

@@ -3,6 +3,7 @@ needs of the file system."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import subprocess
@@ -115,7 +116,12 @@ def test_a_log_on_a_read_only_file_system_is_read_and_says_so_once(tmp_path: Pat
             assert reader.get(1).question == "grace"
             assert reader.record(_answer("virtue")) is None
             assert reader.record(_answer("hope")) is None
-            assert reader.count() == 3
+
+            async def on_a_loop() -> None:  # handed to the writer thread
+                reader.record(_answer("faith"))
+
+            asyncio.run(on_a_loop())
+            assert reader.flush(5) and reader.count() == 3
         said = [str(w.message) for w in caught if issubclass(w.category, LogWarning)]
         assert len(said) == 1 and "read-only" in said[0] and "not recorded" in said[0], said
         assert [p.name for p in path.parent.iterdir()] == ["log.sqlite3"]
