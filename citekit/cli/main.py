@@ -28,10 +28,12 @@ import sys
 import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from ..core.errors import CitekitError, CitekitWarning, ConfigurationError
+from ..core.fields import MAX_INT64
 from ..core.names import DEFAULT_PROVIDER, ENTRIES, PROVIDERS, check_model_choice
 from ..model import Answer, TextDelta
 from ..render._sources import format_size
@@ -208,11 +210,11 @@ def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
         try:
             answer = log.get(args.id)
         except KeyError as exc:
-            failed = next((r for r in log.rows() if r["id"] == args.id), None)
+            failed = next((r for r in log.rows() if r["id"] == args.id and r["error_type"]), None)
             if failed is None:
                 raise UsageError(str(exc.args[0])) from None
             # A failed call has no answer: what was asked, and how it failed.
-            when = failed["time"].astimezone().strftime("%Y-%m-%d %H:%M")
+            when = _when(failed["time"])
             out.write(
                 f"{failed['provider']} · {failed['question'] or ''}\n\n"
                 f"Failed at {when}: {failed['error_type']}: {failed['error_message'] or ''}\n"
@@ -269,7 +271,7 @@ def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
         out.write(f"No calls logged in {log.path} match.\n")
         return 0
     for row in rows:
-        when = row["time"].astimezone().strftime("%Y-%m-%d %H:%M")
+        when = _when(row["time"])
         what = row["question"] or ""
         if row["error_type"]:
             what = f"{what}  !! {row['error_type']}: {row['error_message'] or ''}"
@@ -277,10 +279,15 @@ def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
         elapsed = f"{row['elapsed']:.1f}s" if row["elapsed"] is not None else "-"
         sources = (row["n_citations"] or 0) + (row["n_references"] or 0)  # chunks too
         out.write(
-            f"{row['id']:>6}  {when}  {row['provider']:<11} {sources:>3} src "
+            f"{row['id']:>6}  {when}  {row['provider'] or '?':<11} {sources:>3} src "
             f"{elapsed:>6}  {what[:90]}\n"
         )
     return 0
+
+
+def _when(time: datetime | None) -> str:
+    """A row's time as the listing shows it (``?`` for a damaged row's, read as None)."""
+    return time.astimezone().strftime("%Y-%m-%d %H:%M") if time is not None else "?" * 16
 
 
 def _export_parquet(args: argparse.Namespace, folder: Path, out: TextIO) -> int:
@@ -333,15 +340,28 @@ def _log_filters(parser: argparse.ArgumentParser, limit: int | None) -> None:
     )
 
 
-def _row_count(text: str) -> int:
-    """``--limit``: a whole number, 0 or more (argparse reports the ValueError's message)."""
+def _whole_number(text: str, *, lo: int, what: str) -> int:
+    """A number from the command line, ``lo`` to ``MAX_INT64`` (what SQLite holds), else a usage
+    error that argparse reports with the other arguments' (exit 2, one line)."""
     try:
-        count = int(text)
-    except ValueError:
-        count = -1
-    if count < 0:
-        raise argparse.ArgumentTypeError(f"expected a number of rows, 0 or more, got {text!r}")
-    return count
+        number = int(text)
+    except ValueError:  # not digits, or more digits than int() reads
+        number = lo - 1
+    if not lo <= number <= MAX_INT64:
+        raise argparse.ArgumentTypeError(
+            f"expected {what}, {lo} or more (up to {MAX_INT64}), got {text[:40]!r}"
+        )
+    return number
+
+
+def _row_count(text: str) -> int:
+    """``--limit``: a number of rows, 0 or more."""
+    return _whole_number(text, lo=0, what="a number of rows")
+
+
+def _row_id(text: str) -> int:
+    """``log show ID``: a row id, 1 or more."""
+    return _whole_number(text, lo=1, what="a row id")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -390,7 +410,7 @@ def build_parser() -> argparse.ArgumentParser:
     log_commands = log.add_subparsers(dest="log_command", required=True, metavar="ACTION")
     _log_filters(log_commands.add_parser("list", help="list logged calls"), 20)
     show = log_commands.add_parser("show", help="print one logged answer")
-    show.add_argument("id", type=int, help="the id `citekit log list` shows")
+    show.add_argument("id", type=_row_id, help="the id `citekit log list` shows")
     show.add_argument("--json", action="store_true", help="print the raw answer JSON")
     export = log_commands.add_parser("export", help="write logged sources (.bib .json .csv ...)")
     export.add_argument("path", help="the file to write: .bib .json .csv .parquet")

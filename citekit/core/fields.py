@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 from .errors import ResponseFormatError
@@ -41,6 +41,9 @@ from .names import display_name
 
 __all__ = [
     "MAX_INDEX",
+    "MAX_INT64",
+    "MAX_MICROS",
+    "MIN_MICROS",
     "Fields",
     "count_or_none",
     "int_or_none",
@@ -48,12 +51,17 @@ __all__ = [
     "number_or_none",
     "opt_text",
     "parse_created",
+    "representable_time",
     "text_or_none",
+    "utc_micros",
+    "utc_time",
     "wrong",
 ]
 
 #: The largest index citekit keeps (the frames hold markers and indexes in ``Int32``).
 MAX_INDEX: Final = 2**31 - 2
+#: The largest integer SQLite and the frames' ``Int64`` hold (a row id, a count, a ``LIMIT``).
+MAX_INT64: Final = 2**63 - 1
 
 _DIGITS: Final = re.compile(r"-?[0-9]{1,20}")
 _TYPES: Final = {
@@ -223,7 +231,9 @@ def opt_text(value: Any) -> str | None:
 
 
 def parse_created(value: Any) -> datetime | None:
-    """A Unix time in seconds or milliseconds (GPTBots uses both) as an aware UTC datetime."""
+    """A Unix time in seconds or milliseconds (GPTBots uses both), or an ISO time, as an aware
+    datetime (UTC unless the text gives an offset); None when it is not one, or when it has no
+    UTC form (``representable_time``)."""
     number = number_or_none(value, strings=True)
     if number is None:
         if isinstance(value, str) and len(value) <= 64:
@@ -231,7 +241,7 @@ def parse_created(value: Any) -> datetime | None:
                 parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
             except ValueError:
                 return None
-            return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+            return representable_time(parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC))
         return None
     # Seconds since 1970 stay below 1e11 until the year 5138; milliseconds are above it.
     if abs(number) >= 1e11:
@@ -242,6 +252,48 @@ def parse_created(value: Any) -> datetime | None:
         return None
 
 
+def representable_time(value: datetime | None) -> datetime | None:
+    """The one rule for times at the edges: ``value`` when its UTC form is a datetime too (a
+    naive one, taken as UTC, always is), else None, as any other time that cannot be read.
+
+    ``9999-12-31T23:59:59-05:00`` is in the year 10000 in UTC, ``0001-01-01T00:00+05:00`` in
+    the year 0: neither is a datetime, a log's ``created_us`` or a dataset's month, so such a
+    time is no time at all, everywhere (the parser, ``Answer``, the log, the datasets).
+    """
+    if value is None or value.utcoffset() is None:
+        return value
+    try:
+        value.astimezone(UTC)
+    except OverflowError:
+        return None
+    return value
+
+
+def utc_time(value: datetime | None) -> datetime | None:
+    """``value`` in UTC (a naive one taken as UTC), None past the edges (by
+    ``representable_time``): what a frame's ``created`` column holds."""
+    value = representable_time(value)
+    if value is None:
+        return None
+    if value.utcoffset() is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+def utc_micros(value: datetime | None) -> int | None:
+    """Whole microseconds since 1970 UTC of ``value`` (``utc_time``): what the log's
+    ``created_us`` holds."""
+    value = utc_time(value)
+    return None if value is None else (value - _EPOCH) // _MICROSECOND
+
+
+_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND: Final = timedelta(microseconds=1)
+#: ``created_us`` of the first and the last microsecond a datetime holds in UTC.
+MIN_MICROS: Final = (datetime.min.replace(tzinfo=UTC) - _EPOCH) // _MICROSECOND
+MAX_MICROS: Final = (datetime.max.replace(tzinfo=UTC) - _EPOCH) // _MICROSECOND
+
+
 def count_or_none(value: Any) -> int | None:
     """A count as a provider writes it (a number or its digits); beyond 2**63 is not a count."""
-    return int_or_none(value, lo=1 - 2**63, hi=2**63 - 1, strings=True)
+    return int_or_none(value, lo=-MAX_INT64, hi=MAX_INT64, strings=True)

@@ -10,6 +10,14 @@ whichever writer (Python, polars) met it.
 Every file citekit writes goes through here: exports, ``citekit log export --rows``, the
 Parquet dataset's files and manifest, the chart runtime cache, saved provider files, the
 demo page.
+
+``safe_file_name`` makes a name from outside (a provider's file name) a file name that is safe
+and visible: only the last part of the name is kept (it never writes outside the folder it is
+saved in);
+control, format and separator characters (``\\n``, ``\\t``, zero-width spaces, a non-breaking
+space) become ``_``, as does a leading dot (a hidden file); spaces at either end are dropped;
+a name left empty is ``fallback``. A name longer than the file system takes (255 bytes on
+most) is shortened in its stem, its extension kept.
 """
 
 from __future__ import annotations
@@ -20,13 +28,21 @@ import os
 import re
 import secrets
 import stat
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
 from .errors import DiskFullError
 
-__all__ = ["DiskFullError", "replacing", "write_bytes", "write_text"]
+__all__ = [
+    "NAME_BYTES",
+    "DiskFullError",
+    "replacing",
+    "safe_file_name",
+    "write_bytes",
+    "write_text",
+]
 
 #: The errors that mean "no room to write": a full disk, a full quota, a file size limit.
 _NO_ROOM: Final = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
@@ -63,7 +79,10 @@ def _beside(target: Path) -> tuple[Path, int]:
     so it gets the mode any new file of the user's gets (``mkstemp`` would make it 0600)."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     while True:
-        temporary = target.with_name(f".{target.name}.{secrets.token_hex(4)}.part")
+        # The temporary name must fit the file system too: a target's name already at the
+        # limit (``safe_file_name`` makes them so) is cut in the temporary's name only.
+        stem = _cut(target.name, NAME_BYTES - len(".._12345678.part"))
+        temporary = target.with_name(f".{stem}.{secrets.token_hex(4)}.part")
         try:
             return temporary, os.open(temporary, flags, 0o666)
         except FileExistsError:
@@ -121,3 +140,44 @@ def write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
 def write_text(path: str | os.PathLike[str], text: str) -> Path:
     """Write ``text`` as UTF-8 to ``path`` whole or not at all (see :func:`replacing`)."""
     return write_bytes(path, text.encode("utf-8"))
+
+
+#: Bytes of a file name most file systems take (ext4, APFS, NTFS in UTF-16 units, tmpfs).
+NAME_BYTES: Final = 255
+#: The longest ending kept whole as an extension when a name is shortened (``.parquet``).
+_SUFFIX_CHARS: Final = 16
+
+
+def _visible(char: str) -> str:
+    if char == " ":
+        return char
+    # C*: control, format (zero-width), surrogate, private, unassigned; Z*: separators.
+    return "_" if unicodedata.category(char)[0] in "CZ" else char
+
+
+def _size(text: str) -> int:
+    return len(os.fsencode(text))
+
+
+def _cut(text: str, limit: int) -> str:
+    """The longest start of ``text`` that fits in ``limit`` bytes."""
+    while text and _size(text) > limit:
+        text = text[: max(len(text) - max((_size(text) - limit) // 4, 1), 0)]
+    return text
+
+
+def safe_file_name(name: str, *, fallback: str = "file", limit: int = NAME_BYTES) -> str:
+    """``name`` as one visible file name of at most ``limit`` bytes (never empty)."""
+    last = name.replace("\\", "/").rsplit("/", 1)[-1]
+    shown = "".join(map(_visible, last)).strip(" ")
+    if not shown.strip("."):  # "", ".", "..": no name at all
+        shown = fallback
+    if shown.startswith("."):
+        shown = "_" + shown[1:]
+    if _size(shown) <= limit:
+        return shown
+    stem, dot, suffix = shown.rpartition(".")
+    if not dot or not stem or len(suffix) > _SUFFIX_CHARS:
+        stem, suffix = shown, ""
+    ending = f".{suffix}" if suffix else ""
+    return (_cut(stem, limit - _size(ending)).rstrip(" ") or "_") + ending

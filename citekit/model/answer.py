@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from ..core.fields import count_or_none, number_or_none, opt_text
+from ..core.fields import count_or_none, number_or_none, opt_text, representable_time
 from ..core.names import REFERENCES_PROVIDER
 from ..core.unicode import valid_text
 from ..text.reader import numbers
@@ -197,6 +197,8 @@ class Answer:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "text", valid_text(self.text))
+        if self.created is not None:  # a time with no UTC form is none (the parser's rule)
+            object.__setattr__(self, "created", representable_time(self.created))
 
     # -- derived -------------------------------------------------------------------------
     @property

@@ -21,7 +21,7 @@ from ..core.fields import (
     opt_text,
     text_or_none,
 )
-from ..core.files import write_bytes
+from ..core.files import NAME_BYTES, safe_file_name, write_bytes
 from ..core.unicode import decode_entities
 
 __all__ = [
@@ -265,20 +265,21 @@ class GeneratedFile:
         )
 
     def save(self, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
-        """Write the file to ``path`` (into it, under ``name``, when ``path`` is a folder or
-        ends with a slash: a missing folder is made).
+        """Write the file to ``path`` (into it, when ``path`` is a folder or ends with a slash:
+        a missing folder is made) and return the path written.
 
-        An existing file with other bytes is left alone (``FileExistsError``) unless
-        ``overwrite=True``; one with the same bytes is kept as it is.
+        Into a folder the file takes ``name`` made safe and visible (``core.files``: its last
+        part only, control and invisible characters as ``_``, shortened to what the file
+        system takes with its extension kept). An existing file with other bytes is left
+        alone (``FileExistsError``) unless ``overwrite=True``; one with the same bytes is kept
+        as it is.
         """
         if self.data is None:
             raise ValueError(self.note or f"{self.name} has no bytes to save")
         target = Path(path)
         if target.is_dir() or str(path).endswith(("/", os.sep)):
             target.mkdir(parents=True, exist_ok=True)
-            # Only the last part of the provider's name: it never writes outside the folder.
-            name = Path(self.name.replace("\\", "/").replace("\x00", "")).name
-            target = target / (name if name not in ("", ".", "..") else "file")
+            target = target / safe_file_name(self.name, limit=_name_bytes(target))
         if target.exists():
             if target.is_file() and target.read_bytes() == self.data:
                 return target
@@ -289,6 +290,14 @@ class GeneratedFile:
                 )
         write_bytes(target, self.data)  # whole or not at all
         return target
+
+
+def _name_bytes(folder: Path) -> int:
+    """The longest file name, in bytes, the file system under ``folder`` takes."""
+    try:
+        return min(os.pathconf(folder, "PC_NAME_MAX"), NAME_BYTES)
+    except (AttributeError, OSError, ValueError):  # no pathconf (Windows), or no answer
+        return NAME_BYTES
 
 
 #: The image kinds an answer's HTML shows inline (as a ``data:`` URI).

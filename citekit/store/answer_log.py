@@ -12,13 +12,11 @@ opens (``schema``). What the tables hold is stored once and large JSON compresse
 ``decode``). A busy log delays the record, never the answer (``write``: ``log.flush()`` waits
 for the rows still waiting, and the reads do). A file deleted or replaced while a session runs
 is noticed at the next use (``lifecycle``). An older citekit's file is migrated in place when
-first opened (``migrations``); a newer one's is read, never written. With caching on
-(``cache=True`` per call, ``with log.options(cache=True)``, or ``CITEKIT_CACHE=1``) a request
-identical to a logged one (same provider, base URL and body) is answered from the log, with
-``Answer.cached == True``.
-
-``Log`` is the front over those parts, the reads (``read``) and ``LogSelection``
-(``selection``, the one declaration of the filters).
+first opened (``migrations``); a newer one's, or one this process cannot write, is read, never
+written. With caching on (``cache=True`` per call, ``with log.options(cache=True)``, or
+``CITEKIT_CACHE=1``) a request identical to a logged one (same provider, base URL and body)
+is answered from the log, with ``Answer.cached == True``. ``Log`` is the front over those
+parts, the reads (``read``: a damaged row never hides the others) and ``LogSelection``.
 """
 
 from __future__ import annotations
@@ -61,8 +59,8 @@ class Log:
     Parameters
     ----------
     path
-        The SQLite file; by default ``default_path()``, resolved at each use so that a change
-        of ``CITEKIT_HOME`` takes effect at once.
+        The SQLite file; by default ``default_path()``, read at each use (a change of
+        ``CITEKIT_HOME`` takes effect at once; a relative one is resolved when first read).
     """
 
     def __init__(self, path: str | Path | None = None) -> None:
@@ -187,9 +185,8 @@ class Log:
             for an answer that is complete but lacks something worth fetching anew.
 
         Returns None too when the row waits for the file (busy past ``RECORD_WAIT`` seconds, or
-        recorded on a thread running an event loop): see ``citekit.store.write``.
-
-        Never raises: a log that cannot be written gives a ``LogWarning``.
+        recorded on a thread running an event loop): see ``citekit.store.write``. Never
+        raises: a log that cannot be written gives a ``LogWarning``.
         """
         if not (self.enabled if log is None else log):
             return None
@@ -343,9 +340,12 @@ class Log:
         """
         return self._reader.frame(selected(self, selection), errors=errors)
 
-    def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    def fetch(
+        self, sql: str, params: Sequence[Any] = (), *, damaged: list[Any] | None = None
+    ) -> list[tuple[Any, ...]]:
         """The rows of a read-only query of the log's tables (none when there is no file yet),
-        once the answers recorded so far are written (:meth:`flush`).
+        once the answers recorded so far are written (:meth:`flush`). Text that is not UTF-8
+        is read with U+FFFD, those rows' first cells put in ``damaged`` (else in a warning).
 
         Examples
         --------
@@ -353,7 +353,7 @@ class Log:
         >>> ck.log.fetch("SELECT count(*), sum(cited_inline) FROM citations")
         [(7, 7)]
         """
-        return self._reader.fetch(sql, params)
+        return self._reader.fetch(sql, params, damaged)
 
     def size(self) -> int:
         """The bytes the log takes on disk: the file and its write-ahead log (0 with none).

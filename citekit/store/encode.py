@@ -13,12 +13,12 @@ import json
 import sqlite3
 import zlib
 from collections.abc import Callable, Mapping, Sequence
-from datetime import UTC, datetime, timedelta
 from operator import attrgetter
 from typing import Any
 
 from ..core.columns import CITATION_COLUMNS, REFERENCE_COLUMNS
 from ..core.errors import ProviderError
+from ..core.fields import utc_micros as micros
 from ..core.unicode import valid_text
 from ..model import Answer
 from ..text.reader import numbers
@@ -39,8 +39,6 @@ _INSERT_REFERENCE = (
 
 #: JSON shorter than this is stored as text (compressing it saves too little to pay).
 PACK_FROM = 512
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_MICROSECOND = timedelta(microseconds=1)
 
 
 def stored_once(
@@ -109,15 +107,6 @@ def pack(text: str | None) -> str | bytes | None:
     data = valid_text(text).encode()
     packed = zlib.compress(data, 6)
     return packed if len(packed) < len(data) else text
-
-
-def micros(value: datetime | None) -> int | None:
-    """An aware datetime as whole microseconds since 1970 UTC (what ``created_us`` holds)."""
-    if value is None:
-        return None
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=UTC)
-    return (value - _EPOCH) // _MICROSECOND
 
 
 def tools_json(answer: Answer) -> str | None:

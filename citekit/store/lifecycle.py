@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..core.errors import CitekitWarning
-from .schema import Connections, default_path
+from .schema import Connections, absolute, default_path
 
 #: The log's messages keep the logger name they always had, whichever part speaks (a user's
 #: logging configuration filters on it).
@@ -45,11 +45,12 @@ def on_event_loop() -> bool:
 
 
 class LogFile:
-    """One log's file: its path (``default_path()`` at each use unless given) and the
-    connections to it, one per thread."""
+    """One log's file: its path (``default_path()`` at each use unless given; a relative one
+    taken against the working folder of the moment it is given) and the connections to it,
+    one per thread."""
 
     def __init__(self, path: str | Path | None = None) -> None:
-        self._path = Path(path).expanduser() if path is not None else None
+        self._path = absolute(path) if path is not None else None
         self.connections = Connections()
         self._exit_hook = False
 
@@ -60,9 +61,17 @@ class LogFile:
     def connect(self) -> sqlite3.Connection:
         """This thread's connection to the file (created, with its schema, on first use; a new
         one, with a ``LogWarning``, if the file was deleted or replaced since)."""
-        path = self.path
-        self.notice(self.connections.moved(path), stacklevel=4)
-        return self.connections.get(path)
+        return self.open(self.path, stacklevel=5)
+
+    def open(
+        self, path: Path, *, wait: float | None = None, stacklevel: int = 4
+    ) -> sqlite3.Connection:
+        """``connections.get`` with what there is to say: the file was deleted or replaced, or
+        it is read-only (said once)."""
+        self.notice(self.connections.moved(path), stacklevel=stacklevel)
+        conn = self.connections.get(path) if wait is None else self.connections.get(path, wait=wait)
+        self.notice(self.connections.read_only_notice(path), stacklevel=stacklevel)
+        return conn
 
     def notice(self, notice: str | None, *, stacklevel: int = 3) -> None:
         """Tell ``notice`` (the file was deleted or replaced) to the log and as a warning."""

@@ -16,8 +16,9 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
+from ..core.fields import utc_micros as micros
 from .decode import answer_from_row
-from .encode import micros, tools_json
+from .encode import tools_json
 from .query import ANSWER_COLUMNS
 
 #: The sources' columns are named as in ``citekit.core.columns`` (the vocabulary of every table

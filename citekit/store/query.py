@@ -8,6 +8,7 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, Final
 
 from ..core.columns import CITATION_COLUMNS, REFERENCE_COLUMNS
+from ..core.fields import MAX_INT64
 
 if TYPE_CHECKING:
     from .selection import LogSelection
@@ -95,16 +96,26 @@ def timestamp(value: str | date | datetime | float | None) -> float | None:
 
 
 def row_limit(limit: int | None) -> int | None:
-    """``limit`` as a row count (None for none); a ``ValueError`` unless it is 0 or more."""
+    """``limit`` as a row count (None for none); a ``ValueError`` unless it is a whole number
+    from 0 to ``MAX_INT64``."""
     if limit is None:
         return None
     try:
         count = operator.index(limit)
     except TypeError:
         count = -1
-    if count < 0:  # SQLite reads a negative LIMIT as none at all
-        raise ValueError(f"limit= takes a number of rows, 0 or more (got {limit!r})")
+    if not 0 <= count <= MAX_INT64:  # SQLite reads a negative LIMIT as none at all
+        raise ValueError(
+            f"limit= takes a number of rows, 0 or more (up to {MAX_INT64}; got {limit!r})"
+        )
     return count
+
+
+def row_id(value: int) -> int | None:
+    """``value`` as a row id SQLite can hold, None when no row can have it (past SQLite's
+    integers, where its driver raises ``OverflowError``)."""
+    ident = operator.index(value)
+    return ident if 1 <= ident <= MAX_INT64 else None
 
 
 def _condition(selection: LogSelection, errors: bool) -> tuple[str, list[Any]]:

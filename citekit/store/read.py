@@ -3,7 +3,9 @@ once the rows waiting for the file are written.
 
 A look-up is one indexed read (which WAL never makes wait for a writer); the newest answer per
 request key is kept in memory (``call.Memo``). One row whose saved JSON cannot be rebuilt never
-hides the rest of the log: its logged text is kept, with a ``LogWarning``.
+hides the rest of the log: its logged text is kept, with a ``LogWarning``; text that is not
+UTF-8 (which makes SQLite's driver refuse the whole query) is read with U+FFFD in its place
+(``read_rows``), and the rows are named.
 """
 
 from __future__ import annotations
@@ -22,12 +24,59 @@ from .decode import answer_from_row, log_frame, log_row, text_only_answer
 from .keys import request_key
 from .lifecycle import LOGGER, RECORD_WAIT, LogFile, LogWarning, on_event_loop
 from .query import ANSWER_COLUMNS, BY_ID, LOG_COLUMNS, LOOKUP, select_sql
+from .query import row_id as query_row_id
 from .schema import BUSY_WAIT, is_busy
 
 if TYPE_CHECKING:
     import polars as pl
 
     from .selection import LogSelection
+
+
+def warn_damaged(ids: Sequence[Any], what: str, *, stacklevel: int = 3) -> None:
+    """One ``LogWarning`` naming the damaged rows ``ids`` (none: nothing said)."""
+    if not ids:
+        return
+    shown = sorted({str(i) for i in ids}, key=lambda i: (len(i), i))
+    warnings.warn(
+        f"citekit read {len(shown)} damaged row(s) of the answer log as far as they could be "
+        f"read (ids {', '.join(shown[:20])}{', ...' if len(shown) > 20 else ''}): {what}",
+        LogWarning,
+        stacklevel=stacklevel,
+    )
+
+
+def read_rows(
+    conn: sqlite3.Connection, sql: str, params: Sequence[Any], damaged: list[Any]
+) -> list[tuple[Any, ...]]:
+    """The rows of a query; when a text cell is not UTF-8 (a damaged file, which the driver
+    refuses for the whole query) the query runs again with such text read with U+FFFD in
+    place of the bytes, and those rows' first cells are added to ``damaged``."""
+    try:
+        return conn.execute(sql, params).fetchall()
+    except sqlite3.OperationalError as exc:
+        if "decode" not in str(exc):
+            raise
+    bad: list[bool] = []
+
+    def text(data: bytes) -> str:
+        try:
+            return data.decode()
+        except UnicodeDecodeError:
+            bad.append(True)
+            return data.decode(errors="replace")
+
+    conn.text_factory = text
+    try:
+        rows = []
+        for row in conn.execute(sql, params):  # one row at a time: which row, is known
+            if bad:
+                damaged.append(row[0])
+                bad.clear()
+            rows.append(row)
+    finally:
+        conn.text_factory = str
+    return rows
 
 
 class Reader:
@@ -58,9 +107,9 @@ class Reader:
             # On an event loop's thread the look-up waits for no lock (a busy file is a miss);
             # a look-up is one indexed read, which WAL never makes wait for a writer.
             wait = RECORD_WAIT if on_event_loop() else BUSY_WAIT
-            self._file.notice(self._file.connections.moved(path), stacklevel=4)
-            conn = self._file.connections.get(path, wait=wait)
-            row = conn.execute(LOOKUP, (key,)).fetchone()
+            conn = self._file.open(path, wait=wait, stacklevel=5)
+            found_rows = read_rows(conn, LOOKUP, (key,), [])
+            row = found_rows[0] if found_rows else None
         except (sqlite3.Error, OSError) as exc:
             if is_busy(exc):
                 LOGGER.info("The answer log %s is busy: no cache look-up", path)
@@ -71,7 +120,7 @@ class Reader:
             return None
         try:
             found = answer_from_row(row, conn, cached=True)
-        except (ValueError, CitekitError) as exc:  # a damaged or foreign row: ask anew
+        except Exception as exc:  # a damaged or foreign row: ask anew
             warnings.warn(
                 f"citekit skipped an unreadable row of {path}: {exc}", LogWarning, stacklevel=3
             )
@@ -80,24 +129,24 @@ class Reader:
         return found
 
     def _select(
-        self, columns: str, selection: LogSelection, *, errors: bool
+        self, columns: str, selection: LogSelection, *, errors: bool, damaged: list[Any]
     ) -> list[tuple[Any, ...]]:
         self._settle()
         if not self._file.path.exists():
             return []
         sql, params = select_sql(columns, selection, errors=errors)
-        rows = self._file.connect().execute(sql, params).fetchall()
+        rows = read_rows(self._file.connect(), sql, params, damaged)
         rows.reverse()
         return rows
 
     def answers(self, selection: LogSelection) -> list[Answer]:
         """The selected answers (failed calls left out), oldest first."""
-        rows = self._select(ANSWER_COLUMNS, selection, errors=False)
+        damaged: list[Any] = []
+        rows = self._select(ANSWER_COLUMNS, selection, errors=False, damaged=damaged)
         if not rows:
             return []
         conn = self._file.connect()
         answers: list[Answer] = []
-        damaged: list[int] = []
         for row in rows:
             try:
                 answers.append(answer_from_row(row, conn))
@@ -106,22 +155,22 @@ class Reader:
                 kept = text_only_answer(row)
                 if kept is not None:
                     answers.append(kept)
-        if damaged:
-            warnings.warn(
-                f"citekit could not rebuild {len(damaged)} logged answer(s) from their saved "
-                f"JSON (ids {', '.join(map(str, damaged[:20]))}"
-                f"{', ...' if len(damaged) > 20 else ''}); their logged text is kept",
-                LogWarning,
-                stacklevel=3,
-            )
+        warn_damaged(
+            damaged,
+            "an answer whose saved JSON cannot be rebuilt keeps its logged text only",
+            stacklevel=4,
+        )
         return answers
 
     def get(self, row_id: int) -> Answer:
         """The answer logged as row ``row_id`` (``KeyError`` if none)."""
         found = []
+        damaged: list[Any] = []
         self._settle()
-        if self._file.path.exists():
-            found = self._file.connect().execute(BY_ID, (int(row_id),)).fetchall()
+        ident = query_row_id(row_id)
+        if ident is not None and self._file.path.exists():
+            found = read_rows(self._file.connect(), BY_ID, (ident,), damaged)
+        warn_damaged(damaged, "text that is not UTF-8 is read with U+FFFD", stacklevel=4)
         if not found:
             raise KeyError(f"No answer with id {row_id} in {self._file.path}")
         try:
@@ -129,7 +178,10 @@ class Reader:
         except Exception:
             kept = text_only_answer(found[0])
             if kept is None:
-                raise
+                raise KeyError(
+                    f"The answer with id {row_id} in {self._file.path} is damaged: neither its "
+                    "saved response nor its text can be read"
+                ) from None
             warnings.warn(
                 f"citekit could not rebuild logged answer {row_id} from its saved JSON; "
                 "its logged text is kept",
@@ -138,20 +190,42 @@ class Reader:
             )
             return kept
 
-    def rows(self, selection: LogSelection, *, errors: bool) -> list[dict[str, Any]]:
+    def rows(
+        self, selection: LogSelection, *, errors: bool, stacklevel: int = 4
+    ) -> list[dict[str, Any]]:
         """The selected rows of ``LOG_SCHEMA``, one dict per call, oldest first."""
-        return [log_row(row) for row in self._select(LOG_COLUMNS, selection, errors=errors)]
+        damaged: list[Any] = []
+        rows = [
+            log_row(row, damaged)
+            for row in self._select(LOG_COLUMNS, selection, errors=errors, damaged=damaged)
+        ]
+        warn_damaged(
+            damaged,
+            "a cell of the wrong type is None, text that is not UTF-8 has U+FFFD",
+            stacklevel=stacklevel,
+        )
+        return rows
 
     def frame(self, selection: LogSelection, *, errors: bool) -> pl.DataFrame:
         """:meth:`rows` as a polars frame typed by ``LOG_SCHEMA``."""
-        return log_frame(self.rows(selection, errors=errors))
+        return log_frame(self.rows(selection, errors=errors, stacklevel=5))
 
-    def fetch(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
-        """The rows of a read-only query (none when there is no file yet)."""
+    def fetch(
+        self, sql: str, params: Sequence[Any], damaged: list[Any] | None = None
+    ) -> list[tuple[Any, ...]]:
+        """The rows of a read-only query (none when there is no file yet); text that is not
+        UTF-8 is read with U+FFFD, its rows' first cells added to ``damaged`` (or, without
+        it, named in a warning)."""
         self._settle()
         if not self._file.path.exists():
             return []
-        return self._file.connect().execute(sql, params).fetchall()
+        found: list[Any] = []
+        rows = read_rows(self._file.connect(), sql, params, found)
+        if damaged is None:
+            warn_damaged(found, "text that is not UTF-8 is read with U+FFFD", stacklevel=4)
+        else:
+            damaged.extend(found)
+        return rows
 
     def count(self) -> int:
         """How many calls the file holds."""

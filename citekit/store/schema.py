@@ -9,7 +9,6 @@ which a log of paid answers takes for speed).
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import sqlite3
 import sys
@@ -52,28 +51,49 @@ def write_transaction(conn: sqlite3.Connection) -> Iterator[None]:
 def default_path() -> Path:
     """``$CITEKIT_HOME/log.sqlite3``, else ``log.sqlite3`` in the platform's user data dir.
 
+    A relative ``CITEKIT_HOME`` (or ``XDG_DATA_HOME``) is resolved against the working folder
+    when it is first read, once: an ``os.chdir`` later does not start a second log.
+
     Raises ``ConfigurationError`` when ``CITEKIT_HOME`` names something that is not a folder.
     """
     home = os.environ.get(HOME_ENV)
-    if home and os.path.exists(home) and not os.path.isdir(home):
+    path = _default_path(home, os.environ.get("XDG_DATA_HOME"))
+    if home and path.parent.exists() and not path.parent.is_dir():
         raise ConfigurationError(
             f"{HOME_ENV}={home!r} is not a folder (citekit keeps its answer log in a folder "
             f"there): set {HOME_ENV} to a folder, or unset it to use the default one"
         )
-    return _default_path(home, os.environ.get("XDG_DATA_HOME"))
+    return path
 
 
-@functools.lru_cache(maxsize=8)
+#: Each setting's path as first resolved (a few settings per process, never evicted: a
+#: relative one resolved again after a ``chdir`` would name another file).
+_RESOLVED: dict[tuple[str | None, str | None], Path] = {}
+
+
 def _default_path(home: str | None, xdg: str | None) -> Path:
+    found = _RESOLVED.get((home, xdg))
+    if found is None:
+        found = _RESOLVED.setdefault((home, xdg), _resolve(home, xdg))
+    return found
+
+
+def _resolve(home: str | None, xdg: str | None) -> Path:
     if home:
-        return Path(home).expanduser() / FILE_NAME
+        return absolute(home) / FILE_NAME
     if sys.platform == "win32":
         base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
     elif sys.platform == "darwin":
         base = Path.home() / "Library" / "Application Support"
     else:
         base = Path(xdg or Path.home() / ".local" / "share")
-    return base / "citekit" / FILE_NAME
+    return absolute(base) / "citekit" / FILE_NAME
+
+
+def absolute(path: str | Path) -> Path:
+    """``path`` with ``~`` expanded, against the working folder now (a log's path is fixed
+    when first read)."""
+    return Path(path).expanduser().absolute()
 
 
 def env_flag(name: str, default: bool) -> bool:
@@ -147,6 +167,16 @@ class NewerLog(sqlite3.DatabaseError):
     """The file was laid out by a newer citekit: it is read, never written."""
 
 
+class ReadOnlyLog(NewerLog):
+    """The file (or its folder) cannot be written by this process: it is read, never written."""
+
+
+def writable(path: Path) -> bool:
+    """Whether this process can write the file at ``path`` and create its WAL files beside it
+    (a read-only mount, a file or folder without write permission: no)."""
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+
+
 class _Open:
     """One thread's connection and which file it has open."""
 
@@ -167,6 +197,9 @@ class Connections:
         self._local = threading.local()
         self._ready: set[tuple[int, str]] = set()
         self._newer: dict[tuple[int, str], str] = {}
+        #: Read-only files whose reason is still to be said (once per process and file).
+        self._said: set[tuple[int, str]] = set()
+        self._unwritable: set[tuple[int, str]] = set()
         #: The file this process last opened at each path, and its WAL files: who notices
         #: first that it is gone, and what SQLite leaves behind of it.
         self._files: dict[tuple[int, str], FileId | None] = {}
@@ -198,9 +231,19 @@ class Connections:
         return opened.conn
 
     def newer(self, path: Path) -> str | None:
-        """Why ``path`` must not be written (a newer citekit laid it out), once it is open."""
+        """Why ``path`` must not be written (a newer citekit laid it out, or it is read-only),
+        once it is open."""
         with self._ready_lock:
             return self._newer.get((os.getpid(), str(path)))
+
+    def refusal(self, path: Path) -> NewerLog | None:
+        """The error a write to ``path`` is refused with, None if it may be written."""
+        key = (os.getpid(), str(path))
+        with self._ready_lock:
+            reason = self._newer.get(key)
+            if reason is None:
+                return None
+            return (ReadOnlyLog if key in self._unwritable else NewerLog)(reason)
 
     def moved(self, path: Path) -> str | None:
         """Whether the file this thread has open at ``path`` is still the one there (one
@@ -220,6 +263,7 @@ class Connections:
             self._files[key] = now
             self._ready.discard(key)
             self._newer.pop(key, None)
+            self._unwritable.discard(key)
             sidecars = self._sidecars.pop(key, {})
         # SQLite leaves a moved file's WAL files at the old names: they would be read as the
         # new file's journal. Only the very files the old one had are removed.
@@ -235,6 +279,17 @@ class Connections:
             known = key in self._ready and self._files.get(key) == file_id(path)
             newer = key in self._newer
         if newer:
+            return self._read_only(path)
+        if path.exists() and not writable(path):
+            # Reading never needs write access: no switch to WAL, no migration, nothing written.
+            with self._ready_lock:
+                self._newer[key] = (
+                    f"the answer log {path} is read-only here (no write permission, or a "
+                    "read-only file system): it is read, and answers are not recorded; set "
+                    f"{HOME_ENV} to a folder you can write to keep them"
+                )
+                self._said.add(key)
+                self._unwritable.add(key)
             return self._read_only(path)
         conn = sqlite3.connect(path, timeout=wait, isolation_level=None)
         try:
@@ -261,11 +316,26 @@ class Connections:
 
     @staticmethod
     def _read_only(path: Path) -> sqlite3.Connection:
-        conn = sqlite3.connect(
-            f"{path.absolute().as_uri()}?mode=ro", uri=True, isolation_level=None
-        )
+        uri = f"{path.absolute().as_uri()}?mode=ro"
+        conn = sqlite3.connect(uri, uri=True, isolation_level=None)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.OperationalError:
+            # A WAL file cleanly closed in a folder that cannot be written: SQLite cannot make
+            # its shared-memory file, so the file is read as it is (nobody can change it there).
+            conn.close()
+            conn = sqlite3.connect(f"{uri}&immutable=1", uri=True, isolation_level=None)
         conn.execute(f"PRAGMA busy_timeout = {int(BUSY_WAIT * 1000)}")
         return conn
+
+    def read_only_notice(self, path: Path) -> str | None:
+        """Why the file at ``path`` is read only, the first time it is asked (said once)."""
+        key = (os.getpid(), str(path))
+        with self._ready_lock:
+            if key not in self._said:
+                return None
+            self._said.discard(key)
+            return self._newer.get(key)
 
     def _setup(self, conn: sqlite3.Connection, key: tuple[int, str]) -> None:
         # Set before the file has a page (a file that has them keeps its own): an answer row

@@ -26,7 +26,7 @@ from .call import Memo
 from .encode import answer_row, insert_many
 from .keys import request_key
 from .lifecycle import LOGGER, RECORD_WAIT, LogFile, LogWarning, on_event_loop
-from .schema import BUSY_WAIT, HOME_ENV, NewerLog, is_busy, write_transaction
+from .schema import BUSY_WAIT, HOME_ENV, ReadOnlyLog, is_busy, write_transaction
 from .writer import Pending, Row
 
 
@@ -77,6 +77,9 @@ class Writer:
             if not cacheable:
                 row.values["request_key"] = None  # never matched by a cache look-up
             row_id = self._write_now(row)
+        except ReadOnlyLog as exc:  # said once, when the file was opened
+            LOGGER.info("Not recorded: %s", exc)
+            return None
         except Exception as exc:  # sqlite3, OS, encoding, a value SQLite cannot take
             # The answer is already paid for: a log that cannot be written never costs it.
             where = f" {path}" if path is not None else f" at ${HOME_ENV}"
@@ -139,19 +142,21 @@ class Writer:
         if found is not None:
             self._pending.report(found)
         conn = self._file.connections.get(path, wait=BUSY_WAIT)
-        refused = self._file.connections.newer(path)
+        found = self._file.connections.read_only_notice(path)
+        if found is not None:
+            self._pending.report(f"citekit: {found}")
+        refused = self._file.connections.refusal(path)
         if refused is not None:
-            raise NewerLog(refused)
+            raise refused
         with write_transaction(conn):
             insert_many(conn, [(row.values, row.answer) for row in rows])
 
     def _write(self, row: Row, wait: float) -> int:
         # The file deleted or replaced: start anew (said where the record was made).
-        self._file.notice(self._file.connections.moved(row.path), stacklevel=6)
-        conn = self._file.connections.get(row.path, wait=wait)
-        refused = self._file.connections.newer(row.path)
+        conn = self._file.open(row.path, wait=wait, stacklevel=7)
+        refused = self._file.connections.refusal(row.path)
         if refused is not None:
-            raise NewerLog(refused)
+            raise refused
         if wait == BUSY_WAIT:
             return insert(conn, row.values, row.answer)
         conn.execute(f"PRAGMA busy_timeout = {int(wait * 1000)}")

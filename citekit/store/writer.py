@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Answer
-from .schema import is_busy
+from .schema import ReadOnlyLog, is_busy
 
 _logger = logging.getLogger(__name__)
 
@@ -145,6 +145,8 @@ class Pending:
         while True:
             try:
                 self._write(rows)
+                return []
+            except ReadOnlyLog:  # said once, when the file was opened
                 return []
             except Exception as exc:
                 if is_busy(exc):

@@ -7,12 +7,15 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from citekit import log
+from citekit import Answer, log
 from citekit.cli.main import main
 from citekit.core.names import ENTRIES
 from citekit.render.text import source_lines
 from citekit.testing import ProviderServer
+from tests.budget import examples
 
 pytestmark = pytest.mark.filterwarnings("ignore::citekit.ContentFilteredWarning")
 
@@ -78,3 +81,49 @@ def test_log_sizes_are_binary_kilobytes(
     assert size >= 1024 and err.startswith(f"{size / 1024:.1f} KB, 1 calls logged")
     assert main(["log", "vacuum"]) == 0
     assert re.search(r" KB before, [0-9.]+ KB after\n$", capsys.readouterr().out)
+
+
+_NUMBERS = st.one_of(
+    st.integers().map(str),
+    st.integers(min_value=2**63 - 3, max_value=2**64).map(str),
+    st.sampled_from(["99999999999999999999999", "-1", "0", "1e3", "1_0", " 7 ", "9" * 5000]),
+    st.text(max_size=30),
+)
+
+
+@settings(max_examples=examples(200), suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=_NUMBERS)
+def test_numbers_on_the_command_line_are_checked_with_the_other_arguments(
+    text: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``log show ID`` and ``log list --limit N`` with any text: a number SQLite can hold runs,
+    anything else is a usage error (exit 2, one error line), never a traceback or a word about
+    the log being unreadable."""
+    newest = log.record(Answer(provider="magisterium", text="Grace.", question="q"))
+    log.close()
+    assert newest is not None  # rows 1 to newest are logged answers
+    capsys.readouterr()
+    try:
+        number: int | None = int(text)
+    except ValueError:
+        number = None
+    for argv, low in ((["log", "show", "--", text], 1), (["log", "list", f"--limit={text}"], 0)):
+        code = main(argv)
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and "cannot read the answer log" not in err
+        if number is not None and low <= number <= 2**63 - 1:
+            assert code == (0 if argv[1] == "list" or number <= newest else 2), (argv, err)
+        else:
+            assert code == 2, (argv, err)
+            assert len([line for line in err.splitlines() if "error" in line]) == 1, err
+
+
+def test_a_row_id_or_limit_past_sqlite_is_refused_by_the_library_too() -> None:
+    """``log.get`` of an id no row can have is a ``KeyError``; ``where(limit=)`` past SQLite's
+    integers a ``ValueError`` that says the range, not SQLite's "datatype mismatch"."""
+    log.record(Answer(provider="magisterium", text="Grace.", question="q"))
+    with pytest.raises(KeyError):
+        log.get(10**30)
+    with pytest.raises(ValueError, match=r"0 or more \(up to 9223372036854775807"):
+        log.where(limit=10**30).rows()
+    assert len(log.where(limit=2**63 - 1).rows()) == 1

@@ -48,6 +48,7 @@ from typing import Any
 import polars as pl
 
 from ...core.columns import TOOL_USAGE_COLUMNS
+from ...core.fields import utc_time
 from ...core.names import REFERENCES_PROVIDER
 from ...model import Answer, Usage
 from .columnar import Header, Item, read_source
@@ -223,7 +224,7 @@ def _answer_row(a: Answer) -> tuple[Any, ...]:
         a.provider,
         a.id,
         a.model,
-        a.created,
+        utc_time(a.created),
         a.question,
         a.text,
         a.finish_reason,
@@ -243,7 +244,7 @@ def _header_row(h: Header) -> tuple[Any, ...]:
         h.provider,
         h.id,
         h.model,
-        h.created(),
+        utc_time(h.created()),
         h.question,
         h.text,
         h.finish_reason,

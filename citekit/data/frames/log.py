@@ -13,17 +13,19 @@ every sample); a row whose saved JSON cannot be rebuilt (a damaged file) is the 
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import polars as pl
 
 from ...core.columns import CITATION_COLUMNS, REFERENCE_COLUMNS, TOOL_USAGE_COLUMNS
+from ...core.errors import CitekitError
+from ...core.fields import MAX_MICROS, MIN_MICROS
 from ...core.years import year_series
 from ...model import References
 from ...store import Log
-from ...store.decode import unpack
+from ...store.decode import json_cell, typed_frame
 from ...store.query import where_sql
+from ...store.read import warn_damaged
 from ...store.selection import LogSelection
 
 __all__ = ["log_answers", "log_citations", "log_references", "log_selection"]
@@ -44,15 +46,21 @@ def _answers_where(selection: LogSelection) -> tuple[str, list[Any]]:
 
 
 def _fetch_frame(
-    log: Log, sql: str, params: list[Any], schema: dict[str, pl.DataType]
+    log: Log, sql: str, params: list[Any], schema: dict[str, pl.DataType], damaged: list[Any]
 ) -> pl.DataFrame:
-    rows = log.fetch(sql, params)
-    return pl.DataFrame(rows, schema=schema, orient="row")
+    """The rows of ``sql`` typed by ``schema``: a damaged cell (not UTF-8, not of its column's
+    type) is read as far as it can be, its row's first cell (the answer's id) in ``damaged``."""
+    return typed_frame(log.fetch(sql, params, damaged=damaged), schema, damaged)
+
+
+#: What the warning of a frame read from a damaged log says of the rows it names.
+_DAMAGE = "a cell of the wrong type or JSON that does not parse is null, text not UTF-8 has U+FFFD"
 
 
 def log_citations(selection: LogSelection, schema: pl.Schema) -> pl.DataFrame:
     """``citations_frame`` of the selected answers, columns as in ``schema``."""
     condition, params = _answers_where(selection)
+    damaged: list[Any] = []
     answers = _fetch_frame(
         selection.log,
         "SELECT id, provider, answer_id, question, model FROM answers "
@@ -62,6 +70,7 @@ def log_citations(selection: LogSelection, schema: pl.Schema) -> pl.DataFrame:
             "answer": pl.Int64(),
             **{n: schema[n] for n in ("provider", "answer_id", "question", "model")},
         },
+        damaged,
     )
     # Every citation of the file when nothing but failed calls is left out, else only those
     # of the chosen answers; either way only those whose answer was read are kept (the
@@ -81,10 +90,12 @@ def log_citations(selection: LogSelection, schema: pl.Schema) -> pl.DataFrame:
             **{n: schema[n] for n in CITATION_COLUMNS},
             "cited_inline": pl.Int8(),
         },
+        damaged,
     )
+    warn_damaged(damaged, _DAMAGE, stacklevel=4)
     ids = answers.get_column("answer")
     owner = citations.get_column("answer")
-    kept = owner.is_in(ids.implode())
+    kept = owner.is_in(ids.implode()).fill_null(False)  # a damaged owner is no answer
     if not kept.all():
         citations = citations.filter(kept)
         owner = citations.get_column("answer")
@@ -115,32 +126,35 @@ def _in_order(citations: pl.DataFrame) -> bool:
 def log_references(selection: LogSelection, schema: pl.Schema) -> pl.DataFrame:
     """``references_frame`` of the selected answers, columns as in ``schema``."""
     condition, params = _answers_where(selection)
+    damaged: list[Any] = []
     # The chunks' own ids are in the saved correlate body (GPTBots answers only, a few rows);
     # read by the rule ``References.from_response`` reads them with.
-    owners: dict[str, list[Any]] = {
-        "answer": [],
-        "provider": [],
-        "conversation_id": [],
-        "question_id": [],
-        "answer_id": [],
-    }
+    owners = []
     for row_id, provider, conversation, answer_id, saved in selection.log.fetch(
         "SELECT id, provider, conversation_id, answer_id, references_json FROM answers "
         f"WHERE {condition} AND n_references > 0 AND references_json IS NOT NULL",
         params,
+        damaged=damaged,
     ):
-        refs = References.from_response(json.loads(unpack(saved) or "null"))
-        owners["answer"].append(row_id)
-        owners["provider"].append(provider)
-        owners["conversation_id"].append(refs.conversation_id or conversation)
-        owners["question_id"].append(refs.question_id)
-        owners["answer_id"].append(refs.answer_id or answer_id)
-    answers = pl.DataFrame(
+        refs = _saved_references(json_cell(saved, row_id, damaged))
+        if refs is None:  # its chunks are still in their table: the answer's columns name them
+            damaged.append(row_id)
+        owners.append(
+            (
+                row_id,
+                provider,
+                (refs and refs.conversation_id) or conversation,
+                refs and refs.question_id,
+                (refs and refs.answer_id) or answer_id,
+            )
+        )
+    answers = typed_frame(
         owners,
-        schema={
+        {
             "answer": pl.Int64(),
             **{n: schema[n] for n in ("provider", "conversation_id", "question_id", "answer_id")},
         },
+        damaged,
     )
     fields = ", ".join(REFERENCE_COLUMNS)
     chunks = _fetch_frame(
@@ -149,7 +163,9 @@ def log_references(selection: LogSelection, schema: pl.Schema) -> pl.DataFrame:
         f"(SELECT id FROM answers WHERE {condition}) ORDER BY answer, rank",
         params,
         {"answer": pl.Int64(), **{n: schema[n] for n in REFERENCE_COLUMNS}},
+        damaged,
     )
+    warn_damaged(damaged, _DAMAGE, stacklevel=4)
     return (
         chunks.join(answers, on="answer", how="inner", maintain_order="left")
         .select(schema.names())
@@ -157,16 +173,20 @@ def log_references(selection: LogSelection, schema: pl.Schema) -> pl.DataFrame:
     )
 
 
+def _saved_references(saved: Any) -> References | None:
+    """The saved correlate body read as ``References``, None when it is not one."""
+    if not isinstance(saved, dict):
+        return None
+    try:
+        return References.from_response(saved)
+    except CitekitError:
+        return None
+
+
 def log_answers(selection: LogSelection, schema: pl.Schema) -> pl.DataFrame:
     """``answers_frame`` of the selected answers, columns as in ``schema``."""
     condition, params = _answers_where(selection)
-    rows = selection.log.fetch(
-        "SELECT provider, answer_id, model, created_us, question, text, finish_reason, "
-        "n_citations, CASE WHEN references_json IS NULL OR references_json = '' THEN NULL "
-        "ELSE n_references END, prompt_tokens, completion_tokens, total_tokens, tools_json, "
-        f"partial, sample FROM answers WHERE {condition} ORDER BY id",
-        params,
-    )
+    damaged: list[Any] = []
     names = (
         "provider",
         "answer_id",
@@ -185,16 +205,39 @@ def log_answers(selection: LogSelection, schema: pl.Schema) -> pl.DataFrame:
         "sample",
     )
     stored = {"created_us": pl.Int64(), "tools_json": pl.String(), "partial": pl.Int8()}
-    frame = pl.DataFrame(rows, schema={n: stored.get(n) or schema[n] for n in names}, orient="row")
-    tools = [json.loads(t) if t is not None else None for t in frame.get_column("tools_json")]
+    frame = _fetch_frame(
+        selection.log,
+        "SELECT id, provider, answer_id, model, created_us, question, text, finish_reason, "
+        "n_citations, CASE WHEN references_json IS NULL OR references_json = '' THEN NULL "
+        "ELSE n_references END, prompt_tokens, completion_tokens, total_tokens, tools_json, "
+        f"partial, sample FROM answers WHERE {condition} ORDER BY id",
+        params,
+        {"id": pl.Int64(), **{n: stored.get(n) or schema[n] for n in names}},
+        damaged,
+    )
+    usage: dict[str, list[Any]] = {name: [] for name in TOOL_USAGE_COLUMNS}
+    for row_id, cell in zip(frame.get_column("id"), frame.get_column("tools_json"), strict=True):
+        tools = json_cell(cell, row_id, damaged)
+        if tools is not None and not isinstance(tools, dict):
+            damaged.append(row_id)
+        for name, values in usage.items():
+            value = tools.get(name) if isinstance(tools, dict) else None
+            if value is not None and type(value) not in (int, float):
+                damaged.append(row_id)
+                value = None
+            values.append(value)
+    warn_damaged(damaged, _DAMAGE, stacklevel=4)
     return (
         frame.with_columns(
-            created=pl.col("created_us").cast(pl.Datetime("us", "UTC")),
+            # A time logged before the edges' rule (``representable_time``) is none, as now.
+            created=pl.when(pl.col("created_us").is_between(MIN_MICROS, MAX_MICROS))
+            .then(pl.col("created_us"))
+            .cast(pl.Datetime("us", "UTC")),
             partial=pl.col("partial").cast(pl.Boolean),
             cached=pl.lit(False),
             **{
-                name: pl.Series([t.get(name) if t else None for t in tools], dtype=pl.Float64)
-                for name in TOOL_USAGE_COLUMNS
+                name: pl.Series(values, dtype=pl.Float64, strict=False)
+                for name, values in usage.items()
             },
         )
         .select(schema.names())

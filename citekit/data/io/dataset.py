@@ -64,12 +64,12 @@ import uuid
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 import polars as pl
 
+from ...core.fields import utc_time
 from ...core.files import replacing
 from ...core.names import REFERENCES_PROVIDER
 from ...model import Answer, References
@@ -202,11 +202,9 @@ def _items(source: Source | Log) -> list[Answer | References]:
 def month_of(answer: Answer) -> str:
     """The month partition of an answer: its ``created`` time in UTC as ``"2026-11"``, else
     ``"undated"``."""
-    created = answer.created
+    created = utc_time(answer.created)
     if created is None:
         return UNDATED
-    if created.tzinfo is not None:
-        created = created.astimezone(UTC)
     return f"{created.year:04d}-{created.month:02d}"
 
 
