@@ -392,6 +392,34 @@ alt.Chart(tokens, title="Tokens per answer").mark_bar().encode(
 )
 """
         ),
+        md(
+            """
+## The Responses API and structured output
+
+Maritaca recommends its Responses API for new projects: `api="responses"` (on the client or
+per call) gives the same `Answer`. With `schema=` (a JSON schema, or a pydantic model) the
+model answers in JSON and `answer.parsed` holds the decoded value, checked against the schema
+(None, with a note saying why, when the reply is not valid JSON for it).
+"""
+        ),
+        code(
+            """
+responses = maritaca.ask("O que é o Pix?", api="responses")
+responses.text[:120], responses.sample
+"""
+        ),
+        code(
+            """
+summary = {
+    "type": "object",
+    "properties": {"resumo": {"type": "string"}},
+    "required": ["resumo"],
+    "additionalProperties": False,
+}
+structured = maritaca.ask("O que é o Pix?", schema=summary)
+structured.parsed["resumo"][:120]
+"""
+        ),
         code("maritaca.close()\nserver.stop()"),
     ]
 
@@ -465,6 +493,29 @@ question weakly.
 """
         ),
         code("explore(replies)"),
+        md(
+            """
+## What the agent already answered
+
+`gptbots.conversations()` lists the agent's conversations and `gptbots.history(id)` gives back
+every answer of one, with its question and its knowledge chunks: what an agent answered
+before comes into the same frames without being asked again.
+"""
+        ),
+        code(
+            """
+past = gptbots.conversations()
+[(c["subject"], c["message_count"]) for c in past[:3]]
+"""
+        ),
+        code(
+            """
+history = gptbots.history(reply.conversation_id)
+[(a.question, len(a.references or ())) for a in history], references_frame(history).select(
+    "rank", "document_title", "score"
+).head(5)
+"""
+        ),
         code("gptbots.close()\nserver.stop()"),
     ]
 
@@ -609,9 +660,12 @@ A provider that fails shows its error in its column; the others still answer.
 """
         ),
         code(MARITACA_CLIENT),
-        code(GPTBOTS_CLIENT.replace("ck.GPTBots()", "ck.GPTBots(citations=True)").replace(
-            'base_url=server.base_url("gptbots"))', 'base_url=server.base_url("gptbots"),\n'
-            "                          citations=True)")),
+        code(
+            GPTBOTS_CLIENT.replace("ck.GPTBots()", "ck.GPTBots(citations=True)").replace(
+                'base_url=server.base_url("gptbots"))',
+                'base_url=server.base_url("gptbots"),\n                          citations=True)',
+            )
+        ),
         code(
             """
 cmp = ck.compare(
