@@ -117,7 +117,12 @@ class Evidence(NamedTuple):
 
 def fold(text: str) -> str:
     """Casefolded, accents dropped: the form words are compared in."""
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    folded = text.casefold()
+    if folded.isascii():  # the common case: nothing to drop
+        return folded
+    decomposed = unicodedata.normalize("NFKD", folded)
+    if decomposed.isascii():
+        return decomposed
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
@@ -173,18 +178,21 @@ class _Side(NamedTuple):
     words: frozenset[str]  # content words, folded
     stem: Callable[[str], str]  # the stemmer of the text's language
     stems: frozenset[str]
+    pairs: tuple[tuple[str, str], ...]  # (word, stem) of each content word
     numbers: frozenset[str]
     negated: bool
 
 
+@lru_cache(maxsize=256)  # a sentence is compared with each passage citing it
 def _side(text: str) -> _Side:
     tokens = words(text)
     code = language(tokens)
     stem = _stemmer(code)
     content = frozenset(t for t in tokens if t not in _FOLDED_ALL_STOPS and not t.isdigit())
     numbers = frozenset(n.lstrip("0") or "0" for n in _NUMBER.findall(text))
-    stems = frozenset(map(stem, content))
-    return _Side(content, stem, stems, numbers, _negated(tokens, code))
+    pairs = tuple((w, stem(w)) for w in content)
+    stems = frozenset(st for _, st in pairs)
+    return _Side(content, stem, stems, pairs, numbers, _negated(tokens, code))
 
 
 @lru_cache(maxsize=4096)
@@ -231,15 +239,16 @@ def evidence(sentence: str, passage: str) -> Evidence:
         sorted((n for n in own.numbers - other.numbers if len(n) in lengths), key=_by_value)
     )
     # A word is shared when its stem, in either text's language, or the word itself is there.
-    shared = tuple(
-        sorted(
-            {
-                own.stem(w)
-                for w in own.words
-                if w in other.words or own.stem(w) in other.stems or other.stem(w) in other.stems
-            }
+    theirs = other.stems
+    if own.stem is other.stem:  # one language (or none): one stem per word
+        shared = tuple(sorted({st for w, st in own.pairs if st in theirs or w in other.words}))
+    else:
+        stem = other.stem
+        shared = tuple(
+            sorted(
+                {st for w, st in own.pairs if st in theirs or w in other.words or stem(w) in theirs}
+            )
         )
-    )
     return Evidence(
         quote_found, found, contradicted, shared, len(own.stems), own.negated != other.negated
     )

@@ -195,7 +195,24 @@ def support_frame(
     columns: dict[str, list[Any]] = {name: [] for name in SUPPORT_SCHEMA.names()}
     for answer, found, cited in _judged(source, provider=provider, aliases=aliases):
         _add(columns, answer, found, cited)
-    return pl.DataFrame(columns, schema=SUPPORT_SCHEMA)
+    # The word lists are gathered as space-joined strings (words hold no space) and split by
+    # polars: building a list column from Python lists costs more than the scoring.
+    joined = {name: columns.pop(name) for name in _LISTS}
+    frame = pl.DataFrame(columns, schema={n: SUPPORT_SCHEMA[n] for n in columns})
+    lists = [
+        pl.when(pl.col(name) == "")
+        .then(pl.lit([], dtype=pl.List(pl.String)))
+        .otherwise(pl.col(name).str.split(" "))
+        .alias(name)
+        for name in _LISTS
+    ]
+    strings = pl.DataFrame(joined, schema={n: pl.String() for n in _LISTS})
+    return pl.concat([frame, strings.select(lists)], how="horizontal").select(
+        SUPPORT_SCHEMA.names()
+    )
+
+
+_LISTS: Final = ("numbers_found", "numbers_contradicted", "shared_words")
 
 
 _SOURCE_COLUMNS: Final = (
@@ -263,18 +280,17 @@ def _add(
             if row is None or passage is None:
                 columns["support"].append(None)
                 columns["verdict"].append("uncited" if row is None else "unverifiable")
-                for name in ("quote_found", "numbers_found", "numbers_contradicted"):
+                for name in ("quote_found", *_LISTS):
                     columns[name].append(None)
-                columns["shared_words"].append(None)
                 continue
             e = evidence(said, passage)
             value = score(e)
             columns["support"].append(value)
             columns["verdict"].append(verdict(value))
             columns["quote_found"].append(e.quote_found)
-            columns["numbers_found"].append(list(e.numbers_found))
-            columns["numbers_contradicted"].append(list(e.numbers_contradicted))
-            columns["shared_words"].append(list(e.shared_words))
+            columns["numbers_found"].append(" ".join(e.numbers_found))
+            columns["numbers_contradicted"].append(" ".join(e.numbers_contradicted))
+            columns["shared_words"].append(" ".join(e.shared_words))
 
 
 def _passage(answer: Answer, row: dict[str, Any] | None) -> str | None:
