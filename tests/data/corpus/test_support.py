@@ -4,12 +4,14 @@ loopback server, and properties on arbitrary answers and quotes."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
 
 import citekit as ck
 from citekit.data.corpus.evidence import evidence, words
@@ -281,3 +283,17 @@ def test_sentences_find_their_web_sources_in_n_log_n_comparisons() -> None:
     times the sentences), not as sentences x spans (x16)."""
     small, big = span_comparisons(1_000), span_comparisons(4_000)
     assert big <= 5 * small
+
+
+def test_the_log_gives_the_frame_its_answers_give(
+    server: ProviderServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ck.log.close()
+    monkeypatch.setenv("CITEKIT_HOME", str(tmp_path))
+    monkeypatch.delenv("CITEKIT_LOG", raising=False)
+    try:
+        answers = ask_all(server)
+        ck.log.flush()
+        assert_frame_equal(ck.support_frame(ck.log), ck.support_frame(answers))
+    finally:
+        ck.log.close()
