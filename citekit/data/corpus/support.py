@@ -22,6 +22,7 @@ Support (:func:`support_frame`)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Final, Literal, NamedTuple
 
@@ -145,15 +146,21 @@ def claims(text: str, rows: Sequence[_Row]) -> list[Claim]:
 def plain(sentence: Sentence) -> str:
     """A sentence's text without its markers and link targets: what it says."""
     text = sentence.text
-    if not sentence.markers:
-        return text
-    parts: list[str] = []
-    at = sentence.start
-    for m in sentence.markers:
-        parts.append(text[at - sentence.start : m.start - sentence.start])
-        at = m.end
-    parts.append(text[at - sentence.start :])
-    return " ".join(parts)
+    if sentence.markers:
+        parts: list[str] = []
+        at = sentence.start
+        for m in sentence.markers:
+            parts.append(text[at - sentence.start : m.start - sentence.start])
+            at = m.end
+        parts.append(text[at - sentence.start :])
+        text = " ".join(parts)
+    if "://" in text or "](" in text:
+        text = _URL.sub(" ", _LINK_TARGET.sub("]", text))
+    return text
+
+
+_LINK_TARGET = re.compile(r"\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
+_URL = re.compile(r"<?https?://[^\s>]+>?")
 
 
 def support_frame(

@@ -109,6 +109,12 @@ def test_the_answer_side_span_is_the_sentence_and_the_locator_stays_apart() -> N
     assert got["document_reference"] == "2428" and got["span_start"] == 16
 
 
+def test_a_link_s_address_is_no_word_of_the_sentence() -> None:
+    text = "Work is for [man](https://www.vatican.va/archive/ENG0015/__P8B.HTM).[^1]"
+    (got,) = rows(text, cite(1, "In work, man is the purpose: work is for man."))
+    assert got["support"] == 1.0 and got["shared_words"] == ["man", "work"]
+
+
 def test_several_passages_of_one_marker_give_a_row_each() -> None:
     text = "Work has dignity.[^1]"
     got = rows(text, cite(1, "Work has dignity."), cite(1, "Something else entirely."))
