@@ -93,6 +93,7 @@ if TYPE_CHECKING:
     from .data.compare.comparison import Comparison
     from .data.corpus.cocitation import cocitation_frame
     from .data.corpus.health import health_frame
+    from .data.corpus.support import support_frame
     from .data.corpus.works import sources_frame, works_frame
     from .data.frames import answers_frame, citations_frame, references_frame
     from .data.identity.aliases import Aliases
@@ -166,6 +167,7 @@ _LAZY = {
     "sources_frame": ".data.corpus.works",
     "works_frame": ".data.corpus.works",
     "health_frame": ".data.corpus.health",
+    "support_frame": ".data.corpus.support",
     "cocitation_frame": ".data.corpus.cocitation",
     "Aliases": ".data.identity.aliases",
     "Comparison": ".data.compare.comparison",
@@ -313,6 +315,7 @@ __all__ = [
     "scan_references",
     "scan_sources",
     "sources_frame",
+    "support_frame",
     "to_parquet",
     "works_frame",
 ]

@@ -12,9 +12,9 @@ meaning is the same (the name of its knowledge document is ``document_title``, i
 ``cited_text``); what only GPTBots reports keeps GPTBots' name (``data_id``, ``score``).
 BibTeX and CSL-JSON keep their own formats' field names: they are formats, not tables.
 
-Types are named by kind (``"str"``, ``"int"``, ``"float"``, ``"bool"``); each place maps a kind
-to its own type (polars: ``String``, ``Int32``, ``Float64``, ``Boolean``; SQLite: ``TEXT``,
-``INTEGER``, ``REAL``).
+Types are named by kind (``"str"``, ``"int"``, ``"float"``, ``"bool"``; ``"words"``, a list of
+strings, only in frames); each place maps a kind to its own type (polars: ``String``,
+``Int32``, ``Float64``, ``Boolean``, ``List(String)``; SQLite: ``TEXT``, ``INTEGER``, ``REAL``).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ __all__ = [
     "source_schema",
 ]
 
-Kind = Literal["str", "int", "float", "bool"]
+Kind = Literal["str", "int", "float", "bool", "words"]
 
 
 class Column(NamedTuple):
@@ -85,6 +85,27 @@ _VOCABULARY: Final = (
     Column("work", "str", "The work's display name."),
     Column("author_id", "str", "The author: one id for every spelling of the name."),
     Column("author", "str", "The author's display name."),
+    # Support: a sentence of the answer and what a source citing it says of it
+    # (citekit.data.corpus.support).
+    Column("sentence_index", "int", "The sentence's place in the answer's text, 0 first."),
+    Column("sentence", "str", "The sentence as written, markers included."),
+    Column(
+        "origin",
+        "str",
+        '"marker" (a footnote marker in the sentence) or "provider span" (a web source\'s '
+        "annotated span or link overlaps it): how the source is known to cite it.",
+    ),
+    Column("support", "float", "How much the passage says what the sentence says, 0 to 1."),
+    Column(
+        "verdict",
+        "str",
+        '"supported", "partial", "unsupported"; "unverifiable" (a source with no passage) or '
+        '"uncited" (a sentence no source cites).',
+    ),
+    Column("quote_found", "bool", "Whether the sentence's quoted text is in the passage."),
+    Column("numbers_found", "words", "The sentence's numbers the passage has."),
+    Column("numbers_contradicted", "words", "The sentence's numbers where the passage has others."),
+    Column("shared_words", "words", "The sentence's content words (stems) the passage has."),
     # What Maritaca's built-in tools did for an answer (usage.tool_execution_details).
     Column("web_search_calls", "float", "Web searches Maritaca's web_search tool ran."),
     Column("page_reads", "float", "Pages Maritaca's web_search tool read."),
@@ -139,5 +160,6 @@ def source_schema(names: Iterable[str]) -> pl.Schema:
         "int": pl.Int32(),
         "float": pl.Float64(),
         "bool": pl.Boolean(),
+        "words": pl.List(pl.String()),
     }
     return pl.Schema({name: types[COLUMNS[name].kind] for name in names})

@@ -33,6 +33,7 @@ from ...text.reader import read
 from ...text.sentences import Sentence, sentences
 from ..frames.sources import Source, iter_items
 from ..identity.aliases import AliasSpec
+from .support import figures, judge
 
 __all__ = ["HEALTH_SCHEMA", "health_frame"]
 
@@ -55,6 +56,8 @@ HEALTH_SCHEMA: Final = pl.Schema(
         "unmarked": _NUMBERS,
         "unlisted": _NUMBERS,
         "same_work": pl.List(pl.String()),
+        "support_recall": pl.Float64(),
+        "support_precision": pl.Float64(),
     }
 )
 
@@ -75,7 +78,9 @@ def health_frame(
     cited in the text), ``unlisted`` (markers in the text with no source: their numbers),
     ``same_work`` (works cited under two or more numbers, as ``"work [1, 3]"``, the work
     named as ``works_frame`` names it), each list with its count (``n_unmarked``,
-    ``n_unlisted``, ``n_same_work``).
+    ``n_unlisted``, ``n_same_work``); ``support_recall`` (the share of sentences a citation
+    supports) and ``support_precision`` (the share of citations with a passage that support
+    their sentence), as ``support_frame`` judges them, null when no citation has a passage.
 
     Parameters
     ----------
@@ -129,8 +134,11 @@ def health_frame(
     owner = pl.Series("owner", _owners(answers), dtype=pl.UInt32)
     per_answer = _per_answer(cited.with_columns(owner))
     columns: dict[str, list[Any]] = {name: [] for name in HEALTH_SCHEMA.names()}
-    for i, a in enumerate(answers):
+    for i, (a, found, rows) in enumerate(judge(answers, cited)):
         _add(columns, a, per_answer.get(i))
+        recall, precision = figures(found, a, rows)
+        columns["support_recall"].append(recall)
+        columns["support_precision"].append(precision)
     return pl.DataFrame(columns, schema=HEALTH_SCHEMA)
 
 

@@ -26,6 +26,7 @@ _POLARS_TYPES: Final[dict[Kind, pl.DataType]] = {
     "int": pl.Int32(),
     "float": pl.Float64(),
     "bool": pl.Boolean(),
+    "words": pl.List(pl.String()),
 }
 
 

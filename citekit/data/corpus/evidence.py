@@ -1,0 +1,282 @@
+"""Lexical evidence that a passage says what a sentence says, and the support score built on it.
+
+:func:`evidence` compares one sentence of an answer with one cited passage and returns what a
+reader can check for themselves, each piece apart:
+
+``quote_found``
+    Whether the text the sentence quotes (between double quotes of any kind: ``"..."``,
+    ``“...”``, ``«...»``, ``„...“``; two words or more) stands in the passage. First exactly,
+    after quotes, case and spaces are normalised; then with punctuation, accents and
+    hyphenation folded away, comparing the words in order. A quote with one word changed,
+    added or dropped is never found: a fuzzy character score would call it found, so none is
+    used. ``None`` when the sentence quotes nothing. An ellipsis in the quote (``...``, ``…``,
+    ``[...]``) stands for words left out: its pieces must be found in order.
+``numbers_found`` / ``numbers_contradicted``
+    The numbers of the sentence (years, paragraph numbers, counts) the passage has, and those
+    it lacks while it gives another number of the same length in their place (``1891`` where
+    the passage says ``1931``).
+``shared_words``
+    The sentence's content words the passage has too, compared by their stem in the language
+    each text is guessed to be in (from the stop words of the alias table's languages; with
+    ``snowballstemmer``, a dependency of citekit, for those it stems; else the folded words).
+``negated``
+    Whether one of the two says "not" ("não", "non", "nicht", ...) and the other does not.
+
+The score (:func:`score`) is the share of the sentence's content words the passage has; a quote
+found lifts it, a quote not found, a contradicted number or a negation on one side only caps it.
+It is support, not verification: shared words are not entailment, and a sentence and a passage
+in two languages share few words whatever they say.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Final, NamedTuple
+
+__all__ = ["Evidence", "evidence", "language", "score", "verdict"]
+
+
+def _set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# fmt: off
+#: A few of the commonest words of each language of the alias table: enough to guess a text's
+#: language, and left out of the shared words.
+STOP_WORDS: Final = {
+    "en": _set(
+        "the of and to in is that for it as with be by on this "
+        "are was which from or an at his their not has have its who we they"
+    ),
+    "pt": _set(
+        "de a o que e do da em um para com não uma os no se na "
+        "por mais as dos como mas ao ele das seu sua ou quando pelo pela é são"
+    ),
+    "es": _set(
+        "de la que el en y a los del se las por un para con "
+        "no una su al lo como más pero sus le ya o es son este esta"
+    ),
+    "it": _set(
+        "di e il la che in a per un è non una del della "
+        "le dei si con i gli da al sono come nel alla lo questo"
+    ),
+    "fr": _set(
+        "de la le et les des en un une du est que pour "
+        "dans qui ne pas au sur se par plus il elle sont avec ce"
+    ),
+    "de": _set(
+        "der die und in den von zu das mit sich des auf für "
+        "ist im dem nicht ein eine als auch es an werden aus er sie"
+    ),
+    "la": _set(
+        "et in est non ad quod cum ut qui quae sed per "
+        "ex de enim ab autem esse sunt eius quam nec hoc vel"
+    ),
+}
+#: The words that negate, by language ("no" is one in English and Spanish, not in Portuguese).
+NEGATIONS: Final = {
+    "en": _set("not no never nor cannot neither none"),
+    "pt": _set("não nunca nem jamais nenhum nenhuma"),
+    "es": _set("no nunca ni jamás ningún ninguna tampoco"),
+    "it": _set("non mai né nessun nessuno nessuna"),
+    "fr": _set("ne pas jamais ni aucun aucune"),
+    "de": _set("nicht nie kein keine keinen niemals weder"),
+    "la": _set("non nec neque numquam nihil nullus nemo haud"),
+}
+# fmt: on
+_SNOWBALL: Final = {
+    "en": "english",
+    "pt": "portuguese",
+    "es": "spanish",
+    "it": "italian",
+    "fr": "french",
+    "de": "german",
+}
+_ALL_STOP: Final = frozenset().union(*STOP_WORDS.values())
+_WORD = re.compile(r"[^\W_]+")
+_NUMBER = re.compile(r"(?<![\w.,])[0-9]{1,4}(?![0-9])")
+_QUOTED = re.compile(r"[\"“”„«»]([^\"“”„«»]+)[\"“”„«»]")
+_ELLIPSIS = re.compile(r"\[\s*(?:\.\.\.|…)\s*\]|\.\.\.|…")
+_QUOTES: Final = str.maketrans({c: '"' for c in "“”„«»″"} | {c: "'" for c in "‘’‚‹›′`"})
+_SPACES = re.compile(r"\s+")
+
+
+class Evidence(NamedTuple):
+    """What one passage shows about one sentence (see the module)."""
+
+    quote_found: bool | None
+    numbers_found: tuple[str, ...]
+    numbers_contradicted: tuple[str, ...]
+    shared_words: tuple[str, ...]
+    content_words: int  # the sentence's content words, shared or not
+    negated: bool
+
+
+def fold(text: str) -> str:
+    """Casefolded, accents dropped: the form words are compared in."""
+    folded = text.casefold()
+    if folded.isascii():  # the common case: nothing to drop
+        return folded
+    decomposed = unicodedata.normalize("NFKD", folded)
+    if decomposed.isascii():
+        return decomposed
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def words(text: str) -> list[str]:
+    """The folded words of ``text``, in order."""
+    return _WORD.findall(fold(text))
+
+
+def language(tokens: list[str]) -> str | None:
+    """The alias-table language whose stop words ``tokens`` (folded words) hold most; None
+    when none is found or two tie."""
+    best: str | None = None
+    top = 0
+    tie = False
+    for code, stops in _FOLDED_STOPS.items():
+        hits = sum(1 for t in tokens if t in stops)
+        if hits > top:
+            best, top, tie = code, hits, False
+        elif hits == top and hits:
+            tie = True
+    return None if tie else best
+
+
+_FOLDED_STOPS: Final = {code: frozenset(map(fold, s)) for code, s in STOP_WORDS.items()}
+_FOLDED_ALL_STOPS: Final = frozenset(map(fold, _ALL_STOP))
+_FOLDED_NEG: Final = {code: frozenset(map(fold, s)) for code, s in NEGATIONS.items()}
+_ANY_NEG: Final = frozenset().union(*(s for c, s in _FOLDED_NEG.items() if c != "pt")) - {"ne"}
+
+
+@lru_cache(maxsize=16)
+def _stemmer(code: str | None) -> Callable[[str], str]:
+    name = _SNOWBALL.get(code or "")
+    if name is None:
+        return _plain
+    try:
+        import snowballstemmer  # type: ignore[import-not-found,import-untyped,unused-ignore]
+    except ImportError:  # installed with citekit; a plain word when it is missing
+        return _plain
+    stem: Callable[[str], str] = snowballstemmer.stemmer(name).stemWord
+    return stem
+
+
+def _plain(word: str) -> str:
+    return word
+
+
+def _negated(tokens: list[str], code: str | None) -> bool:
+    negations = _FOLDED_NEG[code] if code else _ANY_NEG
+    return any(t in negations for t in tokens)
+
+
+class _Side(NamedTuple):
+    words: frozenset[str]  # content words, folded
+    stem: Callable[[str], str]  # the stemmer of the text's language
+    stems: frozenset[str]
+    pairs: tuple[tuple[str, str], ...]  # (word, stem) of each content word
+    numbers: frozenset[str]
+    negated: bool
+
+
+@lru_cache(maxsize=256)  # a sentence is compared with each passage citing it
+def _side(text: str) -> _Side:
+    tokens = words(text)
+    code = language(tokens)
+    stem = _stemmer(code)
+    content = frozenset(t for t in tokens if t not in _FOLDED_ALL_STOPS and not t.isdigit())
+    numbers = frozenset(n.lstrip("0") or "0" for n in _NUMBER.findall(text))
+    pairs = tuple((w, stem(w)) for w in content)
+    stems = frozenset(st for _, st in pairs)
+    return _Side(content, stem, stems, pairs, numbers, _negated(tokens, code))
+
+
+@lru_cache(maxsize=4096)
+def _passage(text: str) -> tuple[_Side, str, str]:
+    """A passage read once: its side, its text with quotes, case and spaces normalised, and
+    its folded words joined by single spaces."""
+    return _side(text), _normal(text), " " + " ".join(words(text)) + " "
+
+
+def _normal(text: str) -> str:
+    return _SPACES.sub(" ", text.translate(_QUOTES).casefold()).strip()
+
+
+def quotes(sentence: str) -> list[str]:
+    """The quoted stretches of ``sentence`` of two words or more."""
+    return [q for q in _QUOTED.findall(sentence) if len(words(q)) >= 2]
+
+
+def _found(quote: str, normal: str, folded: str) -> bool:
+    if _normal(quote) in normal:
+        return True
+    at = 0
+    for piece in _ELLIPSIS.split(quote):
+        found = words(piece)
+        if not found:
+            continue
+        needle = " " + " ".join(found) + " "
+        hit = folded.find(needle, at)
+        if hit < 0:
+            return False
+        at = hit + len(needle) - 1
+    return at > 0
+
+
+def evidence(sentence: str, passage: str) -> Evidence:
+    """The evidence ``passage`` gives for ``sentence`` (plain text, markers left out)."""
+    own = _side(sentence)
+    other, normal, folded = _passage(passage)
+    quoted = quotes(sentence)
+    quote_found = all(_found(q, normal, folded) for q in quoted) if quoted else None
+    found = tuple(sorted(own.numbers & other.numbers, key=_by_value))
+    lengths = {len(n) for n in other.numbers}
+    contradicted = tuple(
+        sorted((n for n in own.numbers - other.numbers if len(n) in lengths), key=_by_value)
+    )
+    # A word is shared when its stem, in either text's language, or the word itself is there.
+    theirs = other.stems
+    if own.stem is other.stem:  # one language (or none): one stem per word
+        shared = tuple(sorted({st for w, st in own.pairs if st in theirs or w in other.words}))
+    else:
+        stem = other.stem
+        shared = tuple(
+            sorted(
+                {st for w, st in own.pairs if st in theirs or w in other.words or stem(w) in theirs}
+            )
+        )
+    return Evidence(
+        quote_found, found, contradicted, shared, len(own.stems), own.negated != other.negated
+    )
+
+
+def _by_value(number: str) -> int:
+    return int(number)
+
+
+def score(found: Evidence) -> float:
+    """The support of one piece of evidence, in [0, 1] (see the module)."""
+    value = len(found.shared_words) / found.content_words if found.content_words else 0.0
+    if found.quote_found:
+        value = max(value, 0.9)
+    elif found.quote_found is False:
+        value = min(value, 0.3)
+    if found.numbers_contradicted or found.negated:
+        value = min(value, 0.2)
+    return min(1.0, max(0.0, value))
+
+
+#: The support from which a pair is ``"supported"``, and ``"partial"``.
+SUPPORTED: Final = 0.5
+PARTIAL: Final = 0.25
+
+
+def verdict(support: float) -> str:
+    """``"supported"``, ``"partial"`` or ``"unsupported"`` for a support score."""
+    if support >= SUPPORTED:
+        return "supported"
+    return "partial" if support >= PARTIAL else "unsupported"
