@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._errors import error_body, gptbots_body
+from ._gptbots import History, vector_match
 from ._responses import (
     as_response,
     question_of,
@@ -23,7 +24,6 @@ from ._responses import (
     structured_text,
     tools_on,
 )
-from ._gptbots import History, vector_match
 from ._samples import (
     ProviderName,
     Sample,

@@ -29,8 +29,6 @@ from citekit.model import References
 from citekit.store import Log, LogWarning
 from citekit.wire.errors import error_message
 from citekit.wire.flow import interrupted
-from citekit.wire.gptbots import GPTBotsAccumulator, check_body, classify, parse_message
-from citekit.wire.maritaca_responses import ResponsesAccumulator, parse_responses
 from citekit.wire.gptbots import (
     GPTBotsAccumulator,
     check_body,
@@ -39,6 +37,7 @@ from citekit.wire.gptbots import (
     parse_messages,
     parse_vector_match,
 )
+from citekit.wire.maritaca_responses import ResponsesAccumulator, parse_responses
 from citekit.wire.openai_compat import ChatAccumulator, parse_chat_completion
 from citekit.wire.search import parse_search
 from tests.conftest import SAMPLES, sample_records
