@@ -13,7 +13,7 @@ from ..core.names import MARITACA, ProviderEntry
 from ..model import Answer
 from ..wire.flow import Flow, RequestSpec, fetch_json
 from ..wire.maritaca import FLEX_READ_TIMEOUT, classify
-from ..wire.maritaca_batch import BatchRequest, custom_id
+from ..wire.maritaca_batch import BatchRequest, check_size, custom_id
 from ..wire.maritaca_responses import RESPONSES_PATH, responses_body, responses_flow
 from ..wire.openai_compat import chat_flow
 from ..wire.schema import Schema, decode, schema_of
@@ -278,6 +278,7 @@ class Maritaca(ChatClient):
         """
         if isinstance(questions, str | bytes) or not isinstance(questions, Sequence):
             raise TypeError("batch() takes a list of questions (or of message lists)")
+        check_size(len(questions))
         if _checked_api(params.pop("api", None) or "chat") != "chat":
             raise ValueError("Maritaca's Batch API documents Chat Completions only: use api='chat'")
         if params.get("stream"):

@@ -28,6 +28,8 @@ __all__ = [
     "BatchInfo",
     "BatchRequest",
     "BatchRequestError",
+    "check_size",
+    "custom_id",
     "input_jsonl",
     "parse_batch",
     "parse_file_id",
@@ -125,15 +127,20 @@ def custom_id(index: int) -> str:
     return f"request-{index + 1}"
 
 
-def input_jsonl(requests: Sequence[BatchRequest]) -> bytes:
-    """The input file: one request per line, as documented."""
-    if not requests:
+def check_size(count: int) -> None:
+    """Refuse an empty batch, or one over the documented 50,000 requests, before building it."""
+    if count < 1:
         raise ValueError("a batch needs at least one question")
-    if len(requests) > MAX_REQUESTS:
+    if count > MAX_REQUESTS:
         raise ValueError(
-            f"{len(requests):,} requests: a Maritaca batch holds at most {MAX_REQUESTS:,}; "
+            f"{count:,} requests: a Maritaca batch holds at most {MAX_REQUESTS:,}; "
             "split them into several batches"
         )
+
+
+def input_jsonl(requests: Sequence[BatchRequest]) -> bytes:
+    """The input file: one request per line, as documented."""
+    check_size(len(requests))
     models = {str(r.body.get("model")) for r in requests}
     if len(models) > 1:
         raise ValueError(f"a Maritaca batch takes one model per file, not {sorted(models)}")
