@@ -59,7 +59,10 @@ def test_status_moves_through_the_documented_states(
     api = server.base_url("maritaca", batch_seconds=0.4, batch_statuses=statuses)  # type: ignore[arg-type]
     file_id = upload(api, [line("request-1")]).json()["id"]
     batch = create(api, file_id).json()
-    assert poll(api, batch["id"]) == expected
+    assert batch["status"] == expected[0]
+    seen = poll(api, batch["id"])
+    # In order, never skipping back; a slow poll may miss a short-lived state.
+    assert seen == [s for s in expected if s in seen] and seen[-1] == expected[-1]
     final = httpx.get(f"{api}/batches/{batch['id']}", headers=AUTH).json()
     if statuses == "guide":  # `errors: null`, timestamps not reached `null`
         assert final["errors"] is None and final["failed_at"] is None
