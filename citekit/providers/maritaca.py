@@ -273,7 +273,7 @@ class Maritaca(ChatClient):
         50,000 requests and one model per batch. ``mt.batch_job(job.id)`` finds it again later.
 
         >>> job = ck.Maritaca().batch(["O Brasil tem vulcão?", "Qual é a capital do Brasil?"])
-        >>> [a.batch_id == job.id for a in job.wait(poll=0.2).answers()]
+        >>> [a.batch_id == job.id for a in job.wait(poll=0.5).answers()]
         [True, True]
         """
         if isinstance(questions, str | bytes) or not isinstance(questions, Sequence):
