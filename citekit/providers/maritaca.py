@@ -16,9 +16,9 @@ from ..wire.maritaca import FLEX_READ_TIMEOUT, classify
 from ..wire.maritaca_batch import BatchRequest, check_size, custom_id
 from ..wire.maritaca_responses import RESPONSES_PATH, responses_body, responses_flow
 from ..wire.openai_compat import chat_flow
-from ..wire.schema import Schema, decode, schema_of
+from ..wire.schema import Schema, schema_of
 from ._chat import ChatClient, Messages, WireFlow, _messages_for
-from .maritaca_batch import BatchJob, start_batch
+from .maritaca_batch import BatchJob, start_batch, with_parsed
 
 __all__ = ["BUILT_IN_TOOLS", "Maritaca", "MaritacaModel", "Model", "check_tools_stream"]
 
@@ -47,12 +47,7 @@ def _checked_format(response_format: Any) -> dict[str, Any]:
 
 def _structured(flow: Flow[Answer], schema: Schema | None) -> Flow[Answer]:
     """``flow``'s answer with ``parsed`` set from its text (a note saying why when not)."""
-    answer = yield from flow
-    if schema is None:
-        return answer
-    value, note = decode(answer.text, schema)
-    notes = answer.notes if note is None else (*answer.notes, note)
-    return replace(answer, parsed=value, notes=notes)
+    return with_parsed((yield from flow), schema)
 
 
 def check_tools_stream(body: Mapping[str, Any]) -> None:
@@ -269,7 +264,8 @@ class Maritaca(ChatClient):
         the chat options given (``model=``, ``temperature=``, ...), uploaded and started at
         once; the ``BatchJob`` returned polls it (``.status()``, ``.wait(progress=True)``),
         cancels it, and gives ``.answers()`` in input order (None where a request failed,
-        ``.errors()`` saying why). Maritaca runs a batch within 24 h at half the price, up to
+        ``.errors()`` saying why); with ``schema=``, each answer's ``parsed`` as ``ask`` gives
+        it. Maritaca runs a batch within 24 h at half the price, up to
         50,000 requests and one model per batch. ``mt.batch_job(job.id)`` finds it again later.
 
         >>> job = ck.Maritaca().batch(["O Brasil tem vulcão?", "Qual é a capital do Brasil?"])
@@ -284,17 +280,21 @@ class Maritaca(ChatClient):
         if params.get("stream"):
             raise ValueError("a batch does not stream")
         params.pop("stream", None)
+        schema = params.get("schema")
+        if schema is not None:
+            params["schema"] = schema = schema_of(schema)  # checked once, before anything is sent
         requests = []
         for index, item in enumerate(questions):
             messages = _messages_for(item, system) if isinstance(item, str) else list(item)
             spec, question = self._prepare(messages, stream=False, params=dict(params))
             body = {k: v for k, v in spec.json.items() if k != "stream"}
             requests.append(BatchRequest(custom_id(index), body, question))
-        return start_batch(self, requests, metadata)
+        return start_batch(self, requests, metadata, schema)
 
-    def batch_job(self, batch_id: str) -> BatchJob:
-        """The batch ``batch_id`` (``job.id`` of an earlier ``batch()``, in any session)."""
-        return BatchJob.find(self, batch_id)
+    def batch_job(self, batch_id: str, *, schema: Any = None) -> BatchJob:
+        """The batch ``batch_id`` (``job.id`` of an earlier ``batch()``, in any session);
+        ``schema=`` the one it was sent with, to decode ``answer.parsed`` again."""
+        return BatchJob.find(self, batch_id, None if schema is None else schema_of(schema))
 
     def models(self) -> list[MaritacaModel]:
         """The models this key can use (``GET /models``)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import ProviderError
@@ -29,19 +30,33 @@ from ..wire.maritaca_batch import (
     parse_input,
     read_results,
 )
+from ..wire.schema import Schema, decode
 
 if TYPE_CHECKING:
     from ._client import ProviderClient
 
-__all__ = ["BatchJob", "BatchRequestError", "start_batch"]
+__all__ = ["BatchJob", "BatchRequestError", "start_batch", "with_parsed"]
 
 #: The guide's upload purpose, then the reference's (providers.md: the docs contradict each
 #: other; send "batch", and "batch_input" after a 4xx).
 _PURPOSES = ("batch", "batch_input")
 
 
+def with_parsed(answer: Answer, schema: Schema | None) -> Answer:
+    """``answer`` with ``parsed`` decoded from its text for ``schema=`` (a note saying why
+    when it is not valid); unchanged without a schema."""
+    if schema is None:
+        return answer
+    value, note = decode(answer.text, schema)
+    notes = answer.notes if note is None else (*answer.notes, note)
+    return replace(answer, parsed=value, notes=notes)
+
+
 def start_batch(
-    client: ProviderClient, requests: list[BatchRequest], metadata: dict[str, str] | None
+    client: ProviderClient,
+    requests: list[BatchRequest],
+    metadata: dict[str, str] | None,
+    schema: Schema | None = None,
 ) -> BatchJob:
     """Upload ``requests`` as the input file, create the batch, return its handle."""
     content = input_jsonl(requests)
@@ -69,7 +84,7 @@ def start_batch(
     info = client._run(
         fetch_json(client._wire, RequestSpec("POST", "/batches", json=body), parse_batch)
     )
-    return BatchJob(client, info, requests)
+    return BatchJob(client, info, requests, schema)
 
 
 class BatchJob:
@@ -83,9 +98,14 @@ class BatchJob:
     """
 
     def __init__(
-        self, client: ProviderClient, info: BatchInfo, requests: list[BatchRequest]
+        self,
+        client: ProviderClient,
+        info: BatchInfo,
+        requests: list[BatchRequest],
+        schema: Schema | None = None,
     ) -> None:
         self._client = client
+        self._schema = schema
         self.info = info
         self.requests = requests
         self._results: tuple[list[Answer | None], list[BatchRequestError]] | None = None
@@ -103,7 +123,7 @@ class BatchJob:
         return len(self.requests)
 
     @classmethod
-    def find(cls, client: ProviderClient, batch_id: str) -> BatchJob:
+    def find(cls, client: ProviderClient, batch_id: str, schema: Schema | None = None) -> BatchJob:
         """The batch ``batch_id``, its requests read back from its input file."""
         if not isinstance(batch_id, str) or not batch_id.strip():
             raise ValueError(
@@ -114,7 +134,7 @@ class BatchJob:
         if info.input_file_id:
             content = client._run(fetch_bytes(client._wire, _content(info.input_file_id)))
             requests = parse_input(content)
-        return cls(client, info, requests)
+        return cls(client, info, requests, schema)
 
     @staticmethod
     def _retrieve(client: ProviderClient, batch_id: str) -> BatchInfo:
@@ -178,6 +198,7 @@ class BatchJob:
                 self._client._run(fetch_bytes(wire, _content(file_id))) if file_id else b""
             )
         answers, errors = read_results(self.requests, files[0], files[1], batch_id=self.id)
+        answers = [None if a is None else with_parsed(a, self._schema) for a in answers]
         if self.info.status not in DONE and not errors:
             errors = [
                 BatchRequestError(

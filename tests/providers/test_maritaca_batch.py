@@ -199,3 +199,16 @@ def test_the_openai_sdk_drives_files_and_batches(server: ProviderServer) -> None
     answers = mt.batch_job(batch.id).answers()
     assert answers[0] is not None and answers[0].question == "O Brasil tem vulcão?"
     assert sdk.files.delete(uploaded.id).deleted is True
+
+
+def test_schema_decodes_each_answer_as_ask_does(server: ProviderServer) -> None:
+    schema = {"type": "object", "properties": {"cidade": {"type": "string"}}}
+    mt = client(server)
+    job = mt.batch(QUESTIONS[1:2], schema=schema)
+    create = next(r for r in reversed(server.requests) if r.path.endswith("/api/files"))
+    assert b'"response_format": {"type": "json_schema"' in create.body
+    [answer] = job.wait(poll=POLL).answers()
+    assert answer is not None and sorted(answer.parsed) == ["cidade"]
+    assert answer == mt.ask(QUESTIONS[1], schema=schema, log=False)
+    again = mt.batch_job(job.id, schema=schema).answers()[0]
+    assert again is not None and again.parsed == answer.parsed
