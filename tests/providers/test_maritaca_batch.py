@@ -5,7 +5,9 @@ sets and both upload purposes; and the official openai SDK against the loopback 
 
 from __future__ import annotations
 
+import http.server
 import json
+import threading
 import time
 
 import httpx
@@ -212,3 +214,107 @@ def test_schema_decodes_each_answer_as_ask_does(server: ProviderServer) -> None:
     assert answer == mt.ask(QUESTIONS[1], schema=schema, log=False)
     again = mt.batch_job(job.id, schema=schema).answers()[0]
     assert again is not None and again.parsed == answer.parsed
+
+
+# -- the documented bodies, served as they are written, through the public API ------------
+
+DOC_INPUT = (
+    '{"custom_id": "request-1", "method": "POST", "url": "/v1/chat/completions", "body": '
+    '{"model": "sabia-4", "messages": [{"role": "user", "content": "O Brasil tem vulcão?"}], '
+    '"max_tokens": 200}}\n'
+    '{"custom_id": "request-2", "method": "POST", "url": "/v1/chat/completions", "body": '
+    '{"model": "sabia-4", "messages": [{"role": "user", "content": "Qual é a capital?"}], '
+    '"max_tokens": 200}}\n'
+)
+DOC_COMPLETION = {
+    "id": "chatcmpl-1",
+    "object": "chat.completion",
+    "created": 1736532802,
+    "model": "sabia-4",
+    "choices": [
+        {
+            "index": 0,
+            "message": {"role": "assistant", "content": "Brasília."},
+            "finish_reason": "stop",
+        }
+    ],
+}
+# {"id":"batch_req_1","custom_id":"request1","response":{"status_code":200,"request_id":
+# "req_1","body":{chat.completion}},"error":null}
+DOC_OUTPUT = json.dumps(
+    {
+        "id": "batch_req_2",
+        "custom_id": "request-2",
+        "response": {"status_code": 200, "request_id": "req_1", "body": DOC_COMPLETION},
+        "error": None,
+    }
+)
+# {"id":"batch_req_1","custom_id":"request-1","response":null,"error":{"code":"batch_expired",
+# "message":"This request could not be executed before the completion window expired."}}
+DOC_ERROR = (
+    '{"id":"batch_req_1","custom_id":"request-1","response":null,"error":{"code":"batch_expired",'
+    '"message":"This request could not be executed before the completion window expired."}}'
+)
+
+
+@pytest.mark.parametrize("shape", ["guide", "reference"])
+def test_the_documented_objects_and_lines_through_batch_job(shape: str) -> None:
+    unset = None if shape == "guide" else 0
+    batch = {
+        "id": "batch_1",
+        "object": "batch",
+        "endpoint": "/v1/chat/completions",
+        "errors": None if shape == "guide" else [],
+        "input_file_id": "file-1",
+        "completion_window": "24h",
+        "status": "expired",
+        "output_file_id": "file-2",
+        "error_file_id": "file-3",
+        "created_at": 1714508499,
+        "in_progress_at": 1714508500,
+        "finalizing_at": unset,
+        "completed_at": unset,
+        "failed_at": unset,
+        "expires_at": 1714594899,
+        "cancelling_at": unset,
+        "cancelled_at": unset,
+        "expired_at": 1714594899,
+        "request_counts": {"total": 2, "completed": 1, "failed": 1},
+        "metadata": None,
+    }
+    routes = {
+        "/api/batches/batch_1": json.dumps(batch).encode(),
+        "/api/files/file-1/content": DOC_INPUT.encode(),
+        "/api/files/file-2/content": (DOC_OUTPUT + "\n").encode(),
+        "/api/files/file-3/content": (DOC_ERROR + "\n").encode(),
+    }
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = routes.get(self.path)
+            self.send_response(200 if body else 404)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body or b"")))
+            self.end_headers()
+            self.wfile.write(body or b"")
+
+        def log_message(self, *args: object) -> None:
+            return
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        base = f"http://127.0.0.1:{httpd.server_address[1]}/api"
+        job = ck.Maritaca(api_key="k", base_url=base, max_retries=0).batch_job("batch_1")
+        assert (job.status(), len(job)) == ("expired", 2)
+        answers = job.answers()
+        assert answers[0] is None
+        assert answers[1] is not None
+        assert (answers[1].text, answers[1].question) == ("Brasília.", "Qual é a capital?")
+        assert [(e.index, e.custom_id, e.code) for e in job.errors()] == [
+            (0, "request-1", "batch_expired")
+        ]
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
