@@ -318,3 +318,8 @@ def test_the_documented_objects_and_lines_through_batch_job(shape: str) -> None:
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+def test_the_handle_is_ck_batch_job(server: ProviderServer) -> None:
+    job = client(server).batch(QUESTIONS[:1])
+    assert isinstance(job, ck.BatchJob) and repr(job).startswith(f"BatchJob(id='{job.id}'")
