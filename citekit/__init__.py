@@ -121,6 +121,7 @@ if TYPE_CHECKING:
     from .providers.magisterium import Magisterium
     from .providers.maritaca import Maritaca, MaritacaModel
     from .providers.maritaca import Model as Model  # the name before 0.2
+    from .providers.maritaca_batch import BatchJob
     from .providers.registry import client
     from .store import log
     from .transport.loop import allow_nested_asyncio
@@ -153,6 +154,7 @@ _LAZY = {
     "BatchError": ".providers.batch",
     "BatchInterrupted": ".providers.batch",
     "BatchResult": ".providers.batch",
+    "BatchJob": ".providers.maritaca_batch",
     "Failed": ".providers.batch",
     "RateLimiter": ".transport.ratelimit",
     "aask_many": ".providers.batch",
@@ -250,6 +252,7 @@ __all__ = [
     "BadRequestError",
     "BatchError",
     "BatchInterrupted",
+    "BatchJob",
     "BatchResult",
     "Choice",
     "Citation",

@@ -215,6 +215,11 @@ class Answer:
         return opt_text(value)
 
     @property
+    def batch_id(self) -> str | None:
+        """The Maritaca batch this answer came from (``mt.batch``), or None."""
+        return opt_text(self.raw.get("batch_id"))
+
+    @property
     def cited_markers(self) -> set[int]:
         """Footnote numbers that appear inline in ``text`` (outside code).
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, ClassVar, Literal
@@ -13,10 +13,12 @@ from ..core.names import MARITACA, ProviderEntry
 from ..model import Answer
 from ..wire.flow import Flow, RequestSpec, fetch_json
 from ..wire.maritaca import FLEX_READ_TIMEOUT, classify
+from ..wire.maritaca_batch import BatchRequest, check_size, custom_id
 from ..wire.maritaca_responses import RESPONSES_PATH, responses_body, responses_flow
 from ..wire.openai_compat import chat_flow
-from ..wire.schema import Schema, decode, schema_of
-from ._chat import ChatClient, Messages, WireFlow
+from ..wire.schema import Schema, schema_of
+from ._chat import ChatClient, Messages, WireFlow, _messages_for
+from .maritaca_batch import BatchJob, start_batch, with_parsed
 
 __all__ = ["BUILT_IN_TOOLS", "Maritaca", "MaritacaModel", "Model", "check_tools_stream"]
 
@@ -45,12 +47,7 @@ def _checked_format(response_format: Any) -> dict[str, Any]:
 
 def _structured(flow: Flow[Answer], schema: Schema | None) -> Flow[Answer]:
     """``flow``'s answer with ``parsed`` set from its text (a note saying why when not)."""
-    answer = yield from flow
-    if schema is None:
-        return answer
-    value, note = decode(answer.text, schema)
-    notes = answer.notes if note is None else (*answer.notes, note)
-    return replace(answer, parsed=value, notes=notes)
+    return with_parsed((yield from flow), schema)
 
 
 def check_tools_stream(body: Mapping[str, Any]) -> None:
@@ -252,6 +249,52 @@ class Maritaca(ChatClient):
             if value is not None and not isinstance(value, bool):
                 raise ValueError(f"{name}={value!r} must be True or False")
         check_tools_stream(body)
+
+    def batch(
+        self,
+        questions: Sequence[str | Messages],
+        *,
+        system: str | None = None,
+        metadata: dict[str, str] | None = None,
+        **params: Any,
+    ) -> BatchJob:
+        """Send ``questions`` (strings, or message lists) through Maritaca's Batch API.
+
+        One input file of chat requests (``custom_id`` ``request-1``, ``request-2``, ...) with
+        the chat options given (``model=``, ``temperature=``, ...), uploaded and started at
+        once; the ``BatchJob`` returned polls it (``.status()``, ``.wait(progress=True)``),
+        cancels it, and gives ``.answers()`` in input order (None where a request failed,
+        ``.errors()`` saying why); with ``schema=``, each answer's ``parsed`` as ``ask`` gives
+        it. Maritaca runs a batch within 24 h at half the price, up to
+        50,000 requests and one model per batch. ``mt.batch_job(job.id)`` finds it again later.
+
+        >>> job = ck.Maritaca().batch(["O Brasil tem vulcão?", "Qual é a capital do Brasil?"])
+        >>> [a.batch_id == job.id for a in job.wait(poll=0.5).answers()]
+        [True, True]
+        """
+        if isinstance(questions, str | bytes) or not isinstance(questions, Sequence):
+            raise TypeError("batch() takes a list of questions (or of message lists)")
+        check_size(len(questions))
+        if _checked_api(params.pop("api", None) or "chat") != "chat":
+            raise ValueError("Maritaca's Batch API documents Chat Completions only: use api='chat'")
+        if params.get("stream"):
+            raise ValueError("a batch does not stream")
+        params.pop("stream", None)
+        schema = params.get("schema")
+        if schema is not None:
+            params["schema"] = schema = schema_of(schema)  # checked once, before anything is sent
+        requests = []
+        for index, item in enumerate(questions):
+            messages = _messages_for(item, system) if isinstance(item, str) else list(item)
+            spec, question = self._prepare(messages, stream=False, params=dict(params))
+            body = {k: v for k, v in spec.json.items() if k != "stream"}
+            requests.append(BatchRequest(custom_id(index), body, question))
+        return start_batch(self, requests, metadata, schema)
+
+    def batch_job(self, batch_id: str, *, schema: Any = None) -> BatchJob:
+        """The batch ``batch_id`` (``job.id`` of an earlier ``batch()``, in any session);
+        ``schema=`` the one it was sent with, to decode ``answer.parsed`` again."""
+        return BatchJob.find(self, batch_id, None if schema is None else schema_of(schema))
 
     def models(self) -> list[MaritacaModel]:
         """The models this key can use (``GET /models``)."""

@@ -26,6 +26,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs
 
+from ._batches import BatchStore
 from ._errors import HTML_ERROR_PAGE, error_body, gptbots_body
 from ._replies import Reply, Responder, gptbots_event, json_reply
 from ._samples import ProviderName
@@ -64,6 +65,7 @@ class Route:
     provider: ProviderName | None
     endpoint: Endpoint | None
     method: str | None
+    rest: str = ""
 
 
 def parse_route(path: str) -> Route:
@@ -72,6 +74,12 @@ def parse_route(path: str) -> Route:
     if not match:
         return Route(None, None, None, None)
     rest = (match["rest"] or "/").rstrip("/")
+    if match["provider"] == "maritaca":
+        # Files and Batches take ids in their paths and several methods (_batches.py).
+        for name in ("files", "batches"):
+            if rest == f"/api/{name}" or rest.startswith(f"/api/{name}/"):
+                endpoint: Endpoint = "files" if name == "files" else "batches"
+                return Route(match["scenario"], "maritaca", endpoint, None, rest)
     found = _ROUTES.get((match["provider"], rest))
     if found is None:
         known = match["provider"] in ("magisterium", "maritaca", "gptbots")
@@ -94,6 +102,7 @@ class ServerState:
         self.max_concurrent = 0
         self.connections: set[socket.socket] = set()
         self.threads: set[threading.Thread] = set()
+        self.batches = BatchStore()
 
     def begin(self, record: RecordedRequest, scenario: Scenario) -> None:
         with self.lock:
@@ -266,7 +275,7 @@ class ProviderHandler(BaseHTTPRequestHandler):
         if endpoint is None:
             self._send(json_reply(404, error_body(provider, 404, f"No route {self.path}")))
             return
-        if route.method != self.command:
+        if route.method is not None and route.method != self.command:
             self._send(json_reply(405, error_body(provider, 405, "Method Not Allowed")))
             return
         if scenario.latency and self.server.state.stopping.wait(scenario.latency):
@@ -293,6 +302,17 @@ class ProviderHandler(BaseHTTPRequestHandler):
                 envelope = gptbots_body(code, scenario.message)
                 reply = Reply(200, stream=[gptbots_event(envelope, scenario.framing)])
             self._send(reply)
+        elif endpoint in ("files", "batches"):
+            responder = self.server.state.responder
+
+            def chat(request: dict[str, Any]) -> Reply:
+                request = {**request, "stream": False}
+                return responder.reply("maritaca", "chat", request, {}, scenario)
+
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            raw = self._record.body
+            store = self.server.state.batches
+            self._send(store.handle(self.command, route.rest, raw, headers, scenario, chat))
         else:
             responder = self.server.state.responder
             reply = responder.reply(provider, endpoint, body, query, scenario, fault == "failed")

@@ -52,6 +52,8 @@ Endpoint = Literal[
     "vector_match",
     "conversations",
     "messages",
+    "files",
+    "batches",
 ]
 ENDPOINTS: tuple[Endpoint, ...] = (
     "chat",
@@ -65,6 +67,8 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     "vector_match",
     "conversations",
     "messages",
+    "files",
+    "batches",
 )
 
 
@@ -89,6 +93,14 @@ class ScenarioOptions(TypedDict, total=False):
     api_key: str | None
     correlate_empty: bool
     framing: Framing
+    batch_seconds: float
+    batch_statuses: BatchStatuses
+    batch_expire: bool
+    batch_purpose: str | None
+
+
+#: Which of Maritaca's two documented Batch object shapes the server sends (``_batches.py``).
+BatchStatuses = Literal["guide", "reference"]
 
 
 @dataclass
@@ -137,6 +149,12 @@ class Scenario:
     framing
         How GPTBots streams are framed: ``"lines"`` (default: bare JSON lines, one event per
         line, as every official GPTBots example shows) or ``"sse"`` (``data: {...}`` events).
+    batch_seconds, batch_statuses, batch_expire, batch_purpose
+        Maritaca's Batch API: a batch completes ``batch_seconds`` after it is created (default
+        2); ``"guide"`` (default) or ``"reference"`` picks the documented shape of the Batch
+        object (statuses, ``errors``, unset timestamps); ``batch_expire`` makes the batch
+        expire at that time with half its requests done; ``batch_purpose`` is the only upload
+        purpose accepted (default: both documented ones).
     """
 
     id: str
@@ -158,6 +176,10 @@ class Scenario:
     api_key: str | None = None
     correlate_empty: bool = False
     framing: Framing = "lines"
+    batch_seconds: float = 2.0
+    batch_statuses: BatchStatuses = "guide"
+    batch_expire: bool = False
+    batch_purpose: str | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
     _faulted: int = field(default=0, repr=False)
     _in_flight: int = field(default=0, repr=False)

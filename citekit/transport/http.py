@@ -133,7 +133,9 @@ class HttpConfig:
         return client.build_request(
             spec.method,
             self.url(spec.path),
-            json=spec.json,
+            json=spec.json if spec.files is None else None,
+            files=spec.files,
+            data=spec.data,
             params=spec.params,
             headers=self.request_headers(stream=spec.stream),
             timeout=timeout,

@@ -54,6 +54,7 @@ __all__ = [
     "Send",
     "Sleep",
     "Wait",
+    "fetch_bytes",
     "fetch_json",
     "interrupted",
     "read_body",
@@ -76,6 +77,10 @@ class RequestSpec:
     #: The read timeout this request needs at least (seconds), when the client's default one
     #: is too short for it (Maritaca's flex tier queues); a timeout the user set is kept.
     read_timeout: float | None = None
+    #: A multipart upload (Maritaca's ``POST /files``): ``{field: (filename, bytes, type)}``,
+    #: with the form's other fields in ``data``; sent in place of ``json``.
+    files: Mapping[str, tuple[str, bytes, str]] | None = None
+    data: Mapping[str, str] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +148,18 @@ def fetch_json(wire: Wire, spec: RequestSpec, parse: Callable[[Any], T] = lambda
 
     HTTP errors and in-band errors (a GPTBots envelope in a 200) share one budget of retries.
     """
+    data = yield from _fetch(
+        wire, spec, lambda head, body: wire.checked(head, wire.decode_json(head, body))
+    )
+    return parse(data)
+
+
+def fetch_bytes(wire: Wire, spec: RequestSpec) -> Flow[bytes]:
+    """Send ``spec`` and return its raw body (a file's content), retried as ``fetch_json``."""
+    return (yield from _fetch(wire, spec, lambda head, body: body))
+
+
+def _fetch(wire: Wire, spec: RequestSpec, read: Callable[[Head, bytes], T]) -> Flow[T]:
     attempt = 0
     while True:
         try:
@@ -150,7 +167,7 @@ def fetch_json(wire: Wire, spec: RequestSpec, parse: Callable[[Any], T] = lambda
             body = yield from read_body(wire)
             if not 200 <= head.status_code < 300:
                 raise wire.error_for(head, body)
-            data = wire.checked(head, wire.decode_json(head, body))
+            data = read(head, body)
         except (ProviderError, TransportError) as err:
             if not wire.retry.should_retry(err, attempt, received=False):
                 wire.retry.explain_wait(err)
@@ -158,7 +175,7 @@ def fetch_json(wire: Wire, spec: RequestSpec, parse: Callable[[Any], T] = lambda
             yield _pause(wire, spec, err, attempt)
             attempt += 1
             continue
-        return parse(data)
+        return data
 
 
 def stream_answer(
