@@ -31,7 +31,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
-from ..core.errors import CitekitError, CitekitWarning, ConfigurationError
+from ..core.errors import CitekitError, CitekitWarning, ConfigurationError, DiskFullError
 from ..core.names import DEFAULT_PROVIDER, ENTRIES, PROVIDERS, check_model_choice
 from ..model import Answer, TextDelta
 from ..render._sources import format_size
@@ -42,6 +42,7 @@ from ..render.text import (
     body_text,
     print_sources,
 )
+from .args import CliParser, provider_name, read_question, shell_words
 
 if TYPE_CHECKING:
     from ..store import Log, LogSelection
@@ -137,6 +138,8 @@ def _ask(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
         from ..data.io.exports import ANSWER_SUFFIXES
 
         _require_suffix("--html", Path(args.html), ANSWER_SUFFIXES)  # before paying for an answer
+        _require_writable("--html", Path(args.html))
+    args.question = read_question(args.question)
     client = make_client(args.provider, base_url=args.base_url, model=args.model)
     stream = args.stream if args.stream is not None else not args.json
     answer: Answer | None = None
@@ -167,7 +170,12 @@ def _ask(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
     if args.html:
         from ..data.io.exports import export_answer
 
-        path = export_answer(answer, args.html)
+        try:
+            path = export_answer(answer, args.html)
+        except DiskFullError:
+            raise
+        except OSError as exc:  # the answer is in the log: `citekit log show` has it
+            raise UsageError(f"--html {args.html}: cannot write it ({exc.strerror})") from None
         print(f"Wrote {path}", file=sys.stderr)
     return 0
 
@@ -311,6 +319,15 @@ def _require_suffix(option: str, path: Path, suffixes: Sequence[str]) -> None:
         raise UsageError(f"{option} {path}: the file name must end in one of {', '.join(suffixes)}")
 
 
+def _require_writable(option: str, path: Path) -> None:
+    """A usage error when ``path`` cannot be written: checked before any work."""
+    from ..core.files import unwritable
+
+    reason = unwritable(path)
+    if reason is not None:
+        raise UsageError(f"{option} {path}: cannot write it ({reason})")
+
+
 def _nothing_to_export(path: Path, out: TextIO) -> int:
     from ..store import log
 
@@ -320,7 +337,9 @@ def _nothing_to_export(path: Path, out: TextIO) -> int:
 
 # -- parser and entry point -------------------------------------------------------------------
 def _log_filters(parser: argparse.ArgumentParser, limit: int | None) -> None:
-    parser.add_argument("--provider", choices=PROVIDERS, help="only this provider's calls")
+    parser.add_argument(
+        "--provider", type=provider_name, choices=PROVIDERS, help="only this provider's calls"
+    )
     parser.add_argument("--since", help="ISO date or time, e.g. 2026-11-01")
     parser.add_argument("--until", help="ISO date or time (exclusive)")
     parser.add_argument("--contains", help="only questions containing this text")
@@ -345,7 +364,7 @@ def _row_count(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = CliParser(
         prog="citekit",
         description=f"Sourced answers from {', '.join(e.long_name for e in ENTRIES)}.",
     )
@@ -361,9 +380,12 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     ask = commands.add_parser("ask", help="ask one question and print the answer with sources")
-    ask.add_argument("question", help="the question, quoted")
+    ask.add_argument(
+        "question", nargs="?", help="the question, quoted; - (or none, from a pipe): read stdin"
+    )
     ask.add_argument(
         "--provider",
+        type=provider_name,
         choices=PROVIDERS,
         default=DEFAULT_PROVIDER,
         help=f"who answers (default {DEFAULT_PROVIDER}); its key comes from <PROVIDER>_API_KEY",
@@ -472,7 +494,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with _warnings_as_notes(err):
             return _run(args, out)
     except (UsageError, ConfigurationError) as exc:
-        print(f"citekit: error: {exc}", file=err)
+        print(f"citekit: error: {shell_words(str(exc))}", file=err)
         if "No API key" in str(exc):
             print("citekit: to try citekit offline, without a key: citekit demo", file=err)
         return 2
@@ -480,7 +502,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"citekit: error: {exc}", file=err)
         return 2
     except CitekitError as exc:
-        print(f"citekit: {type(exc).__name__}: {exc}", file=err)
+        print(f"citekit: {type(exc).__name__}: {shell_words(str(exc))}", file=err)
         return 1
     except sqlite3.Error as exc:
         print(f"citekit: error: cannot read the answer log: {exc}", file=err)

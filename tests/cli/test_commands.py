@@ -97,7 +97,10 @@ def test_missing_key_is_a_usage_error(
         ["demo", "--out", "page.txt"],
     ],
 )
-def test_usage_errors(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+def test_usage_errors(
+    argv: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))  # `citekit ask < /dev/null`
     assert main(argv) == 2
     assert "Traceback" not in capsys.readouterr().err
 
