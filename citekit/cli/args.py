@@ -15,23 +15,14 @@ argparse.ArgumentTypeError: unknown provider 'magistrium'; ... (did you mean mag
 from __future__ import annotations
 
 import argparse
-import difflib
 import re
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from typing import NoReturn, TextIO
 
-from ..core.names import PROVIDERS, ProviderName, unknown_provider
+from ..core.names import PROVIDERS, ProviderName, did_you_mean, unknown_provider
 
-__all__ = ["CliParser", "did_you_mean", "provider_name", "read_question", "shell_words"]
-
-
-def did_you_mean(word: str, known: Iterable[str]) -> str:
-    """`` (did you mean X?)`` for the known word closest to ``word`` (case-blind), else ``""``."""
-    choices = list(known)
-    folded = {choice.lower(): choice for choice in choices}
-    close = difflib.get_close_matches(word.lower(), list(folded), n=1, cutoff=0.6)
-    return f" (did you mean {folded[close[0]]}?)" if close else ""
+__all__ = ["CliParser", "provider_name", "read_question", "shell_words"]
 
 
 def provider_name(text: str) -> ProviderName:
