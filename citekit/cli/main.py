@@ -43,6 +43,7 @@ from ..render.text import (
     print_sources,
 )
 from .args import CliParser, provider_name, read_question, shell_words
+from .logview import list_json, list_table, show_markdown
 
 if TYPE_CHECKING:
     from ..store import Log, LogSelection
@@ -231,6 +232,9 @@ def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
 
             out.write(json.dumps(answer_json(answer), ensure_ascii=False, indent=2) + "\n")
             return 0
+        if styled is None:  # a pipe, a file, NO_COLOR: Markdown
+            show_markdown(answer, args.id, out)
+            return 0
         lines = TerminalLines(out, styled)
         lines.line((answer.provider, "bold"), (" · ", "dim"), (answer.question or "", "bold"))
         lines.line()
@@ -273,21 +277,12 @@ def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
         out.write(f"Wrote the sources of {len(answers)} answers to {path}\n")
         return 0
     rows = _selection(args, log).rows()
-    if not rows:
+    if args.json:
+        list_json(rows, out)
+    elif not rows:
         out.write(f"No calls logged in {log.path} match.\n")
-        return 0
-    for row in rows:
-        when = row["time"].astimezone().strftime("%Y-%m-%d %H:%M")
-        what = row["question"] or ""
-        if row["error_type"]:
-            what = f"{what}  !! {row['error_type']}: {row['error_message'] or ''}"
-        what = " ".join(what.split())
-        elapsed = f"{row['elapsed']:.1f}s" if row["elapsed"] is not None else "-"
-        sources = (row["n_citations"] or 0) + (row["n_references"] or 0)  # chunks too
-        out.write(
-            f"{row['id']:>6}  {when}  {row['provider']:<11} {sources:>3} src "
-            f"{elapsed:>6}  {what[:90]}\n"
-        )
+    else:
+        list_table(rows, out)
     return 0
 
 
@@ -344,6 +339,7 @@ def _log_filters(parser: argparse.ArgumentParser, limit: int | None) -> None:
     parser.add_argument("--until", help="ISO date or time (exclusive)")
     parser.add_argument("--contains", help="only questions containing this text")
     parser.add_argument(
+        "-n",
         "--limit",
         type=_row_count,
         default=limit,
@@ -410,7 +406,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     log = commands.add_parser("log", help="the local log of every answer")
     log_commands = log.add_subparsers(dest="log_command", required=True, metavar="ACTION")
-    _log_filters(log_commands.add_parser("list", help="list logged calls"), 20)
+    listing = log_commands.add_parser("list", help="list logged calls, the most recent first")
+    _log_filters(listing, 20)
+    listing.add_argument("--json", action="store_true", help="print the rows as JSON")
     show = log_commands.add_parser("show", help="print one logged answer")
     show.add_argument("id", type=int, help="the id `citekit log list` shows")
     show.add_argument("--json", action="store_true", help="print the raw answer JSON")
