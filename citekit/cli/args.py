@@ -20,7 +20,7 @@ import sys
 from collections.abc import Iterator
 from typing import NoReturn, TextIO
 
-from ..core.names import PROVIDERS, ProviderName, did_you_mean, unknown_provider
+from ..core.names import ENTRIES, PROVIDERS, ProviderName, did_you_mean, unknown_provider
 
 __all__ = ["CliParser", "provider_name", "read_question", "shell_words"]
 
@@ -87,10 +87,24 @@ def read_question(question: str | None, stdin: TextIO | None = None) -> str:
     return question.strip()
 
 
-_PASS_API_KEY = re.compile(r" or pass api_key=| or the api_key= you passed")
+_PASS_API_KEY = re.compile(r"(\b[A-Z]+_API_KEY\b)( or pass api_key=| or the api_key= you passed)")
 
 
 def shell_words(message: str) -> str:
     """A message of the library worded for the command line: a key is set in its environment
-    variable (or with ``citekit keys set``), never passed as ``api_key=``."""
-    return _PASS_API_KEY.sub("", message)
+    variable or with ``citekit keys set``, never passed as ``api_key=``.
+
+    >>> from citekit.cli.args import shell_words
+    >>> shell_words("No API key for Maritaca: set MARITACA_API_KEY or pass api_key=")
+    'No API key for Maritaca: set MARITACA_API_KEY or run `citekit keys set maritaca`'
+    """
+
+    def reword(match: re.Match[str]) -> str:
+        env = match.group(1)
+        name = next((e.name for e in ENTRIES if e.api_key_env == env), None)
+        if name is None:
+            return env
+        verb = " or run" if "pass" in match.group(2) else ", or the one stored with"
+        return f"{env}{verb} `citekit keys set {name}`"
+
+    return _PASS_API_KEY.sub(reword, message)

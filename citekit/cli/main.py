@@ -43,6 +43,7 @@ from ..render.text import (
     print_sources,
 )
 from .args import CliParser, provider_name, read_question, shell_words
+from .keys import add_keys_commands, run_keys
 from .logview import list_json, list_table, show_markdown
 
 if TYPE_CHECKING:
@@ -404,6 +405,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("--open", action="store_true", help="open the page in a browser")
 
+    add_keys_commands(commands)
     log = commands.add_parser("log", help="the local log of every answer")
     log_commands = log.add_subparsers(dest="log_command", required=True, metavar="ACTION")
     listing = log_commands.add_parser("list", help="list logged calls, the most recent first")
@@ -450,6 +452,8 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
     styled = _styled_terminal(args)
     if args.command == "ask":
         return _ask(args, out, styled)
+    if args.command == "keys":
+        return run_keys(args, out)
     if args.command == "demo":
         from .demo import run_demo
 
