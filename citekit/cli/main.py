@@ -45,6 +45,7 @@ from ..render.text import (
 from .args import CliParser, provider_name, read_question, shell_words
 from .keys import add_keys_commands, run_keys
 from .logview import list_json, list_table, show_markdown
+from .models import add_models_command, run_models
 
 if TYPE_CHECKING:
     from ..store import Log, LogSelection
@@ -406,6 +407,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--open", action="store_true", help="open the page in a browser")
 
     add_keys_commands(commands)
+    add_models_command(commands)
     log = commands.add_parser("log", help="the local log of every answer")
     log_commands = log.add_subparsers(dest="log_command", required=True, metavar="ACTION")
     listing = log_commands.add_parser("list", help="list logged calls, the most recent first")
@@ -454,6 +456,8 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
         return _ask(args, out, styled)
     if args.command == "keys":
         return run_keys(args, out)
+    if args.command == "models":
+        return run_models(args, out)
     if args.command == "demo":
         from .demo import run_demo
 
