@@ -32,7 +32,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
-from ..core.errors import CitekitError, CitekitWarning, ConfigurationError
+from ..core.errors import CitekitError, CitekitWarning, ConfigurationError, DiskFullError
 from ..core.fields import MAX_INT64
 from ..core.names import DEFAULT_PROVIDER, ENTRIES, PROVIDERS, check_model_choice
 from ..model import Answer, TextDelta
@@ -44,6 +44,10 @@ from ..render.text import (
     body_text,
     print_sources,
 )
+from .args import CliParser, provider_name, read_question, shell_words
+from .keys import add_keys_commands, run_keys
+from .logview import list_json, list_table, show_markdown
+from .models import add_models_command, run_models
 
 if TYPE_CHECKING:
     from ..store import Log, LogSelection
@@ -139,6 +143,8 @@ def _ask(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
         from ..data.io.exports import ANSWER_SUFFIXES
 
         _require_suffix("--html", Path(args.html), ANSWER_SUFFIXES)  # before paying for an answer
+        _require_writable("--html", Path(args.html))
+    args.question = read_question(args.question)
     client = make_client(args.provider, base_url=args.base_url, model=args.model)
     stream = args.stream if args.stream is not None else not args.json
     answer: Answer | None = None
@@ -169,7 +175,12 @@ def _ask(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
     if args.html:
         from ..data.io.exports import export_answer
 
-        path = export_answer(answer, args.html)
+        try:
+            path = export_answer(answer, args.html)
+        except DiskFullError:
+            raise
+        except OSError as exc:  # the answer is in the log: `citekit log show` has it
+            raise UsageError(f"--html {args.html}: cannot write it ({exc.strerror})") from None
         print(f"Wrote {path}", file=sys.stderr)
     return 0
 
@@ -225,6 +236,9 @@ def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
 
             out.write(json.dumps(answer_json(answer), ensure_ascii=False, indent=2) + "\n")
             return 0
+        if styled is None:  # a pipe, a file, NO_COLOR: Markdown
+            show_markdown(answer, args.id, out)
+            return 0
         lines = TerminalLines(out, styled)
         lines.line((answer.provider, "bold"), (" · ", "dim"), (answer.question or "", "bold"))
         lines.line()
@@ -267,21 +281,12 @@ def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
         out.write(f"Wrote the sources of {len(answers)} answers to {path}\n")
         return 0
     rows = _selection(args, log).rows()
-    if not rows:
+    if args.json:
+        list_json(rows, out)
+    elif not rows:
         out.write(f"No calls logged in {log.path} match.\n")
-        return 0
-    for row in rows:
-        when = _when(row["time"])
-        what = row["question"] or ""
-        if row["error_type"]:
-            what = f"{what}  !! {row['error_type']}: {row['error_message'] or ''}"
-        what = " ".join(what.split())
-        elapsed = f"{row['elapsed']:.1f}s" if row["elapsed"] is not None else "-"
-        sources = (row["n_citations"] or 0) + (row["n_references"] or 0)  # chunks too
-        out.write(
-            f"{row['id']:>6}  {when}  {row['provider'] or '?':<11} {sources:>3} src "
-            f"{elapsed:>6}  {what[:90]}\n"
-        )
+    else:
+        list_table(rows, out)
     return 0
 
 
@@ -318,6 +323,15 @@ def _require_suffix(option: str, path: Path, suffixes: Sequence[str]) -> None:
         raise UsageError(f"{option} {path}: the file name must end in one of {', '.join(suffixes)}")
 
 
+def _require_writable(option: str, path: Path) -> None:
+    """A usage error when ``path`` cannot be written: checked before any work."""
+    from ..core.files import unwritable
+
+    reason = unwritable(path)
+    if reason is not None:
+        raise UsageError(f"{option} {path}: cannot write it ({reason})")
+
+
 def _nothing_to_export(path: Path, out: TextIO) -> int:
     from ..store import log
 
@@ -327,11 +341,14 @@ def _nothing_to_export(path: Path, out: TextIO) -> int:
 
 # -- parser and entry point -------------------------------------------------------------------
 def _log_filters(parser: argparse.ArgumentParser, limit: int | None) -> None:
-    parser.add_argument("--provider", choices=PROVIDERS, help="only this provider's calls")
+    parser.add_argument(
+        "--provider", type=provider_name, choices=PROVIDERS, help="only this provider's calls"
+    )
     parser.add_argument("--since", help="ISO date or time, e.g. 2026-11-01")
     parser.add_argument("--until", help="ISO date or time (exclusive)")
     parser.add_argument("--contains", help="only questions containing this text")
     parser.add_argument(
+        "-n",
         "--limit",
         type=_row_count,
         default=limit,
@@ -365,7 +382,7 @@ def _row_id(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = CliParser(
         prog="citekit",
         description=f"Sourced answers from {', '.join(e.long_name for e in ENTRIES)}.",
     )
@@ -381,9 +398,12 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     ask = commands.add_parser("ask", help="ask one question and print the answer with sources")
-    ask.add_argument("question", help="the question, quoted")
+    ask.add_argument(
+        "question", nargs="?", help="the question, quoted; - (or none, from a pipe): read stdin"
+    )
     ask.add_argument(
         "--provider",
+        type=provider_name,
         choices=PROVIDERS,
         default=DEFAULT_PROVIDER,
         help=f"who answers (default {DEFAULT_PROVIDER}); its key comes from <PROVIDER>_API_KEY",
@@ -406,9 +426,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("--open", action="store_true", help="open the page in a browser")
 
+    add_keys_commands(commands)
+    add_models_command(commands)
     log = commands.add_parser("log", help="the local log of every answer")
     log_commands = log.add_subparsers(dest="log_command", required=True, metavar="ACTION")
-    _log_filters(log_commands.add_parser("list", help="list logged calls"), 20)
+    listing = log_commands.add_parser("list", help="list logged calls, the most recent first")
+    _log_filters(listing, 20)
+    listing.add_argument("--json", action="store_true", help="print the rows as JSON")
     show = log_commands.add_parser("show", help="print one logged answer")
     show.add_argument("id", type=_row_id, help="the id `citekit log list` shows")
     show.add_argument("--json", action="store_true", help="print the raw answer JSON")
@@ -450,6 +474,10 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
     styled = _styled_terminal(args)
     if args.command == "ask":
         return _ask(args, out, styled)
+    if args.command == "keys":
+        return run_keys(args, out)
+    if args.command == "models":
+        return run_models(args, out)
     if args.command == "demo":
         from .demo import run_demo
 
@@ -492,7 +520,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with _warnings_as_notes(err):
             return _run(args, out)
     except (UsageError, ConfigurationError) as exc:
-        print(f"citekit: error: {exc}", file=err)
+        print(f"citekit: error: {shell_words(str(exc))}", file=err)
         if "No API key" in str(exc):
             print("citekit: to try citekit offline, without a key: citekit demo", file=err)
         return 2
@@ -500,7 +528,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"citekit: error: {exc}", file=err)
         return 2
     except CitekitError as exc:
-        print(f"citekit: {type(exc).__name__}: {exc}", file=err)
+        print(f"citekit: {type(exc).__name__}: {shell_words(str(exc))}", file=err)
         return 1
     except sqlite3.Error as exc:
         print(f"citekit: error: cannot read the answer log: {exc}", file=err)

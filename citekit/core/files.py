@@ -40,6 +40,7 @@ __all__ = [
     "DiskFullError",
     "replacing",
     "safe_file_name",
+    "unwritable",
     "write_bytes",
     "write_text",
 ]
@@ -89,6 +90,31 @@ def _beside(target: Path) -> tuple[Path, int]:
             continue
 
 
+def _naming(target: Path, exc: OSError) -> OSError:
+    """``exc`` about ``target``, the path the caller named (not the temporary file beside it):
+    ``[Errno 20] Not a directory: 'notes.txt/out.html'``."""
+    named = OSError(exc.errno, exc.strerror or str(exc), str(target))
+    if exc.errno in _NO_ROOM:
+        return disk_full(target, exc)
+    return named
+
+
+def unwritable(path: str | os.PathLike[str]) -> str | None:
+    """Why ``path`` cannot be written (``"it is a folder"``), or ``None`` when it can as far
+    as can be told before writing: checked before paying for the work that fills it."""
+    target = Path(path)
+    if target.is_dir():
+        return "it is a folder"
+    folder = target.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        return f"{folder} is not a folder"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"no permission to write in {folder}"
+    return None
+
+
 def _full(temporary: Path) -> bool:
     """Whether the file that failed to be written can grow no more: some writers lose the
     errno (polars: "Invalid thrift: transport error"), so the disk is asked again."""
@@ -108,8 +134,11 @@ def replacing(path: str | os.PathLike[str]) -> Iterator[Path]:
     replaces ``path`` (the folder made if missing). Raises ``DiskFullError`` when the disk
     fills; on any error ``path`` is left as it was and the temporary file removed."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary, handle = _beside(target)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary, handle = _beside(target)
+    except OSError as exc:  # the file the user named, never the temporary one
+        raise _naming(target, exc) from None
     try:
         with contextlib.suppress(OSError):  # replacing a file keeps its mode
             mode = stat.S_IMODE(os.stat(target).st_mode)
@@ -123,6 +152,8 @@ def replacing(path: str | os.PathLike[str]) -> Iterator[Path]:
         except Exception as exc:
             if no_room(exc) or _full(temporary):
                 raise disk_full(target, exc) from exc
+            if isinstance(exc, OSError) and temporary.name in str(exc):
+                raise _naming(target, exc) from exc
             raise
     finally:
         with contextlib.suppress(OSError):

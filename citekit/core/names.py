@@ -18,7 +18,8 @@ ValueError: unknown provider 'chatgpt'; use one of magisterium, maritaca, gptbot
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import difflib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final, Literal
@@ -36,6 +37,7 @@ __all__ = [
     "ProviderEntry",
     "ProviderName",
     "check_model_choice",
+    "did_you_mean",
     "display_name",
     "find_provider",
     "get_provider",
@@ -216,3 +218,17 @@ def check_model_choice(provider: str, option: str = "model=") -> None:
         raise ValueError(
             f"{option} does not apply to {entry.display_name} ({entry.no_model_choice})"
         )
+
+
+def did_you_mean(word: str, known: Iterable[str]) -> str:
+    """`` (did you mean X?)`` for the known word closest to ``word`` (case-blind), else ``""``:
+    the one suggestion after a mistyped option, command or provider name.
+
+    >>> from citekit.core.names import did_you_mean
+    >>> did_you_mean("--provder", ["--provider", "--model"])
+    ' (did you mean --provider?)'
+    """
+    choices = list(known)
+    folded = {choice.lower(): choice for choice in choices}
+    close = difflib.get_close_matches(word.lower(), list(folded), n=1, cutoff=0.6)
+    return f" (did you mean {folded[close[0]]}?)" if close else ""

@@ -67,9 +67,13 @@ _TOKEN_CHARS = r"A-Za-z0-9_\-"
 
 
 def environment_keys() -> tuple[str, ...]:
-    """The keys set in the providers' environment variables (``KEY_ENVS``), as clients read them."""
-    values = (os.environ.get(name, "").strip() for name in KEY_ENVS)
-    return tuple(v for v in values if v)
+    """The keys set in the providers' environment variables (``KEY_ENVS``), as clients read them,
+    and the keys stored with ``citekit keys set`` (``citekit.core.keys``)."""
+    from .keys import stored_keys
+
+    values = [os.environ.get(name, "").strip() for name in KEY_ENVS]
+    values += [key.strip() for key in stored_keys().values()]
+    return tuple(dict.fromkeys(v for v in values if v))
 
 
 def echo_forms(secret: str) -> tuple[str, ...]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shlex
 import string
 from collections.abc import Mapping, Sequence
@@ -29,6 +30,7 @@ from ..core.names import (
     ENTRIES,
     PROVIDERS,
     check_model_choice,
+    did_you_mean,
     find_provider,
 )
 from ..model import Answer
@@ -47,6 +49,10 @@ class _MagicUsage(Exception):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
+        if message.startswith("unrecognized arguments: "):
+            known = [o for action in self._actions for o in action.option_strings]
+            word = message.split()[2].split("=")[0]
+            message += did_you_mean(word, known) + "; the options come before the question"
         raise _MagicUsage(f"%%ask: {message}\n{self.format_usage().strip()}")
 
 
@@ -72,20 +78,26 @@ def _parser() -> _Parser:
     return parser
 
 
+#: A word that is meant as an option: ``--x``, ``-x`` (not ``-`` or ``-5``).
+_OPTION_LIKE = re.compile(r"-[A-Za-z-]")
 #: Options of the line that take a value.
 _VALUED = ("--model", "--out", "--base-url")
 
 
 def split_line(line: str, namespace: Mapping[str, Any]) -> tuple[list[str], str]:
     """``%ask``'s line as its options and its question: the options are the leading words that
-    start with ``--`` (with the value of those that take one) and a first word that names a
-    provider or a client variable; the rest, as written, is the question.
+    start with ``-`` (with the value of those that take one; an unknown one is kept, for the
+    parser to refuse) and a first word that names a provider or a client variable, or that
+    options follow (``mg --out ans``: the name of a client, refused when there is none); the
+    rest, as written, is the question.
 
     >>> from citekit.notebook.magic import split_line
     >>> split_line("mg --stream What's the common good?", {"mg": ck.Magisterium()})
     (['mg', '--stream'], "What's the common good?")
     >>> split_line("What is subsidiarity?", {})
     ([], 'What is subsidiarity?')
+    >>> split_line("mg --outt ans What is it?", {})
+    (['mg', '--outt'], 'ans What is it?')
     """
     options: list[str] = []
     rest = line.strip()
@@ -97,8 +109,12 @@ def split_line(line: str, namespace: Mapping[str, Any]) -> tuple[list[str], str]
             if word in _VALUED:
                 value, _, after = after.strip().partition(" ")
                 options.append(value)
+        elif _OPTION_LIKE.match(word):  # an option misspelt is refused, never asked
+            options.append(word)
         elif not named and (
-            word in PROVIDERS or callable(getattr(namespace.get(word), "ask", None))
+            word in PROVIDERS
+            or callable(getattr(namespace.get(word), "ask", None))
+            or (word.isidentifier() and _OPTION_LIKE.match(after.strip()))
         ):
             options.append(word)
             named = True
@@ -157,8 +173,9 @@ def _client_for(args: argparse.Namespace, namespace: Mapping[str, Any]) -> Any:
 
     if name not in PROVIDERS:
         raise _MagicUsage(
-            f"%%ask: {name!r} is neither a provider ({', '.join(PROVIDERS)}) nor a client "
-            "variable of the notebook"
+            f"%%ask: {name!r} is neither a provider ({', '.join(PROVIDERS)})"
+            f"{did_you_mean(name, PROVIDERS)} nor a client variable of the notebook; "
+            f"define it first ({name} = ck.Magisterium()) or name a provider"
         )
     key = (name, args.base_url, args.model)
     if key not in _clients:

@@ -22,6 +22,7 @@ import httpx
 
 from ..core.errors import ConfigurationError
 from ..core.kernel import in_kernel
+from ..core.keys import stored_key
 from ..core.names import ProviderEntry
 from ..core.secrets import check_key, environment_keys
 from ..model import Answer, TextDelta
@@ -174,6 +175,8 @@ class ProviderClient:
         deadline: float | None = None,
     ) -> None:
         key = api_key if api_key is not None else os.environ.get(self.api_key_env)
+        if api_key is None and not (key and key.strip()):  # after the environment
+            key = stored_key(self.name)
         if not key or not key.strip():
             raise ConfigurationError(
                 f"No API key for {self.display_name}: set {self.api_key_env} or pass api_key="

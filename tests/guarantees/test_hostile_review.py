@@ -174,7 +174,7 @@ def test_an_error_line_ends_with_its_advice_whatever_the_server_wrote(
     with env, contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         assert cli_main(argv) == 1
     shown = err.getvalue()
-    assert shown.endswith("the api_key= you passed\n"), shown
+    assert shown.endswith("run `citekit keys set magisterium`\n"), shown
     assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", shown), shown
 
 

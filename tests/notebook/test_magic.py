@@ -160,3 +160,53 @@ def test_a_line_splits_into_leading_options_and_the_question_as_written(line: st
     options, question = split_line(line, {"mg": Magisterium(api_key=KEY)})
     assert line.strip().endswith(question)
     assert " ".join([*options, question]).split() == line.split()
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("mg --out ans What does Laborem exercens say?", "'mg' is neither a provider"),
+        ("mg --out ans What does Laborem exercens say?", "define it first"),
+        ("magisterum --stream What is grace?", "(did you mean magisterium?)"),
+        ("--outt ans What is grace?", "unrecognized arguments: --outt (did you mean --out?)"),
+        ("--stream --verbose What is grace?", "unrecognized arguments: --verbose"),
+        ("-x What is grace?", "unrecognized arguments: -x"),
+    ],
+)
+def test_a_line_with_an_unknown_option_or_client_is_refused_not_asked(
+    shell: InteractiveShell,
+    server: ProviderServer,
+    line: str,
+    message: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    shell.user_ns.pop("ans", None)
+    before = len(server.requests)
+    result = shell.run_cell(f"%ask {line}")
+    assert not result.success
+    captured = capsys.readouterr()
+    assert message in captured.err + captured.out
+    assert "Traceback" not in captured.err + captured.out
+    assert len(server.requests) == before and "ans" not in shell.user_ns
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(
+    line=st.lists(
+        st.sampled_from(
+            ["mg", "nb", "--stream", "--strem", "-x", "--out", "ans", "What", "-", "-5"]
+        )
+        | st.text(max_size=8),
+        max_size=8,
+    ).map(" ".join)
+)
+def test_no_leading_option_word_reaches_the_question(line: str) -> None:
+    """A word meant as an option (``-x``, ``--strem``) before the question is taken as one,
+    for the parser to refuse: it is never sent as the start of the question."""
+    from citekit.notebook.magic import split_line
+
+    _, question = split_line(line, {"mg": Magisterium(api_key=KEY)})
+    first = question.split(" ", 1)[0]
+    assert not (
+        first.startswith("-") and len(first) > 1 and (first[1].isalpha() or first[1] == "-")
+    )

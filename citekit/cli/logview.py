@@ -1,0 +1,67 @@
+"""How ``citekit log`` prints the log: ``log list`` as a table with a header row (or JSON
+with ``--json``), ``log show`` as a Markdown document when it is not styled for a terminal,
+so ``citekit log show 12 > answer.md`` is a page any Markdown reader shows."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, TextIO
+
+from ..core.names import display_name
+from ..model import Answer
+
+__all__ = ["list_json", "list_table", "show_markdown"]
+
+#: ``log list``'s header, aligned with its rows.
+HEADER = f"{'id':>6}  {'time':<16}  {'provider':<11} {'sources':>7} {'elapsed':>7}  question"
+
+
+def _when(row: Mapping[str, Any]) -> str:
+    """A row's time as the listing shows it (``?`` for a damaged row's, read as None)."""
+    time: dt.datetime | None = row["time"]
+    return time.astimezone().strftime("%Y-%m-%d %H:%M") if time is not None else "?" * 16
+
+
+def list_table(rows: Sequence[Mapping[str, Any]], out: TextIO) -> None:
+    """The rows of ``log list`` under a header: id, time, provider, sources, elapsed, the
+    question (a failed call's error after it)."""
+    out.write(HEADER + "\n")
+    for row in rows:
+        what = row["question"] or ""
+        if row["error_type"]:
+            what = f"{what}  !! {row['error_type']}: {row['error_message'] or ''}"
+        what = " ".join(what.split())
+        elapsed = f"{row['elapsed']:.1f}s" if row["elapsed"] is not None else "-"
+        sources = (row["n_citations"] or 0) + (row["n_references"] or 0)  # chunks too
+        out.write(
+            f"{row['id']:>6}  {_when(row):<16}  {row['provider'] or '?':<11} {sources:>7} "
+            f"{elapsed:>7}  {what[:90]}\n"
+        )
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dt.datetime | dt.date):
+        return value.isoformat()
+    return value
+
+
+def list_json(rows: Sequence[Mapping[str, Any]], out: TextIO) -> None:
+    """The rows of ``log list --json``: one JSON array of the log's rows, times in ISO 8601."""
+    data = [{key: _plain(value) for key, value in row.items()} for row in rows]
+    out.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+
+
+def show_markdown(answer: Answer, row_id: int, out: TextIO) -> None:
+    """``log show`` as Markdown: ``# question``, who answered, the answer with ``[^n]``
+    footnotes and their definitions (the same document ``export_answer(..., "a.md")`` writes)."""
+    from ..data.io.exports import markdown_document
+
+    document = markdown_document(answer)
+    head, sep, body = document.partition("\n\n") if answer.question else ("", "", document)
+    meta = f"*{display_name(answer.provider)} · call {row_id} of the log*"
+    if sep:
+        out.write(f"{head}\n\n{meta}\n\n{body}")
+    else:
+        out.write(f"{meta}\n\n{document}")
