@@ -446,3 +446,46 @@ def test_the_log_dataset_from_sql_equals_the_dataset_of_its_answers(
     assert sql.keys() == kept.keys()
     for key, frame in kept.items():
         assert_frame_equal(sql[key], frame)
+
+
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    created=st.lists(
+        st.datetimes(
+            min_value=datetime(1900, 1, 1),
+            max_value=datetime(2200, 12, 31, 23, 59, 59, 999999),
+            timezones=st.just(UTC),
+        )
+        | st.none(),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_the_log_partitions_are_the_months_of_the_answers(created: list[datetime | None]) -> None:
+    """The month SQL reads off ``created_us`` is ``month_of`` the answer, at every instant
+    (month ends to the microsecond, before 1970, undated)."""
+    import tempfile
+
+    from citekit.store import Log
+    from citekit.store.query import partitions_sql
+    from citekit.store.selection import LogSelection
+
+    with tempfile.TemporaryDirectory() as folder:
+        log = Log(Path(folder) / "log.sqlite")
+        try:
+            answers = [
+                Answer(provider="magisterium", text=f"answer {i}", created=when)
+                for i, when in enumerate(created)
+            ]
+            for i, answer in enumerate(answers):
+                log.record(answer, request={"q": i})
+            log.flush()
+            sql, params = partitions_sql(LogSelection(log))
+            found = {(p, m): n for p, m, _, _, n in log.fetch(sql, params)}
+        finally:
+            log.close()
+    expected: dict[tuple[str, str], int] = {}
+    for answer in answers:
+        key = ("magisterium", month_of(answer))
+        expected[key] = expected.get(key, 0) + 1
+    assert found == expected
