@@ -151,7 +151,9 @@ def to_parquet(
     ----------
     source
         Anything the frame loaders accept (answers, saved responses, folders of them), or the
-        answer log (``ck.log``, or a part of it: ``ck.log.where(...)``).
+        answer log (``ck.log``, or a part of it: ``ck.log.where(...)``), read from its tables
+        partition by partition, never its answers whole (the same dataset as from
+        ``ck.log.answers()``).
     folder
         Where to write; made if missing.
     overwrite
