@@ -43,6 +43,7 @@ __all__ = [
     "KEY_ENVS",
     "MASK",
     "WHOLE_TOKEN_BELOW",
+    "Scrubbed",
     "Scrubber",
     "TextScrub",
     "check_key",
@@ -138,9 +139,12 @@ class Scrubber:
         "gate",
         "has_whole",
         "longest",
+        "secrets",
     )
 
     def __init__(self, secrets: Iterable[str]) -> None:
+        #: The secrets it replaces: what a value it scrubbed is marked clean of (``Scrubbed``).
+        self.secrets = frozenset(s for s in secrets if s)
         alternatives: list[str] = []
         prefixes: list[tuple[str, bool]] = []
         for secret in dict.fromkeys(s for s in secrets if s):
@@ -317,6 +321,31 @@ class TextScrub:
         return out
 
 
+class Scrubbed:
+    """A value that remembers which secrets it was scrubbed of, so that none scrubs it again.
+
+    The base of ``Answer``: ``scrub_value`` marks what it walked (where an answer enters
+    citekit: the guard of a call, the log's write and the cache's read), and a later walk for
+    the same secrets, or fewer, returns it at once (a cached answer served again costs no
+    scrub). The mark is a private slot, not a field: it takes no part in equality, ``repr``
+    or pickling, and ``dataclasses.replace`` or a copy starts unmarked (scrubbed anew).
+    """
+
+    __slots__ = ("_scrubbed_of",)
+
+
+def _clean_of(value: Scrubbed, clean: Scrubber) -> bool:
+    mark: Scrubber | None = getattr(value, "_scrubbed_of", None)
+    return mark is not None and (mark is clean or clean.secrets <= mark.secrets)
+
+
+def _mark(value: Scrubbed, clean: Scrubber) -> None:
+    mark: Scrubber | None = getattr(value, "_scrubbed_of", None)
+    if mark is not None and not mark.secrets <= clean.secrets:
+        clean = scrubber(mark.secrets | clean.secrets)  # clean of both sets
+    object.__setattr__(value, "_scrubbed_of", clean)
+
+
 def _none(text: str) -> None:
     return None
 
@@ -371,6 +400,21 @@ def _walk(value: Any, clean: Scrubber) -> Any:
         if isinstance(value, list):
             return walked
         return kind(*walked) if hasattr(value, "_fields") else kind(walked)
+    if isinstance(value, Scrubbed):
+        if _clean_of(value, clean):
+            return value
+        walked = _walk_fields(value, clean)
+        _mark(walked, clean)
+        return walked
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _walk_fields(value, clean)
+    if isinstance(value, str):  # a str subclass
+        return clean(str(value))
+    return value
+
+
+def _walk_fields(value: Any, clean: Scrubber) -> Any:
+    """A dataclass with its fields walked: the same object when none changed."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         changes = {}
         for f in dataclasses.fields(value):
@@ -380,8 +424,6 @@ def _walk(value: Any, clean: Scrubber) -> Any:
                 if new is not old:
                     changes[f.name] = new
         return dataclasses.replace(value, **changes) if changes else value
-    if isinstance(value, str):  # a str subclass
-        return clean(str(value))
     return value
 
 

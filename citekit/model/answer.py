@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 from ..core.fields import count_or_none, number_or_none, opt_text, representable_time
 from ..core.names import REFERENCES_PROVIDER
+from ..core.secrets import Scrubbed
 from ..core.unicode import valid_text
 from ..text.reader import numbers
 from .sources import SAMPLE_FIELD, Citation, GeneratedFile, References
@@ -142,7 +143,7 @@ class Choice:
 
 
 @dataclass(frozen=True, slots=True)
-class Answer:
+class Answer(Scrubbed):
     """A provider's answer: text, where it came from, and what it cost.
 
     ``text`` is choice 0; ``choices`` holds all of them when ``n > 1``. ``raw`` keeps the

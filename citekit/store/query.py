@@ -144,10 +144,32 @@ def where_sql(selection: LogSelection, *, errors: bool) -> tuple[str, list[Any]]
     calls too), and its parameters. With a ``limit``, the most recent rows that pass."""
     condition, params = _condition(selection, errors)
     count = row_limit(selection.limit)
-    if count is None:
-        return condition, params
+    if count is not None:
+        condition = (
+            f"id IN (SELECT id FROM answers WHERE {condition} ORDER BY id DESC LIMIT {count})"
+        )
+    if selection.part is not None:  # one partition of what the filters chose
+        provider, month, first, last = selection.part
+        condition = f"({condition}) AND id BETWEEN ? AND ? AND provider = ? AND {MONTH} = ?"
+        params = [*params, first, last, provider, month]
+    return condition, params
+
+
+#: The dataset partition month of a row (``dataset.month_of`` of its answer): ``created_us`` as
+#: a UTC month (seconds floored, also before 1970), or ``"undated"``.
+MONTH = (
+    "CASE WHEN created_us IS NULL THEN 'undated' ELSE strftime('%Y-%m', "
+    "(created_us - ((created_us % 1000000) + 1000000) % 1000000) / 1000000, 'unixepoch') END"
+)
+
+
+def partitions_sql(selection: LogSelection) -> tuple[str, list[Any]]:
+    """The ``SELECT`` of the selected answers' partitions (provider, month, first and last
+    row id, rows), sorted by provider and month, and its parameters."""
+    condition, params = where_sql(selection, errors=False)
     return (
-        f"id IN (SELECT id FROM answers WHERE {condition} ORDER BY id DESC LIMIT {count})",
+        f"SELECT provider, {MONTH} AS month, MIN(id), MAX(id), COUNT(*) FROM answers "
+        f"WHERE {condition} GROUP BY provider, month ORDER BY provider, month",
         params,
     )
 
@@ -155,6 +177,9 @@ def where_sql(selection: LogSelection, *, errors: bool) -> tuple[str, list[Any]]
 def select_sql(columns: str, selection: LogSelection, *, errors: bool) -> tuple[str, list[Any]]:
     """The ``SELECT`` of ``columns`` from ``answers`` for the selection (newest first), and its
     parameters."""
+    if selection.part is not None:
+        condition, params = where_sql(selection, errors=errors)
+        return f"SELECT {columns} FROM answers WHERE {condition} ORDER BY id DESC", params
     condition, params = _condition(selection, errors)
     sql = f"SELECT {columns} FROM answers WHERE {condition} ORDER BY id DESC"
     count = row_limit(selection.limit)

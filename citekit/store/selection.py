@@ -5,7 +5,7 @@ and ``ck.to_parquet``."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 
 #: A filter bound: an ISO date or time, a ``date``, a ``datetime`` or Unix seconds.
 Bound = str | date | datetime | float | None
+#: A dataset partition of the selected rows: provider, month and the first and last row id.
+Partition = tuple[str, str, int, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +56,9 @@ class LogSelection:
     until: Bound = None
     question_contains: str | None = None
     limit: int | None = None
+    #: One partition of a dataset (``to_parquet``): provider, created month in UTC (or
+    #: ``"undated"``) and the range of row ids, applied after the filters and ``limit``.
+    part: Partition | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         timestamp(self.since), timestamp(self.until)  # a bad bound is named here, not at use
@@ -62,12 +67,14 @@ class LogSelection:
     @property
     def filters(self) -> dict[str, Any]:
         """The filters, by name (those not given are None)."""
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "log"}
+        return {
+            f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("log", "part")
+        }
 
     @property
     def narrowed(self) -> bool:
         """Whether any filter is given (else the selection is the whole log)."""
-        return any(value is not None for value in self.filters.values())
+        return self.part is not None or any(v is not None for v in self.filters.values())
 
     def answers(self) -> list[Answer]:
         """The selected answers rebuilt from their saved JSON (``Log.answers``), oldest first."""

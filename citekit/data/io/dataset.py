@@ -63,7 +63,8 @@ import os
 import uuid
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
@@ -79,6 +80,7 @@ from .manifest import MANIFEST, Part, claim, part_path, read_manifest, remove_pa
 
 if TYPE_CHECKING:
     from ...store.answer_log import Log
+    from ...store.selection import LogSelection, Partition
 
 __all__ = [
     "TABLES",
@@ -149,7 +151,9 @@ def to_parquet(
     ----------
     source
         Anything the frame loaders accept (answers, saved responses, folders of them), or the
-        answer log (``ck.log``, or a part of it: ``ck.log.where(...)``).
+        answer log (``ck.log``, or a part of it: ``ck.log.where(...)``), read from its tables
+        partition by partition, never its answers whole (the same dataset as from
+        ``ck.log.answers()``).
     folder
         Where to write; made if missing.
     overwrite
@@ -184,19 +188,85 @@ def to_parquet(
     >>> ck.to_parquet(answers, "ds", overwrite=True).files  # answers, citations, sources
     3
     """
-    return _write(_items(source), Path(folder), overwrite=overwrite, progress=progress)
+    from ..frames.log import log_selection
+
+    selection = log_selection(source)
+    groups = _log_groups(selection) if selection is not None else _answer_groups(source)
+    return _write(groups, Path(folder), overwrite=overwrite, progress=progress)
 
 
-def _items(source: Source | Log) -> list[Answer | References]:
-    """The answers (and bare references) of ``source``, read once: a generator can be read
+@dataclass(frozen=True)
+class _Group:
+    """One partition to write: its provider and month, how many answers, and its frames
+    (made when it is written, so that one partition's rows are held at a time)."""
+
+    provider: str
+    month: str
+    size: int
+    frames: Callable[[], dict[Table, pl.DataFrame]]
+    sources: Callable[[], pl.DataFrame]
+
+
+def _tables(source: Source) -> dict[Table, pl.DataFrame]:
+    """The answers, citations and references frames of one partition's source."""
+    from ..frames import answers_frame, citations_frame, references_frame
+
+    return {
+        "answers": answers_frame(source),
+        "citations": citations_frame(source),
+        "references": references_frame(source),
+    }
+
+
+def _answer_groups(source: Source) -> list[_Group]:
+    """The partitions of answers (and bare references), read once: a generator can be read
     only once and four frames are made from it."""
-    from ...store.answer_log import Log
+    from ..corpus.works import sources_frame
 
-    if isinstance(source, Log):
-        # The one place that reads the log: its answers rebuilt from the saved JSON (frames
-        # read straight from the SQLite tables can replace it, partition by partition).
-        return list(source.answers())
-    return load_answers(source)
+    return [
+        _Group(provider, month, len(group), partial(_tables, group), partial(sources_frame, group))
+        for (provider, month), group in _partitions(load_answers(source)).items()
+    ]
+
+
+#: How many row ids of the log one rebuild of answers (for the sources' spans) spans at most.
+SOURCES_BATCH: Final = 2_000
+
+
+def _log_groups(selection: LogSelection) -> list[_Group]:
+    """The partitions of the selected log rows, read from the SQLite tables partition by
+    partition: the answers, citations and references frames with SQL (as
+    ``citations_frame(ck.log)``), the sources from the partition's answers rebuilt
+    ``SOURCES_BATCH`` rows at a time; never the log's answers whole."""
+    from ...store.query import partitions_sql
+
+    sql, params = partitions_sql(selection)
+    groups = []
+    for provider, month, first, last, size in selection.log.fetch(sql, params):
+        span = (provider, month, first, last)
+        tables = partial(_tables, replace(selection, part=span))
+        groups.append(_Group(provider, month, size, tables, partial(_sources, selection, span)))
+    return groups
+
+
+def _sources(selection: LogSelection, span: Partition) -> pl.DataFrame:
+    """``sources_frame`` of one partition of the log, its answers rebuilt a batch at a time."""
+    from ..corpus.works import sources_frame
+
+    provider, month, first, last = span
+    batches = pl.concat(
+        [
+            sources_frame(
+                replace(selection, part=(provider, month, low, min(last, low + SOURCES_BATCH - 1)))
+            )
+            for low in range(first, last + 1, SOURCES_BATCH)
+        ],
+        how="vertical_relaxed",
+    )
+    # In the order of one sources_frame of the whole partition: the citations and web sources
+    # of every batch, then the knowledge chunks.
+    chunk = pl.col("kind") == "knowledge chunk"
+    return pl.concat([batches.filter(~chunk), batches.filter(chunk)])
 
 
 def month_of(answer: Answer) -> str:
@@ -219,7 +289,7 @@ def _partitions(items: list[Answer | References]) -> dict[tuple[str, str], list[
 
 
 def _write(
-    items: list[Answer | References], folder: Path, *, overwrite: bool, progress: bool | None
+    groups: list[_Group], folder: Path, *, overwrite: bool, progress: bool | None
 ) -> ParquetDataset:
     if folder.is_symlink() and not folder.exists():
         raise FileNotFoundError(
@@ -233,7 +303,7 @@ def _write(
     try:
         with claim(folder):
             old = _check_target(folder, overwrite=overwrite)
-            written = _write_parts(items, folder, progress=progress)
+            written = _write_parts(groups, folder, progress=progress)
     except BaseException:
         if made:
             with contextlib.suppress(OSError):
@@ -244,38 +314,28 @@ def _write(
     return written
 
 
-def _write_parts(
-    items: list[Answer | References], folder: Path, *, progress: bool | None
-) -> ParquetDataset:
+def _write_parts(groups: list[_Group], folder: Path, *, progress: bool | None) -> ParquetDataset:
     """Write every part under a name of this write's own, then the manifest that makes them
     the dataset; on any failure the parts written are removed and the old manifest stands."""
     from ...render.progress import make_progress
-    from ..corpus.works import sources_frame
-    from ..frames import answers_frame, citations_frame, references_frame
 
     token = uuid.uuid4().hex[:12]
     rows: dict[str, int] = dict.fromkeys(TABLES, 0)
     parts: list[Part] = []
-    groups = _partitions(items)
-    makers: dict[Table, Callable[[Any], pl.DataFrame]] = {
-        "answers": answers_frame,
-        "citations": citations_frame,
-        "references": references_frame,
-    }
-    bar = make_progress(len(items), progress, description="Parquet")
+    bar = make_progress(sum(g.size for g in groups), progress, description="Parquet")
     done = 0
     sources: list[pl.DataFrame] = []
     made = [table for table in TABLES if not (folder / table).exists()]
     try:
-        for (provider, month), group in groups.items():
-            for table, make in makers.items():
-                frame = make(group)
+        for group in groups:
+            provider, month = group.provider, group.month
+            for table, frame in group.frames().items():
                 rows[table] += frame.height
                 if frame.height:
                     parts.append(_write_part(frame, folder, table, provider, month, token))
             # Identity is corpus-wide: the sources are identified again over every partition.
-            sources.append(sources_frame(group).with_columns(month=pl.lit(month)))
-            done += len(group)
+            sources.append(group.sources().with_columns(month=pl.lit(month)))
+            done += group.size
             bar.update(done, 0)
         if sources:
             from ..identity.clusters import identify

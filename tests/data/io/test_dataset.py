@@ -4,9 +4,12 @@ DuckDB; ten million citations charted in bounded memory."""
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 import textwrap
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -24,6 +27,7 @@ from citekit.data.frames import load_answers
 from citekit.data.io.dataset import UNDATED, month_of
 from citekit.testing import default_data_dir
 from tests.budget import examples
+from tests.data.frames.test_log import MAG, ask_every_sample
 
 pytestmark = pytest.mark.filterwarnings("ignore::citekit.ContentFilteredWarning")
 
@@ -366,3 +370,122 @@ def test_a_filter_on_the_partitions_reads_only_their_files(tmp_path: Path) -> No
     plan = lazy.explain()
     assert "month=2026-01" not in plan and "month=2026-03" in plan  # January's file unread
     assert sorted(lazy.collect()["question"].to_list()) == ["q2", "q3"]
+
+
+# -- the log's dataset from SQL equals the dataset of its answers -------------------------------
+
+
+def _dataset(folder: Path) -> dict[tuple[str, str, str], pl.DataFrame]:
+    """Each file of a dataset by its table and partition, as written, and the manifest's rows."""
+    manifest = json.loads((folder / "citekit-dataset.json").read_text(encoding="utf-8"))
+    files = {}
+    for part in manifest["parts"]:
+        key = (part["table"], part["provider"], part["month"])
+        assert key not in files, "one file per table and partition"
+        frame = pl.read_parquet(folder / part["path"])
+        assert frame.height == part["rows"]
+        files[key] = frame
+    return files
+
+
+@pytest.fixture(scope="module")
+def every_sample_logged(server: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    home = tmp_path_factory.mktemp("log-home")
+    before = os.environ.get("CITEKIT_HOME")
+    os.environ["CITEKIT_HOME"] = str(home)
+    try:
+        ask_every_sample(server)
+        failed = ck.parse_response(MAG[0][1]["response"], provider="magisterium")
+        ck.log.record(failed, request={"q": "failed"}, error=RuntimeError("the call failed"))
+        ck.log.flush()
+        yield ck.log
+    finally:
+        ck.log.close()
+        if before is None:
+            os.environ.pop("CITEKIT_HOME", None)
+        else:
+            os.environ["CITEKIT_HOME"] = before
+
+
+@pytest.mark.parametrize(
+    "filters",
+    [{}, {"provider": "maritaca"}, {"limit": 7}, {"question_contains": "the"}],
+    ids=["whole", "provider", "limit", "question"],
+)
+def test_the_log_dataset_from_sql_equals_the_dataset_of_its_answers(
+    every_sample_logged: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    filters: dict[str, Any],
+) -> None:
+    """Every recorded sample logged (blocking and streamed): the same files per table and
+    partition, the same rows, columns and types, the same manifest counts, by both routes;
+    and the answers are rebuilt a few at a time (counted), never the log's whole."""
+    import citekit.data.io.dataset as dataset
+    from citekit.store.read import Reader
+
+    source = ck.log.where(**filters) if filters else ck.log
+    answers = ck.log.answers(ck.log.where(**filters)) if filters else ck.log.answers()
+    assert answers
+    rebuilt: list[int] = []
+    whole = Reader.answers
+
+    def counted(self: Reader, selection: Any) -> list[Answer]:
+        found = whole(self, selection)
+        rebuilt.append(len(found))
+        return found
+
+    monkeypatch.setattr(dataset, "SOURCES_BATCH", 4)
+    monkeypatch.setattr(Reader, "answers", counted)
+    from_sql = ck.to_parquet(source, tmp_path / "sql", progress=False)
+    assert rebuilt and max(rebuilt) <= 4 and sum(rebuilt) == len(answers)
+    monkeypatch.setattr(Reader, "answers", whole)
+    from_answers = ck.to_parquet(answers, tmp_path / "answers", progress=False)
+    assert from_sql.rows == from_answers.rows and from_sql.files == from_answers.files
+    sql, kept = _dataset(tmp_path / "sql"), _dataset(tmp_path / "answers")
+    assert sql.keys() == kept.keys()
+    for key, frame in kept.items():
+        assert_frame_equal(sql[key], frame)
+
+
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    created=st.lists(
+        st.datetimes(
+            min_value=datetime(1900, 1, 1),
+            max_value=datetime(2200, 12, 31, 23, 59, 59, 999999),
+            timezones=st.just(UTC),
+        )
+        | st.none(),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_the_log_partitions_are_the_months_of_the_answers(created: list[datetime | None]) -> None:
+    """The month SQL reads off ``created_us`` is ``month_of`` the answer, at every instant
+    (month ends to the microsecond, before 1970, undated)."""
+    import tempfile
+
+    from citekit.store import Log
+    from citekit.store.query import partitions_sql
+    from citekit.store.selection import LogSelection
+
+    with tempfile.TemporaryDirectory() as folder:
+        log = Log(Path(folder) / "log.sqlite")
+        try:
+            answers = [
+                Answer(provider="magisterium", text=f"answer {i}", created=when)
+                for i, when in enumerate(created)
+            ]
+            for i, answer in enumerate(answers):
+                log.record(answer, request={"q": i})
+            log.flush()
+            sql, params = partitions_sql(LogSelection(log))
+            found = {(p, m): n for p, m, _, _, n in log.fetch(sql, params)}
+        finally:
+            log.close()
+    expected: dict[tuple[str, str], int] = {}
+    for answer in answers:
+        key = ("magisterium", month_of(answer))
+        expected[key] = expected.get(key, 0) + 1
+    assert found == expected
