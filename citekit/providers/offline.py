@@ -76,8 +76,7 @@ class Offline:
 
     def __repr__(self) -> str:
         state = "running" if self.running else "stopped"
-        where = self.server.base_url("magisterium")
-        return f"<citekit offline: recorded samples at {where} ({state})>"
+        return f"<citekit offline: recorded samples at {self.server.url} ({state})>"
 
 
 def offline() -> Offline:
