@@ -448,7 +448,7 @@ def _styled_terminal(args: argparse.Namespace) -> StyledTerminal | None:
 
 def _run(args: argparse.Namespace, out: TextIO) -> int:
     if args.offline and args.command != "demo":  # the demo runs its own server
-        from ..providers.offline import offline
+        from ..providers.loopback import offline
 
         with offline():
             return _commands(args, out)
