@@ -282,6 +282,9 @@ def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
     if not rows:
         out.write(f"No calls logged in {log.path} match.\n")
         return 0
+    # A header, and which answers are recorded samples (offline) and which a provider's own.
+    out.write(f"{'id':>6}  {'time':<16}  {'provider':<11} {'sources':>7} {'took':>6}  "
+              f"{'kind':<7} question\n")  # fmt: skip
     for row in rows:
         when = row["time"].astimezone().strftime("%Y-%m-%d %H:%M")
         what = row["question"] or ""
@@ -290,9 +293,10 @@ def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
         what = " ".join(what.split())
         elapsed = f"{row['elapsed']:.1f}s" if row["elapsed"] is not None else "-"
         sources = (row["n_citations"] or 0) + (row["n_references"] or 0)  # chunks too
+        kind = "sample" if row["sample"] else "live"
         out.write(
-            f"{row['id']:>6}  {when}  {row['provider']:<11} {sources:>3} src "
-            f"{elapsed:>6}  {what[:90]}\n"
+            f"{row['id']:>6}  {when}  {row['provider']:<11} {sources:>7} "
+            f"{elapsed:>6}  {kind:<7} {what[:90]}\n"
         )
     return 0
 

@@ -293,7 +293,7 @@ def test_log_show_and_list_every_call(capsys: pytest.CaptureFixture[str]) -> Non
     shown = capsys.readouterr().out
     assert "RateLimitError" in shown and "slow down" in shown
     line = next(x for x in listed.splitlines() if "kb?" in x)
-    assert "  2 src" in line
+    assert line.split()[4] == "2"  # sources: citations and chunks
 
 
 # -- answers on a colour terminal ----------------------------------------------------------------

@@ -63,3 +63,14 @@ def test_the_command_offline_in_a_real_process_names_the_sample_question(tmp_pat
     assert done.returncode == 3, done.stderr
     first = done.stdout.splitlines()[0]
     assert first == NOTICE + "'What is the principle of subsidiarity?'"
+
+
+def test_log_list_has_a_header_and_says_which_answers_are_recorded(
+    server: ProviderServer, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert main(["--offline", "ask", "What is the best pizza topping?"]) == 3
+    capsys.readouterr()
+    assert main(["log", "list"]) == 0
+    header, row = capsys.readouterr().out.splitlines()
+    assert header.split() == ["id", "time", "provider", "sources", "took", "kind", "question"]
+    assert row.split()[-7:-5] == ["sample", "What"]
