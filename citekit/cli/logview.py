@@ -15,7 +15,10 @@ from ..model import Answer
 __all__ = ["list_json", "list_table", "show_markdown"]
 
 #: ``log list``'s header, aligned with its rows.
-HEADER = f"{'id':>6}  {'time':<16}  {'provider':<11} {'sources':>7} {'elapsed':>7}  question"
+HEADER = (
+    f"{'id':>6}  {'time':<16}  {'provider':<11} {'sources':>7} {'elapsed':>7}  "
+    f"{'kind':<6}  question"
+)
 
 
 def _when(row: Mapping[str, Any]) -> str:
@@ -24,9 +27,14 @@ def _when(row: Mapping[str, Any]) -> str:
     return time.astimezone().strftime("%Y-%m-%d %H:%M") if time is not None else "?" * 16
 
 
+def _kind(row: Mapping[str, Any]) -> str:
+    """``sample`` for a recorded sample (the loopback server's, offline), ``live`` else."""
+    return "sample" if row.get("sample") else "live"
+
+
 def list_table(rows: Sequence[Mapping[str, Any]], out: TextIO) -> None:
-    """The rows of ``log list`` under a header: id, time, provider, sources, elapsed, the
-    question (a failed call's error after it)."""
+    """The rows of ``log list`` under a header: id, time, provider, sources, elapsed, whether
+    the answer is a recorded sample or live, the question (a failed call's error after it)."""
     out.write(HEADER + "\n")
     for row in rows:
         what = row["question"] or ""
@@ -37,7 +45,7 @@ def list_table(rows: Sequence[Mapping[str, Any]], out: TextIO) -> None:
         sources = (row["n_citations"] or 0) + (row["n_references"] or 0)  # chunks too
         out.write(
             f"{row['id']:>6}  {_when(row):<16}  {row['provider'] or '?':<11} {sources:>7} "
-            f"{elapsed:>7}  {what[:90]}\n"
+            f"{elapsed:>7}  {_kind(row):<6}  {what[:90]}\n"
         )
 
 

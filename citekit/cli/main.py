@@ -12,8 +12,12 @@
 On a terminal, answers print as styled Markdown (``--color never`` or ``NO_COLOR=1`` for
 plain text, which is also what a pipe gets).
 
+``citekit --offline ...`` runs any command against the loopback server of recorded samples
+(no key, no network, nothing to export).
+
 Exit codes: 0 success, 1 the provider or the network failed, 2 wrong usage or setup (a missing
-API key), 130 interrupted.
+API key), 3 offline: no recorded answer for this question, the one shown is the recorded answer
+to another (the notice above it names that question), 130 interrupted.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from ..render.text import (
     TerminalLines,
     TerminalText,
     body_text,
+    print_notice,
     print_sources,
 )
 from .args import CliParser, provider_name, read_question, shell_words
@@ -52,7 +57,10 @@ from .models import add_models_command, run_models
 if TYPE_CHECKING:
     from ..store import Log, LogSelection
 
-__all__ = ["build_parser", "main"]
+__all__ = ["EXIT_OTHER_QUESTION", "build_parser", "main"]
+
+#: ``citekit ask``'s exit code when the answer shown is a recorded answer to another question.
+EXIT_OTHER_QUESTION = 3
 
 
 class UsageError(Exception):
@@ -146,8 +154,11 @@ def _ask(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
         _require_writable("--html", Path(args.html))
     args.question = read_question(args.question)
     client = make_client(args.provider, base_url=args.base_url, model=args.model)
-    stream = args.stream if args.stream is not None else not args.json
+    # Offline, an answer comes whole unless --stream is asked: whether it is another
+    # question's recorded answer is known before its text is printed, so the notice is on top.
+    stream = args.stream if args.stream is not None else not (args.json or args.offline)
     answer: Answer | None = None
+    noticed = False
     if stream and styled is not None:
         answer = _stream_styled(client, args.question, styled)
     elif stream and not args.json:
@@ -164,6 +175,7 @@ def _ask(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
     else:
         answer = client.ask(args.question, stream=stream, display=False)
         if not args.json:
+            noticed = print_notice(answer, out, styled)
             TerminalLines(out, styled).markdown(body_text(answer)[0].rstrip())
     assert answer is not None
     if args.json:
@@ -171,6 +183,8 @@ def _ask(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
 
         out.write(json.dumps(answer_json(answer), ensure_ascii=False, indent=2) + "\n")
     else:
+        if not noticed:  # streamed: the notice comes when the answer has said whose it is
+            print_notice(answer, out, styled)
         print_sources(answer, out, styled)
     if args.html:
         from ..data.io.exports import export_answer
@@ -182,7 +196,7 @@ def _ask(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
         except OSError as exc:  # the answer is in the log: `citekit log show` has it
             raise UsageError(f"--html {args.html}: cannot write it ({exc.strerror})") from None
         print(f"Wrote {path}", file=sys.stderr)
-    return 0
+    return 0 if answer.sample_question is None else EXIT_OTHER_QUESTION
 
 
 # -- the answer log ---------------------------------------------------------------------------
@@ -395,6 +409,12 @@ def build_parser() -> argparse.ArgumentParser:
         default="auto",
         help="answers as styled Markdown: auto (default) on a terminal unless NO_COLOR is set",
     )
+    parser.add_argument(
+        "--offline",
+        action="store_true",
+        help="answer from the recorded samples of a loopback server (no key, no network); "
+        f"ask exits {EXIT_OTHER_QUESTION} when the answer shown is another question's",
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     ask = commands.add_parser("ask", help="ask one question and print the answer with sources")
@@ -471,6 +491,15 @@ def _styled_terminal(args: argparse.Namespace) -> StyledTerminal | None:
 
 
 def _run(args: argparse.Namespace, out: TextIO) -> int:
+    if args.offline and args.command != "demo":  # the demo runs its own server
+        from ..providers.loopback import offline
+
+        with offline():
+            return _commands(args, out)
+    return _commands(args, out)
+
+
+def _commands(args: argparse.Namespace, out: TextIO) -> int:
     styled = _styled_terminal(args)
     if args.command == "ask":
         return _ask(args, out, styled)

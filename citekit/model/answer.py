@@ -20,7 +20,14 @@ from ..core.names import REFERENCES_PROVIDER
 from ..core.secrets import Scrubbed
 from ..core.unicode import valid_text
 from ..text.reader import numbers
-from .sources import SAMPLE_FIELD, Citation, GeneratedFile, References
+from .sources import (
+    SAMPLE_FIELD,
+    SAMPLE_MATCHED_FIELD,
+    SAMPLE_QUESTION_FIELD,
+    Citation,
+    GeneratedFile,
+    References,
+)
 
 __all__ = [
     "Answer",
@@ -219,6 +226,17 @@ class Answer(Scrubbed):
     def batch_id(self) -> str | None:
         """The Maritaca batch this answer came from (``mt.batch``), or None."""
         return opt_text(self.raw.get("batch_id"))
+
+    @property
+    def sample_question(self) -> str | None:
+        """The question of the recorded sample served for another question, else ``None``.
+
+        The loopback server answers a question it has no recording of with the closest sample,
+        and says so (``citekit_sample_matched: false``); the renderers put a notice on top.
+        """
+        if self.raw.get(SAMPLE_MATCHED_FIELD) is not False:
+            return None
+        return opt_text(self.raw.get(SAMPLE_QUESTION_FIELD)) or "another question"
 
     @property
     def cited_markers(self) -> set[int]:

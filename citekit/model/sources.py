@@ -27,6 +27,8 @@ from ..core.unicode import decode_entities
 __all__ = [
     "IMAGE_TYPES",
     "SAMPLE_FIELD",
+    "SAMPLE_MATCHED_FIELD",
+    "SAMPLE_QUESTION_FIELD",
     "Citation",
     "GeneratedFile",
     "Reference",
@@ -35,6 +37,9 @@ __all__ = [
 
 #: Field an answer carries when it was built from the recorded-format files in ``sample_data/``.
 SAMPLE_FIELD = "citekit_sample"
+#: Beside it when the sample was served for another question: that sample's question, and false.
+SAMPLE_QUESTION_FIELD = "citekit_sample_question"
+SAMPLE_MATCHED_FIELD = "citekit_sample_matched"
 
 
 @dataclass(frozen=True, slots=True)

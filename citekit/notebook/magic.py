@@ -7,11 +7,12 @@
     %ask mg --stream What is the common good?
 
 The options come first: a provider (``magisterium``, ``maritaca``, ``gptbots``, or the name of
-a client variable such as ``mg``), ``--stream``, ``--model M``, ``--out NAME`` and
-``--base-url URL``; ``%%ask --help`` prints them. ``{name}`` in the question is replaced by the
-value of ``name`` in the notebook (``{{`` and ``}}`` for literal braces). The answer is
-displayed and kept in ``_`` (and in ``NAME``). A line ending in ``?`` is a question, not
-IPython's help request.
+a client variable such as ``mg``), ``--stream``, ``--model M``, ``--out NAME``,
+``--base-url URL`` and ``--offline`` (the recorded samples of a loopback server, started once
+for the session: no key, no network); ``%%ask --help`` prints them. ``{name}`` in the
+question is replaced by the value of ``name`` in the notebook (``{{`` and ``}}`` for literal
+braces). The answer is displayed and kept in ``_`` (and in ``NAME``). A line ending in ``?``
+is a question, not IPython's help request.
 """
 
 from __future__ import annotations
@@ -74,6 +75,11 @@ def _parser() -> _Parser:
     parser.add_argument("--model", help=f"the model ({_MODEL_CHOOSERS})")
     parser.add_argument("--out", metavar="NAME", help="also keep the answer in this variable")
     parser.add_argument("--base-url", help="send requests here instead of the provider's API")
+    parser.add_argument(
+        "--offline",
+        action="store_true",
+        help="answer from recorded samples (a loopback server for the session; no key)",
+    )
     parser.add_argument("-h", "--help", action="store_true", help="print this help")
     return parser
 
@@ -104,7 +110,7 @@ def split_line(line: str, namespace: Mapping[str, Any]) -> tuple[list[str], str]
     named = False
     while rest:
         word, _, after = rest.partition(" ")
-        if word in ("-h", "--help", "--stream") or word.split("=")[0] in _VALUED:
+        if word in ("-h", "--help", "--stream", "--offline") or word.split("=")[0] in _VALUED:
             options.append(word)
             if word in _VALUED:
                 value, _, after = after.strip().partition(" ")
@@ -165,6 +171,9 @@ def interpolate(text: str, namespace: Mapping[str, Any]) -> str:
 def _client_for(args: argparse.Namespace, namespace: Mapping[str, Any]) -> Any:
     name = args.provider or os.environ.get(PROVIDER_ENV) or DEFAULT_PROVIDER
     found = namespace.get(name)
+    if args.offline and found is not None and isinstance(getattr(found, "name", None), str):
+        name = found.name  # a fresh client of that provider, sent to the recorded samples
+        found = None
     if found is not None and callable(getattr(found, "ask", None)):
         if args.model or args.base_url:
             raise _MagicUsage(f"%%ask: {name} is a client; set its model and base_url on it")
@@ -177,12 +186,17 @@ def _client_for(args: argparse.Namespace, namespace: Mapping[str, Any]) -> Any:
             f"{did_you_mean(name, PROVIDERS)} nor a client variable of the notebook; "
             f"define it first ({name} = ck.Magisterium()) or name a provider"
         )
-    key = (name, args.base_url, args.model)
+    base_url = args.base_url
+    if args.offline:
+        from ..providers.loopback import offline
+
+        base_url = offline().base_url(name)
+    key = (name, base_url, args.model)
     if key not in _clients:
         try:
             if args.model:
                 check_model_choice(name, "--model")
-            options = {"base_url": args.base_url}
+            options = {"base_url": base_url}
             if args.model:
                 options["model"] = args.model
             _clients[key] = client(name, **options)

@@ -29,6 +29,7 @@ __all__ = [
     "reference_label",
     "score_fractions",
     "snippet",
+    "unmatched_notice",
 ]
 
 
@@ -177,9 +178,17 @@ CUT_SHORT: Final = (
 )
 
 
+def unmatched_notice(question: str) -> str:
+    """The notice on top of a recorded answer served for a question it does not answer."""
+    return f"No recorded answer for this question; showing the recorded answer to '{question}'"
+
+
 def answer_notes(answer: Answer) -> list[tuple[str, str]]:
     """``(kind, text)`` messages shown above an answer: kind is sample, warn, info or note."""
     notes: list[tuple[str, str]] = []
+    other = answer.sample_question
+    if other is not None:
+        notes.append(("warn", unmatched_notice(other)))
     sample = answer.sample
     if sample:
         notes.append(("sample", f"recorded sample · {sample}"))

@@ -26,6 +26,7 @@ from ._sources import (
     reference_title,
     references_notes,
     snippet,
+    unmatched_notice,
 )
 
 if TYPE_CHECKING:
@@ -234,6 +235,19 @@ class TerminalLines:
             self.styled.markdown(text)
         else:
             self.out.write(text + "\n")
+
+
+def print_notice(answer: Answer, out: TextIO, styled: StyledTerminal | None = None) -> bool:
+    """The notice of a recorded answer served for another question, on a line of its own
+    (nothing for any other answer); whether there was one."""
+    other = answer.sample_question
+    if other is None:
+        return False
+    lines = TerminalLines(out, styled)
+    lines.line((unmatched_notice(other), "bold"))
+    lines.line()
+    out.flush()
+    return True
 
 
 def print_sources(answer: Answer, out: TextIO, styled: StyledTerminal | None = None) -> None:

@@ -50,6 +50,10 @@ from ._sse import (
 __all__ = ["Reply", "Responder"]
 
 SAMPLE_FIELD = "citekit_sample"
+#: Beside ``citekit_sample`` when the question asked is not the sample's own: the sample's
+#: question and ``false``, so the client can say whose answer it shows.
+QUESTION_FIELD = "citekit_sample_question"
+MATCHED_FIELD = "citekit_sample_matched"
 _MARITACA_NON_STREAM_TOOLS = ("web_search", "code_execution", "data_ocean")
 
 
@@ -67,6 +71,51 @@ class Reply:
 def json_reply(status: int, obj: Any) -> Reply:
     """``obj`` serialized as the reply body."""
     return Reply(status, json.dumps(obj, ensure_ascii=False).encode())
+
+
+def _mark(value: Any, fields: dict[str, Any]) -> bool:
+    """Add ``fields`` to every object in ``value`` that carries ``citekit_sample``."""
+    changed = False
+    if isinstance(value, dict):
+        if SAMPLE_FIELD in value:
+            value.update(fields)
+            changed = True
+        for item in value.values():
+            changed = _mark(item, fields) or changed
+    elif isinstance(value, list):
+        for item in value:
+            changed = _mark(item, fields) or changed
+    return changed
+
+
+def served(reply: Reply, sample: Sample, question: str) -> Reply:
+    """``reply`` (a sample's answer to ``question``) saying whether it answers that question.
+
+    A question that is the sample's own is sent as recorded; any other gets, beside each
+    ``citekit_sample`` label in the body or the stream, the sample's question and
+    ``citekit_sample_matched: false``.
+    """
+    if _normalise(sample.question) == _normalise(question):
+        return reply
+    fields = {QUESTION_FIELD: sample.question, MATCHED_FIELD: False}
+    if reply.stream is None:
+        try:
+            body = json.loads(reply.body)
+        except ValueError:
+            return reply
+        if _mark(body, fields):
+            reply.body = json.dumps(body, ensure_ascii=False).encode()
+        return reply
+    segments: list[Segment] = []
+    for segment in reply.stream:
+        payload = segment.payload() if segment.data and SAMPLE_FIELD in segment.data else None
+        if segment.data is not None and "\n" not in segment.data and _mark(payload, fields):
+            text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+            raw = segment.raw.replace(segment.data.encode(), text.encode(), 1)
+            segment = Segment(raw, text)
+        segments.append(segment)
+    reply.stream = segments
+    return reply
 
 
 def _message_text(response: dict[str, Any]) -> str:
@@ -180,13 +229,14 @@ class Responder:
         text = structured_text(fmt, text) or text
         response = as_response(sample.response, body, sample.label, text=text, failed=failed)
         if body.get("stream") is True:
-            return Reply(200, stream=responses_stream(response, scenario.chunks))
+            stream = responses_stream(response, scenario.chunks)
+            return served(Reply(200, stream=stream), sample, question)
         if scenario.chunks:
             for item in response["output"]:
                 if item.get("type") == "message":
                     part = item["content"][0]
                     part["text"] = "".join(cycle_pieces(pieces_of(part["text"]), scenario.chunks))
-        return json_reply(200, response)
+        return served(json_reply(200, response), sample, question)
 
     # Magisterium search ---------------------------------------------------------------------
 
@@ -235,7 +285,8 @@ class Responder:
         # Structured output (response_format): the message is a JSON value valid for the schema.
         structured = structured_text(fmt, _message_text(sample.response))
         if body.get("stream") is True:
-            return self._chat_stream(provider, sample, scenario.chunks, related, usage, structured)
+            reply = self._chat_stream(provider, sample, scenario.chunks, related, usage, structured)
+            return served(reply, sample, question)
         response = copy.deepcopy(sample.response)
         if structured is not None:
             response["choices"][0]["message"]["content"] = structured
@@ -248,7 +299,7 @@ class Responder:
                 if isinstance(choice, dict) and isinstance(choice.get("message"), dict):
                     choice["message"]["content"] = text
                     break
-        return json_reply(200, response)
+        return served(json_reply(200, response), sample, question)
 
     @staticmethod
     def _chat_problem(provider: ProviderName, body: dict[str, Any]) -> str | None:
@@ -334,7 +385,8 @@ class Responder:
             return json_reply(400, gptbots_body(40000, what))
         if not isinstance(messages, list) or not messages:
             return json_reply(400, gptbots_body(40000, "invalid parameter: messages is empty"))
-        sample = choose_sample(self.samples["gptbots"], last_user_text(messages))
+        question = last_user_text(messages)
+        sample = choose_sample(self.samples["gptbots"], question)
         if sample is None:
             return self._no_samples("gptbots")
         config = body.get("conversation_config")
@@ -346,9 +398,11 @@ class Responder:
         if mode == "blocking":
             message = copy.deepcopy(sample.response)
             message["conversation_id"] = conversation_id
-            return json_reply(200, message if cited else _uncited_message(message))
+            reply = json_reply(200, message if cited else _uncited_message(message))
+            return served(reply, sample, question)
         segments = _gptbots_stream(sample, conversation_id, scenario.framing)
-        return Reply(200, stream=segments if cited else _uncited_stream(segments, scenario.framing))
+        stream = segments if cited else _uncited_stream(segments, scenario.framing)
+        return served(Reply(200, stream=stream), sample, question)
 
     def _next_question(self, query: dict[str, str]) -> Reply:
         # GPTBots offers suggested follow-up questions at GET /v1/next/question?answer_id=

@@ -45,7 +45,7 @@ def test_log_list_has_a_header_and_takes_n(capsys: pytest.CaptureFixture[str]) -
     assert main(["log", "list", "-n", "3"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == HEADER and lines[0].split() == [
-        "id", "time", "provider", "sources", "elapsed", "question"
+        "id", "time", "provider", "sources", "elapsed", "kind", "question"
     ]  # fmt: skip
     assert len(lines) == 4 and all("question " in line for line in lines[1:])
     # The columns line up under their names.

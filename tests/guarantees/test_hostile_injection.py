@@ -532,9 +532,11 @@ def test_cli_ask_and_log_print_no_control_characters(
 ) -> None:
     url = hostile_server.base_url("magisterium")
     question = "What is the terminal?\x1b]0;title\x07"
-    assert main(["ask", question, "--base-url", url, stream]) == 0
+    # not the sample's own question (the escape sequence): its answer is another question's
+    assert main(["ask", question, "--base-url", url, stream]) == 3
     out = capsys.readouterr().out
     assert not FORBIDDEN & set(out), repr(out)
+    assert "No recorded answer for this question; showing the recorded answer to" in out
     assert "Answer with hidden text." in out and "[1] Title — Author" in out
     for argv in (["log", "list"], ["log", "show", "1"]):
         assert main(argv) == 0
@@ -569,7 +571,8 @@ def test_cli_log_export_rows_csv_is_formula_safe(
     hostile_server: ProviderServer, cli_env: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     url = hostile_server.base_url("magisterium")
-    assert main(["ask", '=HYPERLINK("https://evil.example")', "--base-url", url]) == 0
+    # another question's recorded answer (exit 3), logged with the question asked
+    assert main(["ask", '=HYPERLINK("https://evil.example")', "--base-url", url]) == 3
     path = cli_env / "rows.csv"
     assert main(["log", "export", str(path), "--rows"]) == 0
     (row,) = _read_csv(path)
