@@ -82,8 +82,9 @@ def _beside(target: Path) -> tuple[Path, int]:
     while True:
         # The temporary name must fit the file system too: a target's name already at the
         # limit (``safe_file_name`` makes them so) is cut in the temporary's name only.
-        stem = _cut(target.name, NAME_BYTES - len(".._12345678.part"))
-        temporary = target.with_name(f".{stem}.{secrets.token_hex(4)}.part")
+        token = secrets.token_hex(4)
+        stem = _cut(target.name, NAME_BYTES - len(f"..{token}.part"))
+        temporary = target.with_name(f".{stem}.{token}.part")
         try:
             return temporary, os.open(temporary, flags, 0o666)
         except FileExistsError:
