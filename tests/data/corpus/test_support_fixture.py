@@ -156,7 +156,8 @@ def test_misattributions_name_a_cited_marker_and_a_better_source() -> None:
 
 def test_answers_hold_correct_citations_too() -> None:
     gold = citations_frame(load_answers())
-    assert gold["misattributed"].sum() >= 45
-    assert (~gold["misattributed"]).sum() >= 1.5 * gold["misattributed"].sum()
+    wrong = int(gold["misattributed"].sum())
+    assert wrong >= 45
+    assert gold.height - wrong >= 1.5 * wrong
     per_answer = gold.group_by("answer_id").agg((~pl.col("misattributed")).sum().alias("right"))
-    assert per_answer["right"].min() >= 1
+    assert per_answer.filter(pl.col("right") == 0).height == 0
