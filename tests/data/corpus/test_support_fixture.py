@@ -124,7 +124,7 @@ def test_a_changed_year_is_a_year_the_passage_does_not_have(pairs: pl.DataFrame)
 
 def test_answers_are_many_in_both_marker_styles_and_several_languages() -> None:
     answers = load_answers()
-    assert len(answers) >= 45
+    assert len([a for a in answers if a["misattributed"]]) >= 45
     assert len({a["id"] for a in answers}) == len(answers)
     assert Counter(a["style"] for a in answers).keys() == STYLES.keys()
     assert len({a["language"] for a in answers} & set(FIVE)) == 5
@@ -144,7 +144,6 @@ def test_every_marker_has_a_source_of_its_answer() -> None:
 
 def test_misattributions_name_a_cited_marker_and_a_better_source() -> None:
     for a in load_answers():
-        assert a["misattributed"], a["id"]
         split = sentences(a["text"])
         markers = {s["marker"] for s in a["sources"]}
         for m in a["misattributed"]:
