@@ -9,11 +9,13 @@ from collections import Counter
 import polars as pl
 import pytest
 
+import citekit as ck
 from citekit.text.sentences import sentences
 from tests.data.corpus.support_scoring import (
     LABELS,
     STYLES,
     TRAPS,
+    answer_objects,
     citations_frame,
     load_answers,
     load_fixture,
@@ -160,3 +162,14 @@ def test_answers_hold_correct_citations_too() -> None:
     assert gold.height - wrong >= 1.5 * wrong
     per_answer = gold.group_by("answer_id").agg((~pl.col("misattributed")).sum().alias("right"))
     assert per_answer.filter(pl.col("right") == 0).height == 0
+
+
+def test_citekit_reads_each_gold_citation_of_the_answers() -> None:
+    answers = load_answers()
+    gold = citations_frame(answers)
+    support = ck.support_frame(answer_objects(answers)).filter(pl.col("marker").is_not_null())
+    keys = ["answer_id", "sentence_index", "marker"]
+    assert support.height == gold.height
+    assert gold.join(support, on=keys, how="anti").height == 0
+    # The provider each style imitates is the answer's provider.
+    assert set(support["provider"]) == set(STYLES)
