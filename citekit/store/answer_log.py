@@ -184,6 +184,8 @@ class Log:
             False keeps the answer out of the cache (it is logged but never served again):
             for an answer that is complete but lacks something worth fetching anew.
 
+        Notes
+        -----
         Returns None too when the row waits for the file (busy past ``RECORD_WAIT`` seconds, or
         recorded on a thread running an event loop): see ``citekit.store.write``. Never
         raises: a log that cannot be written gives a ``LogWarning``.

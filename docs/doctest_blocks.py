@@ -1,0 +1,48 @@
+"""A griffe extension for the docs site: docstring examples shown as code blocks.
+
+citekit's docstrings write their examples as doctest lines (``>>> ...`` and the output after
+them), which ``tests/project/test_docs.py`` runs. Markdown would read ``>>>`` as nested quotes;
+this extension fences each run of them (from a ``>>>`` line to the next blank line) as a
+``pycon`` block before mkdocstrings renders the docstring. Used by ``mkdocs.yml``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import griffe
+
+PROMPT = re.compile(r"^(?P<indent>\s*)>>> ")
+
+
+def fence_examples(text: str) -> str:
+    """``text`` with every run of doctest lines inside a ``pycon`` fence."""
+    lines = text.splitlines()
+    out: list[str] = []
+    i = 0
+    fenced = False
+    while i < len(lines):
+        line = lines[i]
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        match = None if fenced else PROMPT.match(line)
+        if match is None:
+            out.append(line)
+            i += 1
+            continue
+        indent = match["indent"]
+        out.append(f"{indent}```pycon")
+        while i < len(lines) and lines[i].strip():
+            out.append(lines[i])
+            i += 1
+        out.append(f"{indent}```")
+    return "\n".join(out)
+
+
+class DoctestBlocks(griffe.Extension):
+    """Fences the doctest examples of every docstring griffe loads."""
+
+    def on_instance(self, *, obj: griffe.Object, **kwargs: Any) -> None:
+        if obj.docstring is not None and ">>> " in obj.docstring.value:
+            obj.docstring.value = fence_examples(obj.docstring.value)
