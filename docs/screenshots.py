@@ -65,9 +65,7 @@ def shoot(pages: dict[str, Path]) -> list[Path]:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         try:
             for scheme in SCHEMES:
-                page = browser.new_page(
-                    viewport={"width": 1280, "height": 800}, color_scheme=scheme
-                )
+                page = browser.new_page(viewport={"width": 960, "height": 720}, color_scheme=scheme)
                 # The demo page as it opens: what citekit does, then the first answers.
                 page.goto(pages["demo"].as_uri())
                 page.wait_for_load_state("networkidle")

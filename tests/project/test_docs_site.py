@@ -121,6 +121,23 @@ def test_every_public_name_is_in_the_reference() -> None:
     assert not missing, f"add `::: citekit.NAME` for these to docs/reference.md: {missing}"
 
 
+def test_the_readme_links_resolve() -> None:
+    """The README is read on GitHub as plain Markdown: its links to the docs must lead there."""
+    from markdown_it import MarkdownIt
+
+    readme = ROOT / "README.md"
+    targets = []
+    for token in MarkdownIt("commonmark").parse(readme.read_text(encoding="utf-8")):
+        for child in token.children or ():
+            target = child.attrGet("href") or child.attrGet("src")
+            if isinstance(target, str):
+                targets.append(target)
+    local = [t for t in targets if "://" not in t and not t.startswith("#")]
+    assert any(t.startswith("docs/img/") for t in local), "the README shows a screenshot"
+    broken = [t for t in local if not (ROOT / t.partition("#")[0]).exists()]
+    assert not broken, f"README.md links to missing files: {broken}"
+
+
 def test_every_image_is_small_and_shown() -> None:
     text = "\n".join(page.read_text(encoding="utf-8") for page in DOCS.rglob("*.md"))
     text += (ROOT / "README.md").read_text(encoding="utf-8")
