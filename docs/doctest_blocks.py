@@ -17,26 +17,28 @@ PROMPT = re.compile(r"^(?P<indent>\s*)>>> ")
 
 
 def fence_examples(text: str) -> str:
-    """``text`` with every run of doctest lines inside a ``pycon`` fence."""
-    lines = text.splitlines()
+    """``text`` with every run of doctest lines inside a ``pycon`` fence.
+
+    A run ends at a blank line or a fence line; lines already inside a fence are left as they are.
+    """
+    lines = text.split("\n")
     out: list[str] = []
-    i = 0
     fenced = False
+    i = 0
     while i < len(lines):
         line = lines[i]
-        if line.lstrip().startswith("```"):
-            fenced = not fenced
         match = None if fenced else PROMPT.match(line)
         if match is None:
+            if line.lstrip().startswith("```"):
+                fenced = not fenced
             out.append(line)
             i += 1
             continue
-        indent = match["indent"]
-        out.append(f"{indent}```pycon")
-        while i < len(lines) and lines[i].strip():
+        out.append(f"{match['indent']}```pycon")
+        while i < len(lines) and lines[i].strip() and not lines[i].lstrip().startswith("```"):
             out.append(lines[i])
             i += 1
-        out.append(f"{indent}```")
+        out.append(f"{match['indent']}```")
     return "\n".join(out)
 
 

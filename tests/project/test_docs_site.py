@@ -18,8 +18,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import citekit
+from tests.budget import examples
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -170,3 +173,35 @@ def test_a_load_from_another_host_is_seen() -> None:
 )
 def test_doctest_lines_are_fenced(text: str, fenced: str) -> None:
     assert load_extension().fence_examples(text) == fenced  # type: ignore[attr-defined]
+
+
+LINES = st.lists(
+    st.sampled_from(
+        ["", "text", "    indented", ">>> 1 + 1", "    >>> x", "2", "```", "```python", "    ```"]
+    ),
+    max_size=30,
+)
+
+
+def is_fence(line: str) -> bool:
+    return line.lstrip().startswith("```")
+
+
+@settings(max_examples=examples(300))
+@given(LINES)
+def test_fencing_keeps_every_line_and_puts_each_example_in_code(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    fenced = load_extension().fence_examples(text).split("\n")  # type: ignore[attr-defined]
+    # Nothing but fences is added, and every line given is kept, in order.
+    assert [line for line in fenced if not is_fence(line)] == [
+        line for line in text.split("\n") if not is_fence(line)
+    ]
+    added = sum(line.strip() == "```pycon" for line in fenced)
+    assert sum(map(is_fence, fenced)) == sum(map(is_fence, lines)) + 2 * added
+    # Read as Markdown reads fences, every doctest line is code, never a quote.
+    inside = False
+    for line in fenced:
+        if is_fence(line):
+            inside = not inside
+        elif line.lstrip().startswith(">>> "):
+            assert inside, fenced
