@@ -78,11 +78,12 @@ def shoot(pages: dict[str, Path]) -> list[Path]:
                 # dark colours, as a notebook's dark theme gives the answer its own.
                 page.add_style_tag(content=":root{color-scheme: light dark}")
                 made.append(IMG / f"answer-{scheme}.png")
-                page.screenshot(
-                    path=made[-1],
-                    full_page=True,
-                    clip={"x": 0, "y": 0, "width": 960, "height": 1000},
-                )
+                # From the answer's top (the page's own title above it repeats the question)
+                # to its first sources.
+                top = page.locator(".citekit-answer").bounding_box()
+                assert top is not None
+                clip = {"x": 0, "y": max(0, top["y"] - 24), "width": 960, "height": 980}
+                page.screenshot(path=made[-1], full_page=True, clip=clip)
                 page.close()
         finally:
             browser.close()
