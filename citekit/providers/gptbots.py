@@ -220,9 +220,13 @@ class GPTBots(ProviderClient):
         min_score
             The lowest relevance kept (``doc_correlation``, 0.1 to 0.95).
 
+        Notes
+        -----
         Each result's ``title`` is the document's name and ``text`` the chunk; the frame uses
         the source vocabulary and the results show as HTML, as Magisterium's search does.
 
+        Examples
+        --------
         >>> found = ck.GPTBots().search("Great Wall Ming dynasty", top_k=3)
         >>> len(found), found[0].rank, found.provider
         (3, 1, 'gptbots')

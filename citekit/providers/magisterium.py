@@ -83,8 +83,12 @@ class Magisterium(ChatClient):
         category
             ``"auto"``, ``"magisterial"`` (Church documents) or ``"scholarly"``.
 
+        Notes
+        -----
         Searches are retried like any request and are not written to the answer log.
 
+        Examples
+        --------
         >>> import citekit as ck
         >>> found = ck.Magisterium().search("subsidiarity", num_results=2, category="magisterial")
         >>> len(found), found[0].rank

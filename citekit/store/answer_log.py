@@ -161,6 +161,10 @@ class Log:
     ) -> int | None:
         """Write one call to the log and return its row id (None when logging is off).
 
+        Returns None too when the row waits for the file (busy past ``RECORD_WAIT`` seconds, or
+        recorded on a thread running an event loop): see ``citekit.store.write``. Never
+        raises: a log that cannot be written gives a ``LogWarning``.
+
         Parameters
         ----------
         answer
@@ -183,10 +187,6 @@ class Log:
         cacheable
             False keeps the answer out of the cache (it is logged but never served again):
             for an answer that is complete but lacks something worth fetching anew.
-
-        Returns None too when the row waits for the file (busy past ``RECORD_WAIT`` seconds, or
-        recorded on a thread running an event loop): see ``citekit.store.write``. Never
-        raises: a log that cannot be written gives a ``LogWarning``.
         """
         if not (self.enabled if log is None else log):
             return None

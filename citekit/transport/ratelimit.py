@@ -113,6 +113,8 @@ class RateLimiter:
     clock
         Seconds on a monotonic clock (``time.monotonic``).
 
+    Examples
+    --------
     >>> import citekit as ck
     >>> limiter = ck.RateLimiter.parse("5/s")
     >>> limiter, limiter.interval

@@ -1,19 +1,20 @@
-"""README.md runs as written: every code block, in order, against the loopback server.
+"""README.md and every page of docs/ run as written: each page's code blocks, in order,
+against the loopback server.
 
-Each fenced block of README.md is read by markdown-it; its info string says what it is:
+Each fenced block of a page is read by markdown-it; its info string says what it is:
 
-- ``python`` and ``ipython`` blocks are cells of one IPython shell, run in the README's order as
-  a notebook runs them (top-level ``await``, ``%`` magics, ``{name}`` filled from the
+- ``python`` and ``ipython`` blocks are cells of one IPython shell per page, run in the page's
+  order as a notebook runs them (top-level ``await``, ``%`` magics, ``{name}`` filled from the
   notebook's variables);
-- ``bash`` blocks run in ``bash -e`` in the same folder, where ``citekit`` is this checkout's
+- ``bash`` blocks run in ``bash -e`` in the page's folder, where ``citekit`` is this checkout's
   command;
 - a block that must not run here carries a mark after its language, one of ``MARKS``, which
   says why. Every other block runs, and the test fails if one fails.
 
-They run as the docstring examples do (``tests/project/test_docs.py``): the three providers'
-keys set, their ``*_BASE_URL`` variables pointing at the loopback server, the answer log
-(``CITEKIT_HOME``) and the working directory a fresh temporary folder. Nothing reaches a
-provider.
+Each page runs as the docstring examples do (``tests/project/test_docs.py``): the three
+providers' keys set, their ``*_BASE_URL`` variables pointing at the loopback server, the answer
+log (``CITEKIT_HOME``) and the working directory a fresh temporary folder. Nothing reaches a
+provider. A page starts from nothing: it imports what it uses, and asks what it reads back.
 """
 
 from __future__ import annotations
@@ -38,7 +39,9 @@ from citekit.testing import ProviderServer
 from tests.project.test_docs import PROVIDERS, TEST_KEY
 
 ROOT = Path(__file__).resolve().parents[2]
+#: The pages whose blocks run: the README and every page of the docs site.
 README = ROOT / "README.md"
+PAGES = [README, *sorted((ROOT / "docs").rglob("*.md"))]
 
 #: Languages of the blocks that run.
 RUN = ("python", "ipython", "bash")
@@ -56,65 +59,86 @@ MARKS = {
     "suite": "runs the test suite or its checks itself: CI (bash .ci/run) runs them",
 }
 
-# No ContentFilteredWarning is let through: a README block that warns fails, as a reader
-# would see the warning (pyproject.toml turns citekit's warnings into errors).
-pytestmark = pytest.mark.slow
+# No ContentFilteredWarning is let through: a block that warns fails, as a reader would see
+# the warning (pyproject.toml turns citekit's warnings into errors). Running the pages is slow;
+# reading their blocks is not, and runs in the fast loop.
 
 
 @dataclass(frozen=True)
 class Block:
+    page: str  # the page's path from the checkout's root
     language: str
     marks: tuple[str, ...]
     source: str
     line: int  # 1-based line of the opening fence
 
     def __str__(self) -> str:
-        return f"README.md:{self.line} ({' '.join([self.language, *self.marks]) or 'no info'})"
+        info = " ".join([self.language, *self.marks]) or "no info"
+        return f"{self.page}:{self.line} ({info})"
 
 
-def readme_blocks(text: str) -> list[Block]:
+def page_blocks(text: str, page: str = "README.md") -> list[Block]:
     blocks = []
     for token in MarkdownIt("commonmark").parse(text):
         if token.type == "fence" and token.map is not None:
             language, *marks = token.info.split() or [""]
-            blocks.append(Block(language, tuple(marks), token.content, token.map[0] + 1))
+            blocks.append(Block(page, language, tuple(marks), token.content, token.map[0] + 1))
     return blocks
 
 
-BLOCKS = readme_blocks(README.read_text(encoding="utf-8"))
+def blocks_of(path: Path) -> list[Block]:
+    return page_blocks(path.read_text(encoding="utf-8"), path.relative_to(ROOT).as_posix())
+
+
+BLOCKS = {path.relative_to(ROOT).as_posix(): blocks_of(path) for path in PAGES}
+#: The pages with a block that runs, each one test.
+RUNNABLE = [page for page, blocks in BLOCKS.items() if any(not b.marks for b in blocks)]
 
 
 def test_every_block_runs_or_says_why_not() -> None:
-    assert BLOCKS, "README.md has no code block"
+    every = [block for blocks in BLOCKS.values() for block in blocks]
+    assert BLOCKS["README.md"], "README.md has no code block"
     wrong = [
         str(block)
-        for block in BLOCKS
+        for block in every
         if set(block.marks) - set(MARKS) or (block.language not in RUN and not block.marks)
     ]
     assert not wrong, (
         f"each block's info string is one of {RUN}, or carries one of the marks "
         f"{sorted(MARKS)} saying why it does not run: {wrong}"
     )
-    assert any(block.language == "python" and not block.marks for block in BLOCKS)
+    assert any(block.language == "python" and not block.marks for block in BLOCKS["README.md"])
+    assert {"README.md", "docs/tour.md"} <= set(RUNNABLE)
 
 
-def test_readme_blocks_are_read_with_their_marks() -> None:
+def test_blocks_are_read_with_their_marks() -> None:
     text = (
         "# t\n\n```python\nx = 1\n```\n\n"
         "```bash network suite\nbash .ci/run\n```\n\n```\nplain\n```\n"
     )
-    assert readme_blocks(text) == [
-        Block("python", (), "x = 1\n", 3),
-        Block("bash", ("network", "suite"), "bash .ci/run\n", 7),
-        Block("", (), "plain\n", 11),
+    assert page_blocks(text, "docs/t.md") == [
+        Block("docs/t.md", "python", (), "x = 1\n", 3),
+        Block("docs/t.md", "bash", ("network", "suite"), "bash .ci/run\n", 7),
+        Block("docs/t.md", "", (), "plain\n", 11),
     ]
 
 
+def test_ci_runs_the_test_command_the_readme_gives() -> None:
+    """The README's second command is CI's script, which runs the README's test command."""
+    readme = README.read_text(encoding="utf-8")
+    command = "HYPOTHESIS_PROFILE=ci .venv/bin/python -m pytest"
+    commands = [b.source for b in BLOCKS["README.md"] if b.language == "bash"]
+    assert any("bash .ci/run" in source.splitlines() for source in commands)
+    assert f"`{command}`" in readme
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert ci[-1] == command
+
+
 @pytest.fixture
-def readme_env(
+def page_env(
     server: ProviderServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Path]:
-    """The folder the README runs in, with the environment of ``tests/project/test_docs.py``."""
+    """The folder a page runs in, with the environment of ``tests/project/test_docs.py``."""
     for provider in PROVIDERS:
         prefix = provider.upper()
         monkeypatch.setenv(f"{prefix}_API_KEY", TEST_KEY)
@@ -133,7 +157,7 @@ def readme_env(
 
 
 @pytest.fixture
-def shell(readme_env: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
+def shell(page_env: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
     # %%ask keeps the clients it made by provider name for the session; one an earlier test
     # made would send to wherever that test's environment pointed, not to this server.
     monkeypatch.setattr("citekit.notebook.magic._clients", {})
@@ -190,16 +214,17 @@ def run_bash(block: Block, work: Path, commands: Path) -> str | None:
 
 
 @pytest.mark.slow
-def test_the_readme_runs_as_written(
-    shell: InteractiveShell, readme_env: Path, tmp_path: Path
+@pytest.mark.parametrize("page", RUNNABLE)
+def test_page_runs_as_written(
+    page: str, shell: InteractiveShell, page_env: Path, tmp_path: Path
 ) -> None:
     commands = command_folder(tmp_path)
     ran, failed = [], []
-    for block in BLOCKS:
+    for block in BLOCKS[page]:
         if block.marks:
             continue
         if block.language == "bash":
-            error = run_bash(block, readme_env, commands)
+            error = run_bash(block, page_env, commands)
         else:
             error = run_cell(shell, block)
         ran.append(str(block))
@@ -207,10 +232,11 @@ def test_the_readme_runs_as_written(
             failed.append(f"{block}:\n{error}")
     assert ran
     assert not failed, "\n\n".join(failed)
-    # Run in the checkout, the README's commands leave nothing git would show as new.
+    # Run in the checkout, a page's commands leave nothing git would show as new.
     ignored = pathspec.GitIgnoreSpec.from_lines(
         (ROOT / ".gitignore").read_text(encoding="utf-8").splitlines()
     )
-    left = [f"{p.name}/" if p.is_dir() else p.name for p in sorted(readme_env.iterdir())]
-    assert left, "the README's commands write files"
+    left = [f"{p.name}/" if p.is_dir() else p.name for p in sorted(page_env.iterdir())]
+    if page == "README.md":
+        assert left, "the README's commands write files"
     assert [name for name in left if not ignored.match_file(name)] == [], ".gitignore them"
