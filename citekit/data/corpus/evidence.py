@@ -97,7 +97,12 @@ _SNOWBALL: Final = {
 }
 _ALL_STOP: Final = frozenset().union(*STOP_WORDS.values())
 _WORD = re.compile(r"[^\W_]+")
-_NUMBER = re.compile(r"(?<![\w.,])[0-9]{1,4}(?![0-9])")
+#: A number: up to four digits, or digits in groups of three ("8.080", "13,709"); the word
+#: after it, if any, says what it counts.
+_NUMBER = re.compile(
+    r"(?<![\w.,])([0-9]{1,3}(?:[.,][0-9]{3})+|[0-9]{1,4})(?![0-9])(?:\s*([^\W\d_]+))?"
+)
+_GROUPS = str.maketrans("", "", ".,")
 _QUOTED = re.compile(r"[\"“”„«»]([^\"“”„«»]+)[\"“”„«»]")
 _ELLIPSIS = re.compile(r"\[\s*(?:\.\.\.|…)\s*\]|\.\.\.|…")
 _QUOTES: Final = str.maketrans({c: '"' for c in "“”„«»″"} | {c: "'" for c in "‘’‚‹›′`"})
@@ -180,7 +185,14 @@ class _Side(NamedTuple):
     stems: frozenset[str]
     pairs: tuple[tuple[str, str], ...]  # (word, stem) of each content word
     numbers: frozenset[str]
+    counted: frozenset[tuple[str, str]]  # (number, the stem of the word after it)
     negated: bool
+    prefixes: frozenset[str]  # the first COGNATE letters of its longer content words
+
+
+#: Letters two words of two languages must begin with alike to count as one word
+#: ("interdependence", "interdependência"; "dignity", "dignità"), and their least length.
+COGNATE: Final = 5
 
 
 @lru_cache(maxsize=256)  # a sentence is compared with each passage citing it
@@ -189,17 +201,106 @@ def _side(text: str) -> _Side:
     code = language(tokens)
     stem = _stemmer(code)
     content = frozenset(t for t in tokens if t not in _FOLDED_ALL_STOPS and not t.isdigit())
-    numbers = frozenset(n.lstrip("0") or "0" for n in _NUMBER.findall(text))
+    counted = frozenset(
+        (n.translate(_GROUPS).lstrip("0") or "0", _unit(unit, stem))
+        for n, unit in _NUMBER.findall(text)
+    )
+    numbers = frozenset(n for n, _ in counted)
     pairs = tuple((w, stem(w)) for w in content)
     stems = frozenset(st for _, st in pairs)
-    return _Side(content, stem, stems, pairs, numbers, _negated(tokens, code))
+    prefixes = frozenset(w[:COGNATE] for w in content if len(w) >= COGNATE)
+    return _Side(content, stem, stems, pairs, numbers, counted, _negated(tokens, code), prefixes)
+
+
+def _unit(word: str, stem: Callable[[str], str]) -> str:
+    """What a number counts: the stem of the word after it; "" for none or a stop word."""
+    folded = fold(word)
+    return "" if not folded or folded in _FOLDED_ALL_STOPS else stem(folded)
+
+
+class _Unit(NamedTuple):
+    """One sentence or clause of a passage: the words and stems it has, whether it negates,
+    and the words and stems its negations bear on (the ``NEGATED_WORDS`` content words after
+    each)."""
+
+    keys: frozenset[str]
+    negated: bool
+    denied: frozenset[str]
+
+
+#: How many content words after a "not" it is taken to bear on.
+NEGATED_WORDS: Final = 1
+
+
+class _Read(NamedTuple):
+    side: _Side
+    normal: str  # quotes, case and spaces normalised
+    folded: str  # the folded words joined by single spaces, a space each side
+    units: tuple[_Unit, ...]
+    negates: bool  # whether any of its units negates
+
+
+_UNIT = re.compile(r"(?<=[.!?;:])\s+")
 
 
 @lru_cache(maxsize=4096)
-def _passage(text: str) -> tuple[_Side, str, str]:
-    """A passage read once: its side, its text with quotes, case and spaces normalised, and
-    its folded words joined by single spaces."""
-    return _side(text), _normal(text), " " + " ".join(words(text)) + " "
+def _passage(text: str) -> _Read:
+    """A passage read once."""
+    side = _side(text)
+    code = language(words(text))
+    units: list[_Unit] = []
+    negations = _FOLDED_NEG[code] if code else _ANY_NEG
+    for piece in _UNIT.split(text):
+        every = words(piece)
+        tokens = [t for t in every if t not in _FOLDED_ALL_STOPS]
+        if tokens:
+            keys = frozenset(tokens) | {side.stem(t) for t in tokens}
+            denied = _denied(every, negations)
+            denied |= {side.stem(t) for t in denied}
+            units.append(_Unit(keys, _negated(every, code), frozenset(denied)))
+    folded = " " + " ".join(words(text)) + " "
+    return _Read(side, _normal(text), folded, tuple(units), any(u.negated for u in units))
+
+
+def _denied(tokens: list[str], negations: frozenset[str]) -> set[str]:
+    out: set[str] = set()
+    left = 0
+    for t in tokens:
+        if t in negations:
+            left = NEGATED_WORDS
+        elif left and t not in _FOLDED_ALL_STOPS:
+            out.add(t)
+            left -= 1
+    return out
+
+
+#: Shared words from which a passage's clause is taken to speak of what a sentence says.
+ALIGNED: Final = 2
+
+
+def _negation_differs(own: _Side, keys: frozenset[str], read: _Read) -> bool:
+    """Whether one of the sentence and the passage negates what the other affirms.
+
+    The passage's clauses that share the most words with the sentence (``ALIGNED`` or more)
+    are the ones compared: a "not" elsewhere in a long passage is about something else. A
+    sentence that negates over a passage that negates nowhere differs too."""
+    if own.negated and not read.negates:
+        return True
+    top = ALIGNED
+    aligned: list[_Unit] = []
+    for unit in read.units:
+        n = len(unit.keys & keys)
+        if n > top:
+            top, aligned = n, [unit]
+        elif n == top:
+            aligned.append(unit)
+    if not aligned:
+        return False
+    if own.negated:
+        return not any(u.negated for u in aligned)
+    # The passage negates what the sentence affirms only where its "not" bears on a word of
+    # the sentence: "no fare" says nothing against a sentence that never speaks of fares.
+    return any(u.denied & keys for u in aligned)
 
 
 def _normal(text: str) -> str:
@@ -230,27 +331,54 @@ def _found(quote: str, normal: str, folded: str) -> bool:
 def evidence(sentence: str, passage: str) -> Evidence:
     """The evidence ``passage`` gives for ``sentence`` (plain text, markers left out)."""
     own = _side(sentence)
-    other, normal, folded = _passage(passage)
+    read = _passage(passage)
+    other, normal, folded = read.side, read.normal, read.folded
     quoted = quotes(sentence)
     quote_found = all(_found(q, normal, folded) for q in quoted) if quoted else None
     found = tuple(sorted(own.numbers & other.numbers, key=_by_value))
+    # A number the passage lacks is contradicted when the passage gives another of its
+    # length in its place, or another number of the same thing ("12 weeks" for "8 weeks").
     lengths = {len(n) for n in other.numbers}
+    units = {unit for _, unit in other.counted if unit}
     contradicted = tuple(
-        sorted((n for n in own.numbers - other.numbers if len(n) in lengths), key=_by_value)
+        sorted(
+            {
+                n
+                for n, unit in own.counted
+                if n not in other.numbers and (len(n) in lengths or unit in units)
+            },
+            key=_by_value,
+        )
     )
     # A word is shared when its stem, in either text's language, or the word itself is there.
     theirs = other.stems
     if own.stem is other.stem:  # one language (or none): one stem per word
         shared = tuple(sorted({st for w, st in own.pairs if st in theirs or w in other.words}))
-    else:
+    else:  # two languages: a word is shared in either's stems, or as a cognate
         stem = other.stem
+        cognates = other.prefixes
         shared = tuple(
             sorted(
-                {st for w, st in own.pairs if st in theirs or w in other.words or stem(w) in theirs}
+                {
+                    st
+                    for w, st in own.pairs
+                    if st in theirs
+                    or w in other.words
+                    or stem(w) in theirs
+                    or (len(w) >= COGNATE and w[:COGNATE] in cognates)
+                }
             )
         )
+    keys = own.words | own.stems
+    if own.stem is not other.stem:
+        keys = keys | {other.stem(w) for w in own.words}
     return Evidence(
-        quote_found, found, contradicted, shared, len(own.stems), own.negated != other.negated
+        quote_found,
+        found,
+        contradicted,
+        shared,
+        len(own.stems),
+        _negation_differs(own, keys, read),
     )
 
 
@@ -258,16 +386,33 @@ def _by_value(number: str) -> int:
     return int(number)
 
 
-def score(found: Evidence) -> float:
-    """The support of one piece of evidence, in [0, 1] (see the module)."""
+#: Cosine similarities of unrelated and of matching texts under an embedding model: the
+#: similarity is stretched from this range to [0, 1] (multilingual-e5's range; a model whose
+#: unrelated texts score lower is read the same, only less sharply).
+UNRELATED: Final = 0.75
+MATCHING: Final = 0.90
+#: The support of a pair that shares nothing with its sentence; pairs that evidence speaks
+#: against (a quote not found, a number contradicted, a negation) score below it.
+FLOOR: Final = 0.2
+
+
+def meaning(similarity: float) -> float:
+    """A cosine similarity stretched to [0, 1] (``UNRELATED`` to ``MATCHING``)."""
+    return min(1.0, max(0.0, (similarity - UNRELATED) / (MATCHING - UNRELATED)))
+
+
+def score(found: Evidence, similarity: float | None = None) -> float:
+    """The support of one piece of evidence, in [0, 1] (see the module), with the cosine
+    similarity of the two texts' vectors when an embedding model gave them."""
     value = len(found.shared_words) / found.content_words if found.content_words else 0.0
+    if similarity is not None:
+        value = max(value, meaning(similarity))
     if found.quote_found:
         value = max(value, 0.9)
-    elif found.quote_found is False:
-        value = min(value, 0.3)
-    if found.numbers_contradicted or found.negated:
-        value = min(value, 0.2)
-    return min(1.0, max(0.0, value))
+    against = (found.quote_found is False) + bool(found.numbers_contradicted) + found.negated
+    if against:  # below every pair nothing speaks against, however many words it shares
+        return FLOOR * value / (against + 1)
+    return FLOOR + (1.0 - FLOOR) * min(1.0, max(0.0, value))
 
 
 #: The support from which a pair is ``"supported"``, and ``"partial"``.
