@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import Final, NamedTuple
 
@@ -41,6 +41,10 @@ __all__ = ["Evidence", "evidence", "language", "score", "verdict"]
 
 def _set(text: str) -> frozenset[str]:
     return frozenset(text.split())
+
+
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(text.split())
 
 
 # fmt: off
@@ -85,6 +89,17 @@ NEGATIONS: Final = {
     "fr": _set("ne pas jamais ni aucun aucune"),
     "de": _set("nicht nie kein keine keinen niemals weder"),
     "la": _set("non nec neque numquam nihil nullus nemo haud"),
+}
+#: Numbers written as words, two to twelve, by language (never "one": it is also a pronoun
+#: and an article), each in the order of its value from two.
+NUMBER_WORDS: Final = {
+    "en": _words("two three four five six seven eight nine ten eleven twelve"),
+    "pt": _words("dois tres quatro cinco seis sete oito nove dez onze doze"),
+    "es": _words("dos tres cuatro cinco seis siete ocho nueve diez once doce"),
+    "it": _words("due tre quattro cinque - sette otto nove dieci undici dodici"),
+    "fr": _words("deux trois quatre cinq six sept huit neuf dix onze douze"),
+    "de": _words("zwei drei vier funf sechs sieben acht neun zehn elf zwolf"),
+    "la": _words("duo tres quattuor quinque sex septem octo novem decem undecim duodecim"),
 }
 # fmt: on
 _SNOWBALL: Final = {
@@ -152,6 +167,10 @@ def language(tokens: list[str]) -> str | None:
 
 
 _FOLDED_STOPS: Final = {code: frozenset(map(fold, s)) for code, s in STOP_WORDS.items()}
+_NUMBER_WORDS: Final = {
+    code: {w: str(n) for n, w in enumerate(names, start=2) if w != "-"}
+    for code, names in NUMBER_WORDS.items()
+}
 _FOLDED_ALL_STOPS: Final = frozenset(map(fold, _ALL_STOP))
 _FOLDED_NEG: Final = {code: frozenset(map(fold, s)) for code, s in NEGATIONS.items()}
 _ANY_NEG: Final = frozenset().union(*(s for c, s in _FOLDED_NEG.items() if c != "pt")) - {"ne"}
@@ -205,6 +224,13 @@ def _side(text: str) -> _Side:
         (n.translate(_GROUPS).lstrip("0") or "0", _unit(unit, stem))
         for n, unit in _NUMBER.findall(text)
     )
+    spelled = _NUMBER_WORDS.get(code or "", {})
+    if spelled:
+        counted |= {
+            (spelled[t], _unit(tokens[i + 1] if i + 1 < len(tokens) else "", stem))
+            for i, t in enumerate(tokens)
+            if t in spelled
+        }
     numbers = frozenset(n for n, _ in counted)
     pairs = tuple((w, stem(w)) for w in content)
     stems = frozenset(st for _, st in pairs)
@@ -254,12 +280,17 @@ def _passage(text: str) -> _Read:
         every = words(piece)
         tokens = [t for t in every if t not in _FOLDED_ALL_STOPS]
         if tokens:
-            keys = frozenset(tokens) | {side.stem(t) for t in tokens}
+            keys = frozenset(tokens) | {side.stem(t) for t in tokens} | _cognates(tokens)
             denied = _denied(every, negations)
-            denied |= {side.stem(t) for t in denied}
+            denied |= {side.stem(t) for t in denied} | _cognates(denied)
             units.append(_Unit(keys, _negated(every, code), frozenset(denied)))
     folded = " " + " ".join(words(text)) + " "
     return _Read(side, _normal(text), folded, tuple(units), any(u.negated for u in units))
+
+
+def _cognates(tokens: Iterable[str]) -> set[str]:
+    """The cognate keys of words: their first ``COGNATE`` letters, marked apart from words."""
+    return {"~" + t[:COGNATE] for t in tokens if len(t) >= COGNATE}
 
 
 def _denied(tokens: list[str], negations: frozenset[str]) -> set[str]:
@@ -371,7 +402,7 @@ def evidence(sentence: str, passage: str) -> Evidence:
         )
     keys = own.words | own.stems
     if own.stem is not other.stem:
-        keys = keys | {other.stem(w) for w in own.words}
+        keys = keys | {other.stem(w) for w in own.words} | _cognates(own.words)
     return Evidence(
         quote_found,
         found,

@@ -33,7 +33,9 @@ __all__ = ["MARGIN", "AnswerFit", "passage"]
 
 #: How much better another source must fit a sentence than its cited ones for the citation to
 #: be called misattributed.
-MARGIN: Final = 0.25
+MARGIN: Final = 0.2
+#: The support from which that other source is taken to fit the sentence.
+FITS: Final = SUPPORTED
 
 
 def passage(answer: Answer, row: dict[str, Any] | None) -> str | None:
@@ -107,7 +109,7 @@ class AnswerFit:
         if not others:
             return False
         best = max(others)
-        return best >= SUPPORTED and best - mine >= MARGIN
+        return best >= FITS and best - mine >= MARGIN
 
     def unfit(self) -> list[int] | None:
         """The markers none of whose passages supports any sentence even partly; None when
