@@ -79,7 +79,7 @@ def judge_pairs(pairs: pl.DataFrame, scorer: Scorer) -> pl.DataFrame:
     scorer.prepare([*sentences, *passages])
     scores, found = [], []
     for sentence, passage in zip(sentences, passages, strict=True):
-        e, value = scorer.grid([sentence], [passage])[0][0]
+        e, value = scorer.pair(sentence, passage)
         scores.append(value)
         found.append(e.quote_found)
     return pairs.with_columns(

@@ -15,7 +15,7 @@ negation on one side only caps the score, and a quote not found caps it too.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from .evidence import Evidence, evidence, score
@@ -68,23 +68,16 @@ class Scorer:
         for text, vector in zip(new, matrix, strict=True):
             self._vectors[text] = vector
 
-    def grid(
-        self, said: Sequence[str], passages: Sequence[str]
-    ) -> list[list[tuple[Evidence, float]]]:
-        """For each sentence, the evidence and support of each passage."""
-        found = [[evidence(s, p) for p in passages] for s in said]
-        if self._embed is None or not passages or not said:
-            return [[(e, score(e)) for e in line] for line in found]
-        import numpy as np
-
-        self.prepare([*said, *passages])  # nothing to do when support_frame prepared them
-        left = np.stack([self._vectors[s] for s in said])
-        right = np.stack([self._vectors[p] for p in passages])
-        similar = (left @ right.T).tolist()
-        return [
-            [(e, score(e, sim)) for e, sim in zip(line, sims, strict=True)]
-            for line, sims in zip(found, similar, strict=True)
-        ]
+    def pair(self, sentence: str, passage: str) -> tuple[Evidence, float]:
+        """The evidence ``passage`` gives ``sentence``, and its support."""
+        found = evidence(sentence, passage)
+        if self._embed is None:
+            return found, score(found)
+        vectors = self._vectors
+        if sentence not in vectors or passage not in vectors:
+            self.prepare([sentence, passage])
+        similarity = float(vectors[sentence] @ vectors[passage])
+        return found, score(found, similarity)
 
 
 def scorer_for(scorer: str | Embed | Scorer | None) -> Scorer:
