@@ -12,20 +12,33 @@ reader can check for themselves, each piece apart:
     used. ``None`` when the sentence quotes nothing. An ellipsis in the quote (``...``, ``…``,
     ``[...]``) stands for words left out: its pieces must be found in order.
 ``numbers_found`` / ``numbers_contradicted``
-    The numbers of the sentence (years, paragraph numbers, counts) the passage has, and those
-    it lacks while it gives another number of the same length in their place (``1891`` where
-    the passage says ``1931``).
+    The numbers of the sentence (years, paragraph numbers, counts; digits, digits grouped in
+    thousands such as ``8.080``, or words from two to twelve in the alias table's languages)
+    the passage has, and those it lacks while it gives another number in their place: one of
+    the same length (``1891`` where the passage says ``1931``) or one of the same thing
+    (``12 weeks`` where it says ``8 weeks``).
 ``shared_words``
     The sentence's content words the passage has too, compared by their stem in the language
     each text is guessed to be in (from the stop words of the alias table's languages; with
     ``snowballstemmer``, a dependency of citekit, for those it stems; else the folded words).
+    Across two languages a word is also shared as a cognate: one that begins with the same
+    five letters (``dignity``, ``dignità``).
 ``negated``
-    Whether one of the two says "not" ("não", "non", "nicht", ...) and the other does not.
+    Whether one of the two negates what the other affirms: the sentence says "not" ("não",
+    "non", "nicht", ...) and the passage's clause that speaks of the same words (the one
+    sharing most of them) does not, or the sentence negates nothing and that clause's "not"
+    bears on a word of the sentence ("it does not cover damage from liquids" against "the
+    warranty covers damage from liquids"). A "not" elsewhere in a long passage is about
+    something else and counts for nothing.
 
-The score (:func:`score`) is the share of the sentence's content words the passage has; a quote
-found lifts it, a quote not found, a contradicted number or a negation on one side only caps it.
-It is support, not verification: shared words are not entailment, and a sentence and a passage
-in two languages share few words whatever they say.
+The score (:func:`score`) is, without an embedding model, the share of the sentence's content
+words the passage has, and with one the larger of that and the two texts' similarity of
+meaning; a quote found lifts it to 0.9. It is laid from ``FLOOR`` (0.2: a passage that shares
+nothing) to 1. Evidence against the pair (a quote not found, a number contradicted, a
+negation) puts it below ``FLOOR`` whatever it shares: similarity cannot see a changed year or a
+"not", so those have evidence of their own. It is support, not verification: shared words and
+near vectors are not entailment, and a passage on the same topic that claims something else
+can score well.
 """
 
 from __future__ import annotations

@@ -13,11 +13,15 @@ Claims (:func:`claims`)
 Support (:func:`support_frame`)
     For each sentence and each source citing it, a ``support`` score in [0, 1] from lexical
     evidence (``citekit.data.corpus.evidence``: the quote found, numbers had or contradicted,
-    the words shared) and a ``verdict``: ``"supported"`` (support >= 0.5), ``"partial"``
-    (>= 0.25), ``"unsupported"``; ``"unverifiable"`` for a source with no passage (a web page
-    Maritaca links: its title is no passage) and ``"uncited"`` for a sentence no source cites.
-    Support is not entailment: a passage that shares a sentence's words may still not say it,
-    and one in another language shares few words whatever it says.
+    a negation on one side, the words shared), with the similarity of meaning from an
+    embedding model when one is given (``scorer=``, ``citekit.data.corpus.scorers``), and a
+    ``verdict``: ``"supported"`` (support >= 0.5), ``"partial"`` (>= 0.25),
+    ``"unsupported"``; ``"unverifiable"`` for a source with no passage (a web page Maritaca
+    links: its title is no passage) and ``"uncited"`` for a sentence no source cites. Which of
+    the answer's sources fits a sentence best, and whether another fits it clearly better than
+    the cited one (``best_source``, ``misattributed``): ``citekit.data.corpus.fit``.
+    Support is not entailment: a passage on the same topic may share a sentence's words, or
+    be near it in meaning, and still not say it.
 """
 
 from __future__ import annotations
@@ -160,7 +164,7 @@ def plain(sentence: Sentence) -> str:
         text = " ".join(parts)
     if "://" in text or "](" in text:
         text = _URL.sub(" ", _LINK_TARGET.sub("]", text))
-    return text
+    return text.strip()
 
 
 _LINK_TARGET = re.compile(r"\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
