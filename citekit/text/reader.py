@@ -58,9 +58,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Any, Final
-
-from markdown_it.token import Token
+from typing import TYPE_CHECKING, Any, Final
 
 from .parser import (
     BRACKET,
@@ -74,9 +72,19 @@ from .parser import (
 )
 from .source_map import MD_TRIM, Lines, Shift, identity, locate, locator, normalise
 
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
+
 __all__ = ["Reading", "numbers", "read"]
 
-_PARSER = reader_parser()
+
+@lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    """The reader's parser, made (and markdown-it imported) on the first text that needs a
+    parse: text the scan reads, and ``import citekit``, never load markdown-it."""
+    return reader_parser()
+
 
 # -- the reading --------------------------------------------------------------------------------
 
@@ -386,7 +394,8 @@ def _parsed(
     when the document defines no link reference; ``scan=False`` parses every block's text).
     """
     env: dict[str, Any] = {}
-    tokens = _PARSER.parse(norm, env)  # blocks only: the core "inline" rule is off
+    parser = _parser()
+    tokens = parser.parse(norm, env)  # blocks only: the core "inline" rule is off
     scan = scan and not env.get("references")
     lines = Lines(norm)
     markers: list[Marker] = []
@@ -410,7 +419,7 @@ def _parsed(
         if scan and not _inline_needs_parse(content):
             found = [(m.start, m.end, m.number, m.style) for m in _scan(content)]
         else:
-            for child in _PARSER.inline.parse(content, _PARSER, env, []):
+            for child in parser.inline.parse(content, parser, env, []):
                 meta = child.meta
                 if child.type == MARKER_TOKEN:
                     found.append((meta["start"], meta["end"], meta["number"], meta["style"]))
@@ -464,14 +473,15 @@ def _links(text: str) -> tuple[Link, ...]:
     if "](" not in norm and "]:" not in norm and not ("<" in norm and _AUTOLINK.search(norm)):
         return ()  # no inline link, no reference definition, no autolink: no link
     env: dict[str, Any] = {}
-    tokens = _PARSER.parse(norm, env)
+    parser = _parser()
+    tokens = parser.parse(norm, env)
     lines = Lines(norm)
     links: list[Link] = []
     for i, token in enumerate(tokens):
         content = token.content
         if token.type != "inline" or ("[" not in content and "<" not in content):
             continue
-        children = _PARSER.inline.parse(content, _PARSER, env, [])
+        children = parser.inline.parse(content, parser, env, [])
         to_source: Callable[[int], int] | None = None
         for j, child in enumerate(children):
             if child.type != "link_open" or not child.meta:
