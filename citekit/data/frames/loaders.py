@@ -51,7 +51,7 @@ from ...core.columns import TOOL_USAGE_COLUMNS
 from ...core.fields import utc_time
 from ...core.names import REFERENCES_PROVIDER
 from ...model import Answer, Usage
-from .columnar import Header, Item, read_source
+from .columnar import Header, TypedItem, read_source, read_typed
 from .log import log_answers, log_citations, log_references, log_selection
 from .rows import add_references, owned_citations
 from .schemas import ANSWERS_SCHEMA, CITATIONS_SCHEMA, REFERENCES_SCHEMA
@@ -113,11 +113,11 @@ def citations_frame(source: Source, *, provider: str | None = None) -> pl.DataFr
     """
     if (logged := log_selection(source)) is not None:
         return log_citations(logged, CITATIONS_SCHEMA)
-    items = read_source(source, provider=provider, caller="citations_frame")
+    items = read_typed(source, provider=provider, caller="citations_frame")
     return _citations_of(items)
 
 
-def _citations_of(items: Iterable[Item]) -> pl.DataFrame:
+def _citations_of(items: Iterable[TypedItem]) -> pl.DataFrame:
     return owned_citations(items)[0].select(CITATIONS_SCHEMA.names())
 
 
