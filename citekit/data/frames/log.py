@@ -27,8 +27,9 @@ from ...store.decode import json_cell, typed_frame
 from ...store.query import where_sql
 from ...store.read import warn_damaged
 from ...store.selection import LogSelection
+from ...text.reader import read
 
-__all__ = ["log_answers", "log_citations", "log_references", "log_selection"]
+__all__ = ["log_answers", "log_citations", "log_references", "log_selection", "log_spans"]
 
 
 def log_selection(source: Any) -> LogSelection | None:
@@ -57,8 +58,11 @@ def _fetch_frame(
 _DAMAGE = "a cell of the wrong type or JSON that does not parse is null, text not UTF-8 has U+FFFD"
 
 
-def log_citations(selection: LogSelection, schema: pl.Schema) -> pl.DataFrame:
-    """``citations_frame`` of the selected answers, columns as in ``schema``."""
+def log_citations(
+    selection: LogSelection, schema: pl.Schema, *, with_answer: bool = False
+) -> pl.DataFrame:
+    """``citations_frame`` of the selected answers, columns as in ``schema`` (with
+    ``with_answer``, then ``answer``: the row id of each citation's answer)."""
     condition, params = _answers_where(selection)
     damaged: list[Any] = []
     answers = _fetch_frame(
@@ -110,8 +114,39 @@ def log_citations(selection: LogSelection, schema: pl.Schema) -> pl.DataFrame:
             year=year_series(joined.get_column("document_year")),
             cited_inline=pl.col("cited_inline").cast(pl.Boolean),
         )
-        .select(schema.names())
+        .select(*schema.names(), *(["answer"] if with_answer else []))
         .cast(schema)
+    )
+
+
+def log_spans(selection: LogSelection) -> pl.DataFrame:
+    """Where each number cited in a selected answer's logged text is first cited: columns
+    ``answer`` (the row id), ``marker``, ``start`` and ``end`` (of that marker in the text),
+    for the answers that have citations. The text is read by the one reader
+    (``citekit.text.reader``), as ``sources_frame`` reads an answer's; a text that is not
+    text (a damaged row) has none, and is named."""
+    condition, params = _answers_where(selection)
+    damaged: list[Any] = []
+    columns: dict[str, list[int]] = {"answer": [], "marker": [], "start": [], "end": []}
+    for row_id, text in selection.log.fetch(
+        f"SELECT id, text FROM answers WHERE {condition} AND n_citations > 0 ORDER BY id",
+        params,
+        damaged=damaged,
+    ):
+        if type(text) is not str:
+            damaged.append(row_id)
+            continue
+        first: dict[int, tuple[int, int]] = {}
+        for m in read(text).markers:
+            first.setdefault(m.number, (m.start, m.end))
+        columns["answer"].extend([row_id] * len(first))
+        columns["marker"].extend(first)
+        columns["start"].extend(start for start, _ in first.values())
+        columns["end"].extend(end for _, end in first.values())
+    warn_damaged(damaged, _DAMAGE, stacklevel=4)
+    return pl.DataFrame(
+        columns,
+        schema={"answer": pl.Int64(), "marker": pl.Int32(), "start": pl.Int32(), "end": pl.Int32()},
     )
 
 

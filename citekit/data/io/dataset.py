@@ -197,59 +197,129 @@ def to_parquet(
 
 @dataclass(frozen=True)
 class _Group:
-    """One partition to write: its provider and month, how many answers, and its frames
-    (made when it is written, so that one partition's rows are held at a time)."""
+    """One partition to write: its provider and month, how many answers, and its four frames
+    (made when it is written, so that one partition's rows are held at a time; the sources
+    not yet identified: identity is computed over every partition)."""
 
     provider: str
     month: str
     size: int
     frames: Callable[[], dict[Table, pl.DataFrame]]
-    sources: Callable[[], pl.DataFrame]
 
 
 def _tables(source: Source) -> dict[Table, pl.DataFrame]:
-    """The answers, citations and references frames of one partition's source."""
+    """The four frames of one partition's answers."""
+    from ..corpus.works import sources_frame
     from ..frames import answers_frame, citations_frame, references_frame
 
     return {
         "answers": answers_frame(source),
         "citations": citations_frame(source),
         "references": references_frame(source),
+        "sources": sources_frame(source),
     }
 
 
 def _answer_groups(source: Source) -> list[_Group]:
     """The partitions of answers (and bare references), read once: a generator can be read
     only once and four frames are made from it."""
-    from ..corpus.works import sources_frame
-
     return [
-        _Group(provider, month, len(group), partial(_tables, group), partial(sources_frame, group))
+        _Group(provider, month, len(group), partial(_tables, group))
         for (provider, month), group in _partitions(load_answers(source)).items()
     ]
 
 
-#: How many row ids of the log one rebuild of answers (for the sources' spans) spans at most.
+#: How many row ids of the log one read of texts (for the sources' spans), or one rebuild of
+#: answers (a partition of web sources or knowledge chunks), spans at most.
 SOURCES_BATCH: Final = 2_000
 
 
 def _log_groups(selection: LogSelection) -> list[_Group]:
     """The partitions of the selected log rows, read from the SQLite tables partition by
-    partition: the answers, citations and references frames with SQL (as
-    ``citations_frame(ck.log)``), the sources from the partition's answers rebuilt
-    ``SOURCES_BATCH`` rows at a time; never the log's answers whole."""
+    partition (never the log's answers whole): the answers, citations and references frames
+    with SQL (as ``citations_frame(ck.log)``), and the sources from the same citations and
+    the texts' markers (:func:`_log_sources`)."""
     from ...store.query import partitions_sql
 
     sql, params = partitions_sql(selection)
     groups = []
     for provider, month, first, last, size in selection.log.fetch(sql, params):
         span = (provider, month, first, last)
-        tables = partial(_tables, replace(selection, part=span))
-        groups.append(_Group(provider, month, size, tables, partial(_sources, selection, span)))
+        groups.append(_Group(provider, month, size, partial(_log_tables, selection, span)))
     return groups
 
 
-def _sources(selection: LogSelection, span: Partition) -> pl.DataFrame:
+def _log_tables(selection: LogSelection, span: Partition) -> dict[Table, pl.DataFrame]:
+    """The four frames of one partition of the log."""
+    from ..frames import ANSWERS_SCHEMA, CITATIONS_SCHEMA, REFERENCES_SCHEMA
+    from ..frames.log import log_answers, log_citations, log_references
+
+    part = replace(selection, part=span)
+    cited = log_citations(part, CITATIONS_SCHEMA, with_answer=True)
+    return {
+        "answers": log_answers(part, ANSWERS_SCHEMA),
+        "citations": cited.drop("answer"),
+        "references": log_references(part, REFERENCES_SCHEMA),
+        "sources": _log_sources(selection, span, cited),
+    }
+
+
+def _log_sources(selection: LogSelection, span: Partition, cited: pl.DataFrame) -> pl.DataFrame:
+    """``sources_frame`` of one partition of the log (not yet identified).
+
+    A partition of citations only (not Maritaca's web sources, whose spans are in the saved
+    annotations, nor GPTBots', whose data ids and knowledge chunks are in the saved JSON) is
+    built from SQL columns: its citations (``cited``, the partition's citations frame with
+    each row's ``answer``) with the span of each number's first marker read in the logged
+    texts, ``SOURCES_BATCH`` answers at a time. Any other is read from its answers, rebuilt
+    a batch at a time."""
+    from ..corpus.works import SOURCES_SCHEMA
+    from ..frames.log import log_spans
+
+    provider, month, first, last = span
+    if not _citations_only(selection, span):
+        return _rebuilt_sources(selection, span)
+    spans = pl.concat(
+        [
+            log_spans(
+                replace(selection, part=(provider, month, low, min(last, low + SOURCES_BATCH - 1)))
+            )
+            for low in range(first, last + 1, SOURCES_BATCH)
+        ]
+    )
+    joined = cited.join(spans, on=["answer", "marker"], how="left", maintain_order="left")
+    return joined.select(
+        *(
+            pl.col(name)
+            if name in joined.columns
+            else pl.lit(None, dtype).alias(name)  # nothing of a knowledge chunk; identity later
+            for name, dtype in SOURCES_SCHEMA.items()
+            if name not in ("kind", "span_start", "span_end")
+        ),
+        kind=pl.lit("citation", pl.String),
+        span_start=pl.col("start"),
+        span_end=pl.col("end"),
+    ).select(SOURCES_SCHEMA.names())
+
+
+def _citations_only(selection: LogSelection, span: Partition) -> bool:
+    """Whether the partition's sources are citations alone, all in SQL columns: not a
+    provider of web sources or knowledge chunks, no answer with saved knowledge chunks."""
+    from ...core.names import WEB_SOURCE_PROVIDERS
+    from ...store.query import where_sql
+
+    provider = span[0]
+    if provider in WEB_SOURCE_PROVIDERS or provider == REFERENCES_PROVIDER:
+        return False
+    condition, params = where_sql(replace(selection, part=span), errors=False)
+    found = selection.log.fetch(
+        f"SELECT 1 FROM answers WHERE {condition} AND references_json IS NOT NULL LIMIT 1",
+        params,
+    )
+    return not found
+
+
+def _rebuilt_sources(selection: LogSelection, span: Partition) -> pl.DataFrame:
     """``sources_frame`` of one partition of the log, its answers rebuilt a batch at a time."""
     from ..corpus.works import sources_frame
 
@@ -329,12 +399,14 @@ def _write_parts(groups: list[_Group], folder: Path, *, progress: bool | None) -
     try:
         for group in groups:
             provider, month = group.provider, group.month
-            for table, frame in group.frames().items():
+            frames = group.frames()
+            # Identity is corpus-wide: the sources are identified over every partition.
+            sources.append(frames.pop("sources").with_columns(month=pl.lit(month)))
+            for table, frame in frames.items():
                 rows[table] += frame.height
                 if frame.height:
                     parts.append(_write_part(frame, folder, table, provider, month, token))
-            # Identity is corpus-wide: the sources are identified again over every partition.
-            sources.append(group.sources().with_columns(month=pl.lit(month)))
+            del frames
             done += group.size
             bar.update(done, 0)
         if sources:
