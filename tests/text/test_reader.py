@@ -553,3 +553,35 @@ def test_import_citekit_leaves_markdown_it_until_a_text_needs_a_parse() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert done.stdout.split() == ["False", "False", "True"]
+
+
+_FIRST_PIECES = [
+    *_PIECES,
+    "[^1][^3]",
+    "[2][",
+    "x[3]y",
+    "[9999]",
+    "\\[4]",
+    "$[5]",
+    "$[6]$",
+    "[7](",
+    "[8]:",
+    "\r\n",
+    "\n\n",
+    "`",
+    "text ",
+]
+
+
+@settings(max_examples=examples(600), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.one_of(st.sampled_from(_FIRST_PIECES), st.text(max_size=3)), max_size=24).map(
+        "".join
+    )
+)
+def test_first_markers_is_the_full_reading(text: str) -> None:
+    first: dict[int, tuple[int, int]] = {}
+    for marker in read(text).markers:
+        first.setdefault(marker.number, (marker.start, marker.end))
+    assert reader.first_markers(text) == first
+    assert list(reader.first_markers(text)) == list(first)  # in the order first cited

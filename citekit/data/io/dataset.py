@@ -229,16 +229,19 @@ def _answer_groups(source: Source) -> list[_Group]:
     ]
 
 
-#: How many row ids of the log one read of texts (for the sources' spans), or one rebuild of
-#: answers (a partition of web sources or knowledge chunks), spans at most.
+#: How many row ids of the log one rebuild of answers (for the sources of a partition of web
+#: sources or knowledge chunks) spans at most.
 SOURCES_BATCH: Final = 2_000
 
 
 def _log_groups(selection: LogSelection) -> list[_Group]:
     """The partitions of the selected log rows, read from the SQLite tables partition by
     partition (never the log's answers whole): the answers, citations and references frames
-    with SQL (as ``citations_frame(ck.log)``), and the sources from the same citations and
-    the texts' markers (:func:`_log_sources`)."""
+    with SQL (as ``citations_frame(ck.log)``); the sources of a partition of citations only
+    from the same citations and the texts' markers (:func:`_log_sources`), any other
+    partition's (Maritaca's web sources, whose spans are in the saved annotations; GPTBots',
+    whose data ids and knowledge chunks are in the saved JSON) from its answers rebuilt
+    ``SOURCES_BATCH`` at a time."""
     from ...store.query import partitions_sql
 
     sql, params = partitions_sql(selection)
@@ -250,43 +253,52 @@ def _log_groups(selection: LogSelection) -> list[_Group]:
 
 
 def _log_tables(selection: LogSelection, span: Partition) -> dict[Table, pl.DataFrame]:
-    """The four frames of one partition of the log."""
+    """The four frames of one partition of the log, its rows read ``ROWS_BATCH`` row ids at
+    a time (the rows SQLite hands over are Python values: a partition's whole would cost
+    several times its frame), damaged rows named once."""
+    from ...store.read import warn_damaged
     from ..frames import ANSWERS_SCHEMA, CITATIONS_SCHEMA, REFERENCES_SCHEMA
-    from ..frames.log import log_answers, log_citations, log_references
+    from ..frames.log import DAMAGE, log_answers, log_citations, log_references, log_spans
 
-    part = replace(selection, part=span)
-    cited = log_citations(part, CITATIONS_SCHEMA, with_answer=True)
+    damaged: list[Any] = []
+    batches = _batches(selection, span)
+    answers = pl.concat([log_answers(b, ANSWERS_SCHEMA, damaged=damaged) for b in batches])
+    cited = pl.concat(
+        [log_citations(b, CITATIONS_SCHEMA, with_answer=True, damaged=damaged) for b in batches]
+    )
+    if _citations_only(selection, span):
+        spans = pl.concat([log_spans(b, damaged=damaged) for b in batches])
+        sources = _log_sources(cited, spans)
+    else:
+        sources = _rebuilt_sources(selection, span)
+    warn_damaged(damaged, DAMAGE, stacklevel=6)  # the caller of to_parquet
     return {
-        "answers": log_answers(part, ANSWERS_SCHEMA),
+        "answers": answers,
         "citations": cited.drop("answer"),
-        "references": log_references(part, REFERENCES_SCHEMA),
-        "sources": _log_sources(selection, span, cited),
+        "references": log_references(replace(selection, part=span), REFERENCES_SCHEMA),
+        "sources": sources,
     }
 
 
-def _log_sources(selection: LogSelection, span: Partition, cited: pl.DataFrame) -> pl.DataFrame:
-    """``sources_frame`` of one partition of the log (not yet identified).
+#: How many row ids of the log one read of a partition's rows spans at most.
+ROWS_BATCH: Final = 10_000
 
-    A partition of citations only (not Maritaca's web sources, whose spans are in the saved
-    annotations, nor GPTBots', whose data ids and knowledge chunks are in the saved JSON) is
-    built from SQL columns: its citations (``cited``, the partition's citations frame with
-    each row's ``answer``) with the span of each number's first marker read in the logged
-    texts, ``SOURCES_BATCH`` answers at a time. Any other is read from its answers, rebuilt
-    a batch at a time."""
-    from ..corpus.works import SOURCES_SCHEMA
-    from ..frames.log import log_spans
 
+def _batches(selection: LogSelection, span: Partition) -> list[LogSelection]:
+    """The partition ``span`` of ``selection`` cut into runs of at most ``ROWS_BATCH`` ids."""
     provider, month, first, last = span
-    if not _citations_only(selection, span):
-        return _rebuilt_sources(selection, span)
-    spans = pl.concat(
-        [
-            log_spans(
-                replace(selection, part=(provider, month, low, min(last, low + SOURCES_BATCH - 1)))
-            )
-            for low in range(first, last + 1, SOURCES_BATCH)
-        ]
-    )
+    return [
+        replace(selection, part=(provider, month, low, min(last, low + ROWS_BATCH - 1)))
+        for low in range(first, last + 1, ROWS_BATCH)
+    ]
+
+
+def _log_sources(cited: pl.DataFrame, spans: pl.DataFrame) -> pl.DataFrame:
+    """``sources_frame`` (not yet identified) of a partition of citations only, from SQL
+    columns: ``cited`` (its citations frame with each row's ``answer``) and ``spans`` (each
+    cited number's first marker in the logged texts, ``log_spans``)."""
+    from ..corpus.works import SOURCES_SCHEMA
+
     joined = cited.join(spans, on=["answer", "marker"], how="left", maintain_order="left")
     return joined.select(
         *(

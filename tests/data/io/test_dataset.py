@@ -437,6 +437,7 @@ def test_the_log_dataset_from_sql_equals_the_dataset_of_its_answers(
         return found
 
     monkeypatch.setattr(dataset, "SOURCES_BATCH", 4)
+    monkeypatch.setattr(dataset, "ROWS_BATCH", 3)  # the partitions' rows read in parts
     monkeypatch.setattr(Reader, "answers", counted)
     from_sql = ck.to_parquet(source, tmp_path / "sql", progress=False)
     others = [a for a in answers if a.provider != "magisterium"]
