@@ -111,7 +111,8 @@ def iter_items(
         for item in source:
             if isinstance(item, Answer):  # the common case, kept cheap
                 yield item
-            elif isinstance(item, Mapping):  # saved responses: the bulk case, kept cheap too
+            elif type(item) is dict or isinstance(item, Mapping):  # saved responses: the bulk
+                # case, kept cheap too (a dict is told without the Mapping ABC's check)
                 yield from _from_json(
                     item, provider=provider, caller=caller, origin=None, saved=saved
                 )
@@ -278,9 +279,10 @@ def _from_path(
 
 
 def _kind(data: Any) -> str | None:
-    if not isinstance(data, Mapping):
+    if type(data) is not dict and not isinstance(data, Mapping):
         return None
-    if "response" in data and isinstance(data["response"], Mapping):
+    response = data.get("response")
+    if type(response) is dict or ("response" in data and isinstance(response, Mapping)):
         return "record"
     if "message" in data and isinstance(data["message"], Mapping):
         return "gptbots_record"
