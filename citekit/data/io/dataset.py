@@ -62,7 +62,7 @@ import contextlib
 import os
 import uuid
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -204,20 +204,18 @@ class _Group:
     provider: str
     month: str
     size: int
-    frames: Callable[[], dict[Table, pl.DataFrame]]
+    frames: Callable[[], Iterator[tuple[Table, pl.DataFrame]]]
 
 
-def _tables(source: Source) -> dict[Table, pl.DataFrame]:
-    """The four frames of one partition's answers."""
+def _tables(source: Source) -> Iterator[tuple[Table, pl.DataFrame]]:
+    """The four frames of one partition's answers, one at a time."""
     from ..corpus.works import sources_frame
     from ..frames import answers_frame, citations_frame, references_frame
 
-    return {
-        "answers": answers_frame(source),
-        "citations": citations_frame(source),
-        "references": references_frame(source),
-        "sources": sources_frame(source),
-    }
+    yield "answers", answers_frame(source)
+    yield "citations", citations_frame(source)
+    yield "references", references_frame(source)
+    yield "sources", sources_frame(source)
 
 
 def _answer_groups(source: Source) -> list[_Group]:
@@ -242,42 +240,57 @@ def _log_groups(selection: LogSelection) -> list[_Group]:
     partition's (Maritaca's web sources, whose spans are in the saved annotations; GPTBots',
     whose data ids and knowledge chunks are in the saved JSON) from its answers rebuilt
     ``SOURCES_BATCH`` at a time."""
-    from ...store.query import partitions_sql
+    from ...store.query import MONTH, partitions_sql, where_sql
+    from ...store.read import warn_damaged
 
     sql, params = partitions_sql(selection)
     groups = []
+    damaged: list[Any] = []
     for provider, month, first, last, size in selection.log.fetch(sql, params):
+        if type(provider) is not str or type(month) is not str:
+            # A provider or time that is no text (a damaged cell) names no partition: its
+            # rows are left out and named, as the answers whose JSON cannot be rebuilt.
+            condition, values = where_sql(selection, errors=False)
+            damaged.extend(
+                row_id
+                for row_id, p, m in selection.log.fetch(
+                    f"SELECT id, provider, {MONTH} FROM answers WHERE ({condition}) "
+                    "AND id BETWEEN ? AND ?",
+                    [*values, first, last],
+                )
+                if (p, m) == (provider, month)
+            )
+            continue
         span = (provider, month, first, last)
         groups.append(_Group(provider, month, size, partial(_log_tables, selection, span)))
+    warn_damaged(damaged, "a row whose provider or time is not text is left out", stacklevel=4)
     return groups
 
 
-def _log_tables(selection: LogSelection, span: Partition) -> dict[Table, pl.DataFrame]:
-    """The four frames of one partition of the log, its rows read ``ROWS_BATCH`` row ids at
-    a time (the rows SQLite hands over are Python values: a partition's whole would cost
-    several times its frame), damaged rows named once."""
+def _log_tables(selection: LogSelection, span: Partition) -> Iterator[tuple[Table, pl.DataFrame]]:
+    """The four frames of one partition of the log, one at a time, its rows read
+    ``ROWS_BATCH`` row ids at a time (the rows SQLite hands over are Python values: a
+    partition's whole would cost several times its frame); damaged rows named once."""
     from ...store.read import warn_damaged
     from ..frames import ANSWERS_SCHEMA, CITATIONS_SCHEMA, REFERENCES_SCHEMA
     from ..frames.log import DAMAGE, log_answers, log_citations, log_references, log_spans
 
     damaged: list[Any] = []
     batches = _batches(selection, span)
-    answers = pl.concat([log_answers(b, ANSWERS_SCHEMA, damaged=damaged) for b in batches])
+    yield "answers", pl.concat([log_answers(b, ANSWERS_SCHEMA, damaged=damaged) for b in batches])
     cited = pl.concat(
         [log_citations(b, CITATIONS_SCHEMA, with_answer=True, damaged=damaged) for b in batches]
     )
+    yield "citations", cited.drop("answer")
+    yield "references", log_references(replace(selection, part=span), REFERENCES_SCHEMA)
     if _citations_only(selection, span):
         spans = pl.concat([log_spans(b, damaged=damaged) for b in batches])
         sources = _log_sources(cited, spans)
     else:
         sources = _rebuilt_sources(selection, span)
+    del cited
     warn_damaged(damaged, DAMAGE, stacklevel=6)  # the caller of to_parquet
-    return {
-        "answers": answers,
-        "citations": cited.drop("answer"),
-        "references": log_references(replace(selection, part=span), REFERENCES_SCHEMA),
-        "sources": sources,
-    }
+    yield "sources", sources
 
 
 #: How many row ids of the log one read of a partition's rows spans at most.
@@ -411,27 +424,21 @@ def _write_parts(groups: list[_Group], folder: Path, *, progress: bool | None) -
     try:
         for group in groups:
             provider, month = group.provider, group.month
-            frames = group.frames()
-            # Identity is corpus-wide: the sources are identified over every partition.
-            sources.append(frames.pop("sources").with_columns(month=pl.lit(month)))
-            for table, frame in frames.items():
+            # One table of the partition at a time: each is let go once written. Identity is
+            # corpus-wide: the sources are identified over every partition, then written.
+            for table, frame in group.frames():
+                if table == "sources":
+                    sources.append(frame.with_columns(month=pl.lit(month)))
+                    continue
                 rows[table] += frame.height
                 if frame.height:
                     parts.append(_write_part(frame, folder, table, provider, month, token))
-            del frames
+                del frame
             done += group.size
             bar.update(done, 0)
-        if sources:
-            from ..identity.clusters import identify
-
-            every = identify(pl.concat(sources, how="vertical_relaxed"))
-            for (provider, month), part in every.group_by(_PARTITIONS, maintain_order=True):
-                rows["sources"] += part.height
-                parts.append(
-                    _write_part(
-                        part.drop("month"), folder, "sources", str(provider), str(month), token
-                    )
-                )
+        for (provider, month), part in _identified(sources):
+            rows["sources"] += part.height
+            parts.append(_write_part(part, folder, "sources", provider, month, token))
         for table in TABLES:  # a table without rows is a folder without files: scans typed
             (folder / table).mkdir(exist_ok=True)
         write_manifest(folder, parts, rows)
@@ -445,6 +452,32 @@ def _write_parts(groups: list[_Group], folder: Path, *, progress: bool | None) -
     bar.close(done, 0)
     size = sum(part.bytes for part in parts)
     return ParquetDataset(folder=folder, rows=rows, files=len(parts), bytes=size)
+
+
+def _identified(sources: list[pl.DataFrame]) -> Iterator[tuple[tuple[str, str], pl.DataFrame]]:
+    """The sources of every partition (each frame with its ``month``) with their work and
+    author identity computed over all of them, by partition (provider and month), in order.
+
+    Identity is read off the identity keys alone (``identify`` of those columns: what it
+    reads), and its four columns put beside each partition's rows: the rows themselves are
+    not copied (a million sources are not held twice)."""
+    from ..identity.clusters import _KEYS, IDENTITY_COLUMNS, identify
+
+    if not sources:
+        return
+    every = pl.concat(sources, how="vertical_relaxed")
+    identity = identify(every.select(_KEYS)).select(IDENTITY_COLUMNS)
+    every = every.drop(IDENTITY_COLUMNS).hstack(identity)
+    keys = [frame.select(_PARTITIONS).unique().rows() for frame in sources]
+    if all(len(k) == 1 for k in keys) and len({k[0] for k in keys}) == len(keys):
+        start = 0  # one partition per frame (as written): slices of the rows, not copies
+        for (key,), frame in zip(keys, sources, strict=True):
+            part = every.slice(start, frame.height)
+            start += frame.height
+            yield (str(key[0]), str(key[1])), part.drop("month")
+        return
+    for (provider, month), part in every.group_by(_PARTITIONS, maintain_order=True):
+        yield (str(provider), str(month)), part.drop("month")
 
 
 def _write_part(
