@@ -35,7 +35,10 @@ Saved chat completions (Magisterium's, Maritaca's) are read column-wise, without
 ``Answer`` (``citekit.data.frames.columnar``): their citation arrays become whole columns, entities
 decoded once per distinct value. Other answers (GPTBots bodies, any response of an unusual
 shape) are parsed into ``Answer`` objects and read field by field; the frames are the same
-either way (``tests/data/frames/test_columnar.py``). Year parsing and the repeated per-answer
+either way (``tests/data/frames/test_columnar.py``). In a JSON Lines file, ``citations_frame``
+decodes each plain chat completion with msgspec, with its types, straight into the citation
+columns (``citekit.data.frames.typed``: no dict per JSON object); any other line is read as
+above, and so is every error and skipped line (``tests/data/frames/test_typed.py``). Year parsing and the repeated per-answer
 columns are computed in polars over whole columns (``bench/frames.py`` measures 100,000 saved
 responses, as dicts and as a JSON Lines file, against pandas and a polars floor).
 """
