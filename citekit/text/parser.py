@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Final, Literal, NamedTuple
+from typing import TYPE_CHECKING, Final, Literal, NamedTuple
 from urllib.parse import urlsplit
 
-from markdown_it import MarkdownIt
-from markdown_it.rules_block import StateBlock
-from markdown_it.rules_block.table import table as _table_rule
-from markdown_it.rules_inline import StateInline
-from markdown_it.rules_inline.autolink import autolink as _autolink_rule
-from markdown_it.rules_inline.backticks import backtick as _backtick_rule
-from markdown_it.rules_inline.link import link as _link_rule
+# markdown-it is imported where a parser is made: what a marker is (``marker_at``,
+# ``Marker``) needs none of it, and ``import citekit`` stays free of it.
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.rules_block import StateBlock
+    from markdown_it.rules_inline import StateInline
 
 __all__ = [
     "BRACKET",
@@ -175,6 +174,8 @@ def make_parser() -> MarkdownIt:
     strikethrough, raw HTML off, images off (they would load remote content; ``![x](u)`` reads
     as ``!`` and a link), links only to ``http(s)`` (:func:`link_allowed`), markers on
     (:func:`marker_plugin`). The HTML renderer and :func:`read` both use it."""
+    from markdown_it import MarkdownIt
+
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.enable(["table", "strikethrough"])
     md.disable("image")
@@ -184,18 +185,29 @@ def make_parser() -> MarkdownIt:
 
 
 # The reader's own parser also records where code spans and table rows start (token meta); that
-# changes no token the renderer uses.
-def _code_span_rule(state: StateInline, silent: bool) -> bool:
-    start = state.pos
-    count = len(state.tokens)
-    if not _backtick_rule(state, silent):
-        return False
-    if not silent and len(state.tokens) > count and state.tokens[-1].type == "code_inline":
-        state.tokens[-1].meta = {"start": start, "end": state.pos}
-    return True
+# changes no token the renderer uses. Each wraps markdown-it's own rule, handed in by
+# :func:`reader_parser` (markdown-it is imported only when a parser is made).
+InlineRule = Callable[["StateInline", bool], bool]
+BlockRule = Callable[["StateBlock", int, int, bool], bool]
 
 
-def _positioned(rule: Callable[[StateInline, bool], bool]) -> Callable[[StateInline, bool], bool]:
+def _code_spans(backtick: InlineRule) -> InlineRule:
+    """markdown-it's backtick rule, recording on each ``code_inline`` token where it starts
+    and ends in the inline source."""
+
+    def code_span(state: StateInline, silent: bool) -> bool:
+        start = state.pos
+        count = len(state.tokens)
+        if not backtick(state, silent):
+            return False
+        if not silent and len(state.tokens) > count and state.tokens[-1].type == "code_inline":
+            state.tokens[-1].meta = {"start": start, "end": state.pos}
+        return True
+
+    return code_span
+
+
+def _positioned(rule: InlineRule) -> InlineRule:
     """``rule`` (markdown-it's link or autolink rule), recording on each ``link_open`` token
     where the link starts and ends in the inline source."""
 
@@ -214,27 +226,38 @@ def _positioned(rule: Callable[[StateInline, bool], bool]) -> Callable[[StateInl
     return positioned
 
 
-def _table_rows_rule(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
-    count = len(state.tokens)
-    if not _table_rule(state, start_line, end_line, silent):
-        return False
-    if not silent:
-        cell = 0
-        for token in state.tokens[count:]:
-            if token.type == "tr_open":
-                cell = 0
-            elif token.type == "inline" and token.map:
-                line = token.map[0]
-                token.meta = {"row": state.bMarks[line] + state.tShift[line], "cell": cell}
-                cell += 1
-    return True
+def _table_rows(table: BlockRule) -> BlockRule:
+    """markdown-it's table rule, recording on each cell's ``inline`` token where its row
+    starts and which cell it is."""
+
+    def table_rows(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+        count = len(state.tokens)
+        if not table(state, start_line, end_line, silent):
+            return False
+        if not silent:
+            cell = 0
+            for token in state.tokens[count:]:
+                if token.type == "tr_open":
+                    cell = 0
+                elif token.type == "inline" and token.map:
+                    line = token.map[0]
+                    token.meta = {"row": state.bMarks[line] + state.tShift[line], "cell": cell}
+                    cell += 1
+        return True
+
+    return table_rows
 
 
 def reader_parser() -> MarkdownIt:
+    from markdown_it.rules_block.table import table
+    from markdown_it.rules_inline.autolink import autolink
+    from markdown_it.rules_inline.backticks import backtick
+    from markdown_it.rules_inline.link import link
+
     md = make_parser()
-    md.inline.ruler.at("backticks", _code_span_rule)
-    md.inline.ruler.at("link", _positioned(_link_rule))
-    md.inline.ruler.at("autolink", _positioned(_autolink_rule))
-    md.block.ruler.at("table", _table_rows_rule, {"alt": ["paragraph", "reference"]})
+    md.inline.ruler.at("backticks", _code_spans(backtick))
+    md.inline.ruler.at("link", _positioned(link))
+    md.inline.ruler.at("autolink", _positioned(autolink))
+    md.block.ruler.at("table", _table_rows(table), {"alt": ["paragraph", "reference"]})
     md.disable(["inline", "text_join"])  # the reader runs the inline parser block by block
     return md

@@ -58,9 +58,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Any, Final
-
-from markdown_it.token import Token
+from typing import TYPE_CHECKING, Any, Final
 
 from .parser import (
     BRACKET,
@@ -74,9 +72,19 @@ from .parser import (
 )
 from .source_map import MD_TRIM, Lines, Shift, identity, locate, locator, normalise
 
-__all__ = ["Reading", "numbers", "read"]
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
-_PARSER = reader_parser()
+__all__ = ["Reading", "first_markers", "numbers", "read"]
+
+
+@lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    """The reader's parser, made (and markdown-it imported) on the first text that needs a
+    parse: text the scan reads, and ``import citekit``, never load markdown-it."""
+    return reader_parser()
+
 
 # -- the reading --------------------------------------------------------------------------------
 
@@ -359,6 +367,35 @@ def numbers(text: str) -> frozenset[int]:
     return frozenset(map(int, found))
 
 
+def first_markers(text: str) -> dict[int, Span]:
+    """Where each footnote number cited inline in ``text`` is first cited: ``{number: (start,
+    end)}`` of its first marker of ``read(text).markers``, in the order first cited. Found
+    without building the reading where :func:`numbers` finds the numbers so (every marker
+    candidate plain: each match is a marker, at its place in the text); the sources' spans ask
+    this of every answer.
+
+    >>> from citekit.text.reader import first_markers
+    >>> first_markers("Work[^1] is for man.[^3][^1] See `[2]`.")
+    {1: (4, 8), 3: (20, 24)}
+    """
+    first: dict[int, Span] = {}
+    if "[" not in text:
+        return first
+    found = list(_PLAIN_MARKER.finditer(text))
+    if (
+        text.count("]") != len(found)
+        or any(m[1] is None for m in found)
+        or "\r" in text
+        or _may_hide(text)
+    ):
+        for marker in read(text).markers:
+            first.setdefault(marker.number, (marker.start, marker.end))
+        return first
+    for m in found:
+        first.setdefault(int(m[1]), m.span())
+    return first
+
+
 @lru_cache(maxsize=64)
 def _plain_reading(text: str) -> Reading:
     """The reading of ``text`` as it stands (no definition lines taken out)."""
@@ -386,7 +423,8 @@ def _parsed(
     when the document defines no link reference; ``scan=False`` parses every block's text).
     """
     env: dict[str, Any] = {}
-    tokens = _PARSER.parse(norm, env)  # blocks only: the core "inline" rule is off
+    parser = _parser()
+    tokens = parser.parse(norm, env)  # blocks only: the core "inline" rule is off
     scan = scan and not env.get("references")
     lines = Lines(norm)
     markers: list[Marker] = []
@@ -410,7 +448,7 @@ def _parsed(
         if scan and not _inline_needs_parse(content):
             found = [(m.start, m.end, m.number, m.style) for m in _scan(content)]
         else:
-            for child in _PARSER.inline.parse(content, _PARSER, env, []):
+            for child in parser.inline.parse(content, parser, env, []):
                 meta = child.meta
                 if child.type == MARKER_TOKEN:
                     found.append((meta["start"], meta["end"], meta["number"], meta["style"]))
@@ -464,14 +502,15 @@ def _links(text: str) -> tuple[Link, ...]:
     if "](" not in norm and "]:" not in norm and not ("<" in norm and _AUTOLINK.search(norm)):
         return ()  # no inline link, no reference definition, no autolink: no link
     env: dict[str, Any] = {}
-    tokens = _PARSER.parse(norm, env)
+    parser = _parser()
+    tokens = parser.parse(norm, env)
     lines = Lines(norm)
     links: list[Link] = []
     for i, token in enumerate(tokens):
         content = token.content
         if token.type != "inline" or ("[" not in content and "<" not in content):
             continue
-        children = _PARSER.inline.parse(content, _PARSER, env, [])
+        children = parser.inline.parse(content, parser, env, [])
         to_source: Callable[[int], int] | None = None
         for j, child in enumerate(children):
             if child.type != "link_open" or not child.meta:

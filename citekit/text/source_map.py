@@ -12,8 +12,10 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-from markdown_it.token import Token
+if TYPE_CHECKING:
+    from markdown_it.token import Token
 
 #: What markdown-it's ``mdTrim`` strips (JavaScript's ``trim`` set, CommonMark whitespace).
 MD_TRIM = " \t\n\x0b\x0c\r\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"

@@ -32,6 +32,7 @@ from tests.providers.test_clients import ask_magisterium, maritaca_options
 pytestmark = pytest.mark.filterwarnings("ignore::citekit.ContentFilteredWarning")
 
 FRAMES = (ck.citations_frame, ck.references_frame, ck.answers_frame, ck.sources_frame)
+DATASET = (ck.scan_answers, ck.scan_citations, ck.scan_references, ck.scan_sources)
 TABLES = ("answers", "citations", "knowledge_references")
 #: Columns whose damage would be a change of what the row is, not of what it holds.
 KEYS = {("answers", "id")}
@@ -98,6 +99,12 @@ def _reads(log: Log, home: Path, capsys: pytest.CaptureFixture[str]) -> dict[str
     }
     for frame in FRAMES:
         out[frame.__name__] = frame(log)
+    # the Parquet dataset, read from the tables partition by partition
+    folder = Path(tempfile.mkdtemp(prefix="citekit-damaged-ds-")) / "ds"
+    ck.to_parquet(log, folder, progress=False)
+    for scan in DATASET:
+        out[scan.__name__] = scan(folder).drop("month").collect().sort(pl.all())
+    shutil.rmtree(folder.parent, ignore_errors=True)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("CITEKIT_HOME", str(home))
         capsys.readouterr()
@@ -181,8 +188,8 @@ def _same_but_the_owner(expected: dict[str, Any], got: dict[str, Any], owner: in
             assert answer in got["answers"]
     assert len(got["answers"]) >= len(expected["answers"]) - 1
     aid, question = owner_row["answer_id"], owner_row["question"]
-    for frame in FRAMES:
-        want, have = expected[frame.__name__], got[frame.__name__]
+    for name in [f.__name__ for f in FRAMES] + [s.__name__ for s in DATASET]:
+        want, have = expected[name], got[name]
         assert have.schema == want.schema
         keep = pl.col("answer_id").ne_missing(aid)
         if "question" in want.columns:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -533,3 +535,53 @@ def test_links_of_an_answer() -> None:
         ("<https://www.gov.br/>", "https://www.gov.br/", "https://www.gov.br/"),
     ]
     assert read("no links here [1]").links == ()
+
+
+def test_import_citekit_leaves_markdown_it_until_a_text_needs_a_parse() -> None:
+    # markdown-it costs a fifth of ``import citekit``; a plain text is read by the scan, and
+    # only a text that may hold code or a link loads it.
+    code = (
+        "import sys, citekit\n"
+        "print('markdown_it' in sys.modules)\n"
+        "from citekit.text.reader import read\n"
+        "assert [m.number for m in read('Grace [1] and nature [^2].').markers] == [1, 2]\n"
+        "print('markdown_it' in sys.modules)\n"
+        "assert [m.number for m in read('A `[1]` and [3](https://e.org) [2]').markers] == [2]\n"
+        "print('markdown_it' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.split() == ["False", "False", "True"]
+
+
+_FIRST_PIECES = [
+    *_PIECES,
+    "[^1][^3]",
+    "[2][",
+    "x[3]y",
+    "[9999]",
+    "\\[4]",
+    "$[5]",
+    "$[6]$",
+    "[7](",
+    "[8]:",
+    "\r\n",
+    "\n\n",
+    "`",
+    "text ",
+]
+
+
+@settings(max_examples=examples(600), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.one_of(st.sampled_from(_FIRST_PIECES), st.text(max_size=3)), max_size=24).map(
+        "".join
+    )
+)
+def test_first_markers_is_the_full_reading(text: str) -> None:
+    first: dict[int, tuple[int, int]] = {}
+    for marker in read(text).markers:
+        first.setdefault(marker.number, (marker.start, marker.end))
+    assert reader.first_markers(text) == first
+    assert list(reader.first_markers(text)) == list(first)  # in the order first cited

@@ -33,11 +33,21 @@ from ...model import SAMPLE_FIELD, Answer, Citation, References, Usage
 from ...wire.maritaca import sources as maritaca_sources
 from ...wire.openai_compat import parse_citations
 from .sources import Saved, iter_items
+from .typed import Plain, TypedCitation
 
 if TYPE_CHECKING:
     import polars as pl
 
-__all__ = ["Header", "Item", "chat_header", "citation_columns", "read_items", "read_source"]
+__all__ = [
+    "Header",
+    "Item",
+    "chat_header",
+    "citation_columns",
+    "plain_columns",
+    "read_items",
+    "read_source",
+    "read_typed",
+]
 
 
 class Header(NamedTuple):
@@ -90,6 +100,9 @@ class Header(NamedTuple):
 
 #: What :func:`read_items` yields: a parsed answer, bare references, or a plain response.
 Item = Answer | References | Header
+#: What it yields from ``typed`` items: also a line of a JSON Lines file decoded with its
+#: types (``Plain``), which only the citation rows read.
+TypedItem = Item | Plain
 
 
 def chat_header(unit: Saved) -> Header | None:
@@ -140,10 +153,18 @@ def read_source(source: Any, *, provider: str | None, caller: str) -> Iterator[I
     in source order, a saved chat completion of the plain shape as its :class:`Header`, any
     other saved answer parsed into its ``Answer``. ``caller`` names the public function in
     the errors."""
-    return read_items(iter_items(source, provider=provider, caller=caller, saved=True))
+    items = iter_items(source, provider=provider, caller=caller, saved=True)
+    return read_items(items)  # type: ignore[return-value]  # no Plain without typed
 
 
-def read_items(items: Iterator[Answer | References | Saved]) -> Iterator[Item]:
+def read_typed(source: Any, *, provider: str | None, caller: str) -> Iterator[TypedItem]:
+    """:func:`read_source`, with the plain chat completions of JSON Lines files decoded with
+    their types into ``Plain`` (``citekit.data.frames.typed``): what a citations frame reads."""
+    items = iter_items(source, provider=provider, caller=caller, saved=True, typed=True)
+    return read_items(items)
+
+
+def read_items(items: Iterator[Answer | References | Saved | Plain]) -> Iterator[TypedItem]:
     """``items`` (``iter_items(..., saved=True)``) with every saved answer either read as a
     :class:`Header` or parsed into its ``Answer``, in source order (so the first bad body
     raises where the ``Answer`` path raises)."""
@@ -181,13 +202,38 @@ def citation_columns(lists: list[list[Any]]) -> dict[str, pl.Series] | None:
     kind (an item that is not an object, an index that is not an integer from 0 to
     ``MAX_INDEX - 1``, a missing ``cited_text``, a field that is not a string, text that is
     not valid Unicode): the caller then builds ``Citation`` objects."""
-    import polars as pl
-
     flat = list(chain.from_iterable(lists))
     if flat and set(map(type, flat)) != {dict}:
         return None  # parse_citations skips what is not an object, and counts its place
     # one pass in C per field (dict.get over the objects): no per-citation Python code
-    values = [list(map(dict.get, flat, repeat(name))) for name in _FIELDS]
+    return _columns([list(map(dict.get, flat, repeat(name))) for name in _FIELDS])
+
+
+def plain_columns(citations: list[TypedCitation]) -> dict[str, pl.Series]:
+    """:func:`citation_columns` of citations msgspec decoded with their types
+    (``citekit.data.frames.typed``): every one of the plain kind by its type, so the same
+    columns always come out."""
+    values: list[list[Any]] = [
+        [c.document_index for c in citations],
+        [c.cited_text for c in citations],
+        [c.cited_text_heading for c in citations],
+        [c.document_title for c in citations],
+        [c.document_author for c in citations],
+        [c.document_year for c in citations],
+        [c.document_reference for c in citations],
+        [c.source_url for c in citations],
+    ]
+    columns = _columns(values)
+    if columns is None:  # decode_line let through only what makes columns
+        raise AssertionError("a typed citation that does not make columns")
+    return columns
+
+
+def _columns(values: list[list[Any]]) -> dict[str, pl.Series] | None:
+    """The columns of the fields' values (in ``_FIELDS`` order), or ``None`` when a value is
+    not of the plain kind."""
+    import polars as pl
+
     indexes = values[0]
     # bool is an int to polars: only plain integers are kept as they are
     if set(map(type, indexes)) - {int}:

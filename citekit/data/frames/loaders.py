@@ -35,7 +35,10 @@ Saved chat completions (Magisterium's, Maritaca's) are read column-wise, without
 ``Answer`` (``citekit.data.frames.columnar``): their citation arrays become whole columns, entities
 decoded once per distinct value. Other answers (GPTBots bodies, any response of an unusual
 shape) are parsed into ``Answer`` objects and read field by field; the frames are the same
-either way (``tests/data/frames/test_columnar.py``). Year parsing and the repeated per-answer
+either way (``tests/data/frames/test_columnar.py``). In a JSON Lines file, ``citations_frame``
+decodes each plain chat completion with msgspec, with its types, straight into the citation
+columns (``citekit.data.frames.typed``: no dict per JSON object); any other line is read as
+above, and so is every error and skipped line (``tests/data/frames/test_typed.py``). Year parsing and the repeated per-answer
 columns are computed in polars over whole columns (``bench/frames.py`` measures 100,000 saved
 responses, as dicts and as a JSON Lines file, against pandas and a polars floor).
 """
@@ -51,7 +54,7 @@ from ...core.columns import TOOL_USAGE_COLUMNS
 from ...core.fields import utc_time
 from ...core.names import REFERENCES_PROVIDER
 from ...model import Answer, Usage
-from .columnar import Header, Item, read_source
+from .columnar import Header, TypedItem, read_source, read_typed
 from .log import log_answers, log_citations, log_references, log_selection
 from .rows import add_references, owned_citations
 from .schemas import ANSWERS_SCHEMA, CITATIONS_SCHEMA, REFERENCES_SCHEMA
@@ -113,11 +116,11 @@ def citations_frame(source: Source, *, provider: str | None = None) -> pl.DataFr
     """
     if (logged := log_selection(source)) is not None:
         return log_citations(logged, CITATIONS_SCHEMA)
-    items = read_source(source, provider=provider, caller="citations_frame")
+    items = read_typed(source, provider=provider, caller="citations_frame")
     return _citations_of(items)
 
 
-def _citations_of(items: Iterable[Item]) -> pl.DataFrame:
+def _citations_of(items: Iterable[TypedItem]) -> pl.DataFrame:
     return owned_citations(items)[0].select(CITATIONS_SCHEMA.names())
 
 

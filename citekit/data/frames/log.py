@@ -27,8 +27,9 @@ from ...store.decode import json_cell, typed_frame
 from ...store.query import where_sql
 from ...store.read import warn_damaged
 from ...store.selection import LogSelection
+from ...text.reader import first_markers
 
-__all__ = ["log_answers", "log_citations", "log_references", "log_selection"]
+__all__ = ["DAMAGE", "log_answers", "log_citations", "log_references", "log_selection", "log_spans"]
 
 
 def log_selection(source: Any) -> LogSelection | None:
@@ -54,13 +55,22 @@ def _fetch_frame(
 
 
 #: What the warning of a frame read from a damaged log says of the rows it names.
-_DAMAGE = "a cell of the wrong type or JSON that does not parse is null, text not UTF-8 has U+FFFD"
+DAMAGE = "a cell of the wrong type or JSON that does not parse is null, text not UTF-8 has U+FFFD"
 
 
-def log_citations(selection: LogSelection, schema: pl.Schema) -> pl.DataFrame:
-    """``citations_frame`` of the selected answers, columns as in ``schema``."""
+def log_citations(
+    selection: LogSelection,
+    schema: pl.Schema,
+    *,
+    with_answer: bool = False,
+    damaged: list[Any] | None = None,
+) -> pl.DataFrame:
+    """``citations_frame`` of the selected answers, columns as in ``schema`` (with
+    ``with_answer``, then ``answer``: the row id of each citation's answer). The damaged
+    rows are named in a warning, or added to ``damaged`` when it is given (a read in parts
+    names them once)."""
     condition, params = _answers_where(selection)
-    damaged: list[Any] = []
+    found: list[Any] = []
     answers = _fetch_frame(
         selection.log,
         "SELECT id, provider, answer_id, question, model FROM answers "
@@ -70,7 +80,7 @@ def log_citations(selection: LogSelection, schema: pl.Schema) -> pl.DataFrame:
             "answer": pl.Int64(),
             **{n: schema[n] for n in ("provider", "answer_id", "question", "model")},
         },
-        damaged,
+        found,
     )
     # Every citation of the file when nothing but failed calls is left out, else only those
     # of the chosen answers; either way only those whose answer was read are kept (the
@@ -90,9 +100,9 @@ def log_citations(selection: LogSelection, schema: pl.Schema) -> pl.DataFrame:
             **{n: schema[n] for n in CITATION_COLUMNS},
             "cited_inline": pl.Int8(),
         },
-        damaged,
+        found,
     )
-    warn_damaged(damaged, _DAMAGE, stacklevel=4)
+    _report(found, damaged)
     ids = answers.get_column("answer")
     owner = citations.get_column("answer")
     kept = owner.is_in(ids.implode()).fill_null(False)  # a damaged owner is no answer
@@ -110,8 +120,45 @@ def log_citations(selection: LogSelection, schema: pl.Schema) -> pl.DataFrame:
             year=year_series(joined.get_column("document_year")),
             cited_inline=pl.col("cited_inline").cast(pl.Boolean),
         )
-        .select(schema.names())
+        .select(*schema.names(), *(["answer"] if with_answer else []))
         .cast(schema)
+    )
+
+
+def _report(found: list[Any], damaged: list[Any] | None) -> None:
+    """The damaged rows of one read: named in a warning, or added to ``damaged``."""
+    if damaged is None:
+        warn_damaged(found, DAMAGE, stacklevel=5)
+    else:
+        damaged.extend(found)
+
+
+def log_spans(selection: LogSelection, *, damaged: list[Any] | None = None) -> pl.DataFrame:
+    """Where each number cited in a selected answer's logged text is first cited: columns
+    ``answer`` (the row id), ``marker``, ``start`` and ``end`` (of that marker in the text),
+    for the answers that have citations. The text is read by the one reader
+    (``citekit.text.reader.first_markers``), as ``sources_frame`` reads an answer's; a text
+    that is not text (a damaged row) has none (damaged rows as ``log_citations`` has them)."""
+    condition, params = _answers_where(selection)
+    found: list[Any] = []
+    columns: dict[str, list[int]] = {"answer": [], "marker": [], "start": [], "end": []}
+    for row_id, text in selection.log.fetch(
+        f"SELECT id, text FROM answers WHERE {condition} AND n_citations > 0 ORDER BY id",
+        params,
+        damaged=found,
+    ):
+        if type(text) is not str:
+            found.append(row_id)
+            continue
+        first = first_markers(text)
+        columns["answer"].extend([row_id] * len(first))
+        columns["marker"].extend(first)
+        columns["start"].extend(start for start, _ in first.values())
+        columns["end"].extend(end for _, end in first.values())
+    _report(found, damaged)
+    return pl.DataFrame(
+        columns,
+        schema={"answer": pl.Int64(), "marker": pl.Int32(), "start": pl.Int32(), "end": pl.Int32()},
     )
 
 
@@ -165,7 +212,7 @@ def log_references(selection: LogSelection, schema: pl.Schema) -> pl.DataFrame:
         {"answer": pl.Int64(), **{n: schema[n] for n in REFERENCE_COLUMNS}},
         damaged,
     )
-    warn_damaged(damaged, _DAMAGE, stacklevel=4)
+    warn_damaged(damaged, DAMAGE, stacklevel=4)
     return (
         chunks.join(answers, on="answer", how="inner", maintain_order="left")
         .select(schema.names())
@@ -183,10 +230,13 @@ def _saved_references(saved: Any) -> References | None:
         return None
 
 
-def log_answers(selection: LogSelection, schema: pl.Schema) -> pl.DataFrame:
-    """``answers_frame`` of the selected answers, columns as in ``schema``."""
+def log_answers(
+    selection: LogSelection, schema: pl.Schema, *, damaged: list[Any] | None = None
+) -> pl.DataFrame:
+    """``answers_frame`` of the selected answers, columns as in ``schema`` (damaged rows as
+    ``log_citations`` has them)."""
     condition, params = _answers_where(selection)
-    damaged: list[Any] = []
+    found: list[Any] = []
     names = (
         "provider",
         "answer_id",
@@ -213,20 +263,20 @@ def log_answers(selection: LogSelection, schema: pl.Schema) -> pl.DataFrame:
         f"partial, sample FROM answers WHERE {condition} ORDER BY id",
         params,
         {"id": pl.Int64(), **{n: stored.get(n) or schema[n] for n in names}},
-        damaged,
+        found,
     )
     usage: dict[str, list[Any]] = {name: [] for name in TOOL_USAGE_COLUMNS}
     for row_id, cell in zip(frame.get_column("id"), frame.get_column("tools_json"), strict=True):
-        tools = json_cell(cell, row_id, damaged)
+        tools = json_cell(cell, row_id, found)
         if tools is not None and not isinstance(tools, dict):
-            damaged.append(row_id)
+            found.append(row_id)
         for name, values in usage.items():
             value = tools.get(name) if isinstance(tools, dict) else None
             if value is not None and type(value) not in (int, float):
-                damaged.append(row_id)
+                found.append(row_id)
                 value = None
             values.append(value)
-    warn_damaged(damaged, _DAMAGE, stacklevel=4)
+    _report(found, damaged)
     return (
         frame.with_columns(
             # A time logged before the edges' rule (``representable_time``) is none, as now.

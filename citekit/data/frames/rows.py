@@ -21,8 +21,9 @@ from ...core.years import year_series
 from ...model import Answer, Citation, References
 from ...text.reader import numbers
 from ...wire.openai_compat import parse_citations
-from .columnar import Header, Item, citation_columns
+from .columnar import Header, TypedItem, citation_columns, plain_columns
 from .schemas import CITATION_FIELDS, source_schema
+from .typed import Plain, TypedCitation
 
 __all__ = ["add_references", "owned_citations"]
 
@@ -33,7 +34,7 @@ _BATCH: Final = 100_000
 
 
 def owned_citations(
-    items: Iterable[Item], *, keep: bool = False
+    items: Iterable[TypedItem], *, keep: bool = False
 ) -> tuple[pl.DataFrame, list[Answer | Header]]:
     """The citations frame with an ``owner`` column (each row's answer: its place among the
     answers that have citations, in order; with ``keep``, the list of those answers)."""
@@ -47,9 +48,12 @@ def owned_citations(
     objs: list[Citation] = []
     raw_owner: list[int] = []
     raw_lists: list[list[Any]] = []
+    typed_owner: list[int] = []
+    typed: list[TypedCitation] = []
     kept: list[Answer | Header] = []
     parts: list[pl.DataFrame] = []
     fell_back = False
+    kinds = 0  # bit 1: citation arrays as dicts, bit 2: typed ones
 
     def flush() -> None:
         nonlocal fell_back
@@ -66,7 +70,25 @@ def owned_citations(
         raw_lists.clear()
         raw_owner.clear()
 
+    def flush_typed() -> None:
+        owners = pl.Series(typed_owner, dtype=pl.UInt32)
+        parts.append(pl.DataFrame(plain_columns(typed)).with_columns(owner=owners))
+        typed.clear()
+        typed_owner.clear()
+
     for item in items:
+        if isinstance(item, Plain):  # a JSON Lines line decoded with its types: the bulk case
+            if not item.citations:
+                continue
+            position = len(per_answer)
+            per_answer.append((item.provider, item.id, item.question, item.model))
+            _add_cited(cited_owner, cited_number, position, item.text)
+            typed_owner.extend([position] * len(item.citations))
+            typed.extend(item.citations)
+            kinds |= 2
+            if len(typed) >= _BATCH:
+                flush_typed()
+            continue
         if isinstance(item, References):
             continue
         if isinstance(item, Header):
@@ -85,6 +107,7 @@ def owned_citations(
                 _add_cited(cited_owner, cited_number, position, item.text)
                 raw_owner.extend([position] * len(raw))
                 raw_lists.append(raw)
+                kinds |= 1
                 if len(raw_owner) >= _BATCH:
                     flush()
                 continue
@@ -110,8 +133,10 @@ def owned_citations(
         objs.extend(cs)
     if raw_lists:
         flush()
-    # rows of both kinds, or arrays read as objects after others: put back in answer order
-    mixed = bool(objs) and (bool(parts) or fell_back)
+    if typed:
+        flush_typed()
+    # rows of several kinds, or arrays read as objects after others: put back in answer order
+    mixed = (bool(objs) and (bool(parts) or fell_back)) or kinds == 3
     parts.append(_object_rows(objs, obj_owner))
     per_citation = pl.concat(parts, how="vertical") if len(parts) > 1 else parts[0]
     if mixed:

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, overload
 
@@ -25,6 +26,7 @@ from ...model import SAMPLE_FIELD, Answer, References
 from ...store import Log
 from ...store.selection import LogSelection
 from ...wire.parsers import parse_response
+from .typed import Plain
 
 __all__ = ["BadLine", "Saved", "Source", "iter_items", "load_answers"]
 
@@ -80,17 +82,20 @@ def iter_items(
 ) -> Iterator[Answer | References]: ...
 @overload
 def iter_items(
-    source: Any, *, provider: str | None, caller: str, saved: bool
-) -> Iterator[Answer | References | Saved]: ...
+    source: Any, *, provider: str | None, caller: str, saved: bool, typed: bool = False
+) -> Iterator[Answer | References | Saved | Plain]: ...
 def iter_items(
-    source: Any, *, provider: str | None, caller: str, saved: bool = False
-) -> Iterator[Answer | References | Saved]:
+    source: Any, *, provider: str | None, caller: str, saved: bool = False, typed: bool = False
+) -> Iterator[Answer | References | Saved | Plain]:
     """The answers and bare references of ``source``, in source order.
 
     With ``saved``, each saved answer (a response body or a sample record) comes as the
     :class:`Saved` it was read from, not parsed: its provider is told (or the same error
     raised) as for an ``Answer``, and ``Saved.answer()`` builds the ``Answer`` this yields
     without ``saved``. ``citekit.data.frames.columnar`` reads frame columns straight off them.
+    With ``typed`` too, a line of a JSON Lines file holding a plain chat completion comes as
+    the :class:`~citekit.data.frames.typed.Plain` msgspec decoded it into (any other line as
+    before): what a citations frame reads.
     """
     if isinstance(source, Answer | References):
         yield source
@@ -99,17 +104,22 @@ def iter_items(
     elif isinstance(source, Mapping):
         yield from _from_json(source, provider=provider, caller=caller, origin=None, saved=saved)
     elif isinstance(source, str | os.PathLike):
-        yield from _from_path(Path(source), provider=provider, caller=caller, saved=saved)
+        yield from _from_path(
+            Path(source), provider=provider, caller=caller, saved=saved, typed=typed
+        )
     elif isinstance(source, Iterable) and not isinstance(source, bytes | bytearray):
         for item in source:
             if isinstance(item, Answer):  # the common case, kept cheap
                 yield item
-            elif isinstance(item, Mapping):  # saved responses: the bulk case, kept cheap too
+            elif type(item) is dict or isinstance(item, Mapping):  # saved responses: the bulk
+                # case, kept cheap too (a dict is told without the Mapping ABC's check)
                 yield from _from_json(
                     item, provider=provider, caller=caller, origin=None, saved=saved
                 )
             elif isinstance(item, References | str | os.PathLike):
-                yield from iter_items(item, provider=provider, caller=caller, saved=saved)
+                yield from iter_items(
+                    item, provider=provider, caller=caller, saved=saved, typed=typed
+                )
             else:
                 raise _type_error(caller, item, inside=True)
     else:
@@ -143,15 +153,23 @@ class BadLine(ValueError):
 
 
 def _iter_jsonl(
-    file: Path, caller: str, *, bad: list[str] | None = None
+    file: Path,
+    caller: str,
+    *,
+    bad: list[str] | None = None,
+    typed: Callable[[bytes], Plain | None] | None = None,
 ) -> Iterator[tuple[int, Any]]:
     """The JSON values of the lines of ``file`` with their line numbers, one at a time (blank
     lines skipped): a large file is never held whole. A line that is not JSON is a
     ``ValueError`` (:class:`BadLine`) naming the file and the line's number; with ``bad``,
-    it is noted there (``"line 3"``) and skipped."""
+    it is noted there (``"line 3"``) and skipped. With ``typed``, a line it decodes comes as
+    its ``Plain``; any other line is read as above."""
     with file.open("rb") as lines:
         for number, line in enumerate(lines, 1):
             if not line.strip():
+                continue
+            if typed is not None and (plain := typed(line)) is not None:
+                yield number, plain
                 continue
             try:
                 value = json.loads(line)
@@ -174,15 +192,26 @@ def _from_jsonl(
     caller: str,
     saved: bool,
     bad: list[str] | None = None,
-) -> Iterator[Answer | References | Saved]:
+    typed: bool = False,
+) -> Iterator[Answer | References | Saved | Plain]:
     """The answers of a JSON Lines file, read as they are used, line by line: the one route
     for a file named and for a file in a folder.
 
     A file named raises at the first line that is not JSON or not an answer. In a folder
     (``bad`` given), such a line is noted in ``bad`` and skipped, the file's other lines read;
-    a file whose first value is not an answer (a stream recording) gives nothing."""
+    a file whose first value is not an answer (a stream recording) gives nothing. With
+    ``typed`` (and ``saved``), plain chat completions come decoded with their types."""
+    decode = None
+    if typed and saved:
+        from .typed import decode_line
+
+        decode = partial(decode_line, provider=provider, provider_of=provider_from)
     first = True
-    for number, value in _iter_jsonl(file, caller, bad=bad):
+    for number, value in _iter_jsonl(file, caller, bad=bad, typed=decode):
+        if decode is not None and isinstance(value, Plain):
+            first = False  # an answer: the file is one of answers
+            yield value
+            continue
         if bad is not None and not _answers_in(value):
             if first:
                 return  # not answers: a stream recording, skipped as models.json is
@@ -204,8 +233,8 @@ def _answers_in(data: Any) -> bool:
 
 
 def _from_path(
-    path: Path, *, provider: str | None, caller: str, saved: bool = False
-) -> Iterator[Answer | References | Saved]:
+    path: Path, *, provider: str | None, caller: str, saved: bool = False, typed: bool = False
+) -> Iterator[Answer | References | Saved | Plain]:
     if path.is_dir():
         skipped: list[str] = []
         files = (f for f in path.rglob("*") if f.suffix in _SUFFIXES and f.is_file())
@@ -215,7 +244,9 @@ def _from_path(
             name = str(file.relative_to(path))
             if file.suffix == ".jsonl":
                 bad: list[str] = []
-                yield from _from_jsonl(file, provider=provider, caller=caller, saved=saved, bad=bad)
+                yield from _from_jsonl(
+                    file, provider=provider, caller=caller, saved=saved, bad=bad, typed=typed
+                )
                 skipped.extend(f"{name} ({where})" for where in bad)
                 continue
             try:
@@ -241,16 +272,17 @@ def _from_path(
     if not path.is_file():
         raise FileNotFoundError(f"{caller}(): no file or directory at {path}")
     if path.suffix == ".jsonl":
-        yield from _from_jsonl(path, provider=provider, caller=caller, saved=saved)
+        yield from _from_jsonl(path, provider=provider, caller=caller, saved=saved, typed=typed)
         return
     data = _read_json(path, caller)
     yield from _from_json(data, provider=provider, caller=caller, origin=path, saved=saved)
 
 
 def _kind(data: Any) -> str | None:
-    if not isinstance(data, Mapping):
+    if type(data) is not dict and not isinstance(data, Mapping):
         return None
-    if "response" in data and isinstance(data["response"], Mapping):
+    response = data.get("response")
+    if type(response) is dict or ("response" in data and isinstance(response, Mapping)):
         return "record"
     if "message" in data and isinstance(data["message"], Mapping):
         return "gptbots_record"
@@ -328,14 +360,18 @@ def _known(provider: str | None, caller: str, where: str) -> str:
 
 
 def _provider_of(data: Mapping[str, Any]) -> str | None:
-    label = data.get(SAMPLE_FIELD)
+    return provider_from(data.get(SAMPLE_FIELD), data.get("model"), data.get("citations"))
+
+
+def provider_from(label: Any, model: Any, citations: Any) -> str | None:
+    """The provider a response's sample label, model name or citation array tells (the
+    label's ``provider/`` prefix first), None when none does."""
     if isinstance(label, str) and "/" in label:
         return label.split("/", 1)[0]
-    model = data.get("model")
     if isinstance(model, str):
         for entry in ENTRIES:
             if model.startswith(entry.model_prefixes):
                 return entry.name
-    if isinstance(data.get("citations"), list):
+    if isinstance(citations, list):
         return next((e.name for e in ENTRIES if e.citation_array), None)
     return None

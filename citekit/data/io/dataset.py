@@ -62,7 +62,7 @@ import contextlib
 import os
 import uuid
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -197,59 +197,154 @@ def to_parquet(
 
 @dataclass(frozen=True)
 class _Group:
-    """One partition to write: its provider and month, how many answers, and its frames
-    (made when it is written, so that one partition's rows are held at a time)."""
+    """One partition to write: its provider and month, how many answers, and its four frames
+    (made when it is written, so that one partition's rows are held at a time; the sources
+    not yet identified: identity is computed over every partition)."""
 
     provider: str
     month: str
     size: int
-    frames: Callable[[], dict[Table, pl.DataFrame]]
-    sources: Callable[[], pl.DataFrame]
+    frames: Callable[[], Iterator[tuple[Table, pl.DataFrame]]]
 
 
-def _tables(source: Source) -> dict[Table, pl.DataFrame]:
-    """The answers, citations and references frames of one partition's source."""
+def _tables(source: Source) -> Iterator[tuple[Table, pl.DataFrame]]:
+    """The four frames of one partition's answers, one at a time."""
+    from ..corpus.works import sources_frame
     from ..frames import answers_frame, citations_frame, references_frame
 
-    return {
-        "answers": answers_frame(source),
-        "citations": citations_frame(source),
-        "references": references_frame(source),
-    }
+    yield "answers", answers_frame(source)
+    yield "citations", citations_frame(source)
+    yield "references", references_frame(source)
+    yield "sources", sources_frame(source)
 
 
 def _answer_groups(source: Source) -> list[_Group]:
     """The partitions of answers (and bare references), read once: a generator can be read
     only once and four frames are made from it."""
-    from ..corpus.works import sources_frame
-
     return [
-        _Group(provider, month, len(group), partial(_tables, group), partial(sources_frame, group))
+        _Group(provider, month, len(group), partial(_tables, group))
         for (provider, month), group in _partitions(load_answers(source)).items()
     ]
 
 
-#: How many row ids of the log one rebuild of answers (for the sources' spans) spans at most.
+#: How many row ids of the log one rebuild of answers (for the sources of a partition of web
+#: sources or knowledge chunks) spans at most.
 SOURCES_BATCH: Final = 2_000
 
 
 def _log_groups(selection: LogSelection) -> list[_Group]:
     """The partitions of the selected log rows, read from the SQLite tables partition by
-    partition: the answers, citations and references frames with SQL (as
-    ``citations_frame(ck.log)``), the sources from the partition's answers rebuilt
-    ``SOURCES_BATCH`` rows at a time; never the log's answers whole."""
-    from ...store.query import partitions_sql
+    partition (never the log's answers whole): the answers, citations and references frames
+    with SQL (as ``citations_frame(ck.log)``); the sources of a partition of citations only
+    from the same citations and the texts' markers (:func:`_log_sources`), any other
+    partition's (Maritaca's web sources, whose spans are in the saved annotations; GPTBots',
+    whose data ids and knowledge chunks are in the saved JSON) from its answers rebuilt
+    ``SOURCES_BATCH`` at a time."""
+    from ...store.query import MONTH, partitions_sql, where_sql
+    from ...store.read import warn_damaged
 
     sql, params = partitions_sql(selection)
     groups = []
+    damaged: list[Any] = []
     for provider, month, first, last, size in selection.log.fetch(sql, params):
+        if type(provider) is not str or type(month) is not str:
+            # A provider or time that is no text (a damaged cell) names no partition: its
+            # rows are left out and named, as the answers whose JSON cannot be rebuilt.
+            condition, values = where_sql(selection, errors=False)
+            damaged.extend(
+                row_id
+                for row_id, p, m in selection.log.fetch(
+                    f"SELECT id, provider, {MONTH} FROM answers WHERE ({condition}) "
+                    "AND id BETWEEN ? AND ?",
+                    [*values, first, last],
+                )
+                if (p, m) == (provider, month)
+            )
+            continue
         span = (provider, month, first, last)
-        tables = partial(_tables, replace(selection, part=span))
-        groups.append(_Group(provider, month, size, tables, partial(_sources, selection, span)))
+        groups.append(_Group(provider, month, size, partial(_log_tables, selection, span)))
+    warn_damaged(damaged, "a row whose provider or time is not text is left out", stacklevel=4)
     return groups
 
 
-def _sources(selection: LogSelection, span: Partition) -> pl.DataFrame:
+def _log_tables(selection: LogSelection, span: Partition) -> Iterator[tuple[Table, pl.DataFrame]]:
+    """The four frames of one partition of the log, one at a time, its rows read
+    ``ROWS_BATCH`` row ids at a time (the rows SQLite hands over are Python values: a
+    partition's whole would cost several times its frame); damaged rows named once."""
+    from ...store.read import warn_damaged
+    from ..frames import ANSWERS_SCHEMA, CITATIONS_SCHEMA, REFERENCES_SCHEMA
+    from ..frames.log import DAMAGE, log_answers, log_citations, log_references, log_spans
+
+    damaged: list[Any] = []
+    batches = _batches(selection, span)
+    yield "answers", pl.concat([log_answers(b, ANSWERS_SCHEMA, damaged=damaged) for b in batches])
+    cited = pl.concat(
+        [log_citations(b, CITATIONS_SCHEMA, with_answer=True, damaged=damaged) for b in batches]
+    )
+    yield "citations", cited.drop("answer")
+    yield "references", log_references(replace(selection, part=span), REFERENCES_SCHEMA)
+    if _citations_only(selection, span):
+        spans = pl.concat([log_spans(b, damaged=damaged) for b in batches])
+        sources = _log_sources(cited, spans)
+    else:
+        sources = _rebuilt_sources(selection, span)
+    del cited
+    warn_damaged(damaged, DAMAGE, stacklevel=6)  # the caller of to_parquet
+    yield "sources", sources
+
+
+#: How many row ids of the log one read of a partition's rows spans at most.
+ROWS_BATCH: Final = 10_000
+
+
+def _batches(selection: LogSelection, span: Partition) -> list[LogSelection]:
+    """The partition ``span`` of ``selection`` cut into runs of at most ``ROWS_BATCH`` ids."""
+    provider, month, first, last = span
+    return [
+        replace(selection, part=(provider, month, low, min(last, low + ROWS_BATCH - 1)))
+        for low in range(first, last + 1, ROWS_BATCH)
+    ]
+
+
+def _log_sources(cited: pl.DataFrame, spans: pl.DataFrame) -> pl.DataFrame:
+    """``sources_frame`` (not yet identified) of a partition of citations only, from SQL
+    columns: ``cited`` (its citations frame with each row's ``answer``) and ``spans`` (each
+    cited number's first marker in the logged texts, ``log_spans``)."""
+    from ..corpus.works import SOURCES_SCHEMA
+
+    joined = cited.join(spans, on=["answer", "marker"], how="left", maintain_order="left")
+    return joined.select(
+        *(
+            pl.col(name)
+            if name in joined.columns
+            else pl.lit(None, dtype).alias(name)  # nothing of a knowledge chunk; identity later
+            for name, dtype in SOURCES_SCHEMA.items()
+            if name not in ("kind", "span_start", "span_end")
+        ),
+        kind=pl.lit("citation", pl.String),
+        span_start=pl.col("start"),
+        span_end=pl.col("end"),
+    ).select(SOURCES_SCHEMA.names())
+
+
+def _citations_only(selection: LogSelection, span: Partition) -> bool:
+    """Whether the partition's sources are citations alone, all in SQL columns: not a
+    provider of web sources or knowledge chunks, no answer with saved knowledge chunks."""
+    from ...core.names import WEB_SOURCE_PROVIDERS
+    from ...store.query import where_sql
+
+    provider = span[0]
+    if provider in WEB_SOURCE_PROVIDERS or provider == REFERENCES_PROVIDER:
+        return False
+    condition, params = where_sql(replace(selection, part=span), errors=False)
+    found = selection.log.fetch(
+        f"SELECT 1 FROM answers WHERE {condition} AND references_json IS NOT NULL LIMIT 1",
+        params,
+    )
+    return not found
+
+
+def _rebuilt_sources(selection: LogSelection, span: Partition) -> pl.DataFrame:
     """``sources_frame`` of one partition of the log, its answers rebuilt a batch at a time."""
     from ..corpus.works import sources_frame
 
@@ -329,25 +424,21 @@ def _write_parts(groups: list[_Group], folder: Path, *, progress: bool | None) -
     try:
         for group in groups:
             provider, month = group.provider, group.month
-            for table, frame in group.frames().items():
+            # One table of the partition at a time: each is let go once written. Identity is
+            # corpus-wide: the sources are identified over every partition, then written.
+            for table, frame in group.frames():
+                if table == "sources":
+                    sources.append(frame.with_columns(month=pl.lit(month)))
+                    continue
                 rows[table] += frame.height
                 if frame.height:
                     parts.append(_write_part(frame, folder, table, provider, month, token))
-            # Identity is corpus-wide: the sources are identified again over every partition.
-            sources.append(group.sources().with_columns(month=pl.lit(month)))
+                del frame
             done += group.size
             bar.update(done, 0)
-        if sources:
-            from ..identity.clusters import identify
-
-            every = identify(pl.concat(sources, how="vertical_relaxed"))
-            for (provider, month), part in every.group_by(_PARTITIONS, maintain_order=True):
-                rows["sources"] += part.height
-                parts.append(
-                    _write_part(
-                        part.drop("month"), folder, "sources", str(provider), str(month), token
-                    )
-                )
+        for (provider, month), part in _identified(sources):
+            rows["sources"] += part.height
+            parts.append(_write_part(part, folder, "sources", provider, month, token))
         for table in TABLES:  # a table without rows is a folder without files: scans typed
             (folder / table).mkdir(exist_ok=True)
         write_manifest(folder, parts, rows)
@@ -361,6 +452,32 @@ def _write_parts(groups: list[_Group], folder: Path, *, progress: bool | None) -
     bar.close(done, 0)
     size = sum(part.bytes for part in parts)
     return ParquetDataset(folder=folder, rows=rows, files=len(parts), bytes=size)
+
+
+def _identified(sources: list[pl.DataFrame]) -> Iterator[tuple[tuple[str, str], pl.DataFrame]]:
+    """The sources of every partition (each frame with its ``month``) with their work and
+    author identity computed over all of them, by partition (provider and month), in order.
+
+    Identity is read off the identity keys alone (``identify`` of those columns: what it
+    reads), and its four columns put beside each partition's rows: the rows themselves are
+    not copied (a million sources are not held twice)."""
+    from ..identity.clusters import _KEYS, IDENTITY_COLUMNS, identify
+
+    if not sources:
+        return
+    every = pl.concat(sources, how="vertical_relaxed")
+    identity = identify(every.select(_KEYS)).select(IDENTITY_COLUMNS)
+    every = every.drop(IDENTITY_COLUMNS).hstack(identity)
+    keys = [frame.select(_PARTITIONS).unique().rows() for frame in sources]
+    if all(len(k) == 1 for k in keys) and len({k[0] for k in keys}) == len(keys):
+        start = 0  # one partition per frame (as written): slices of the rows, not copies
+        for (key,), frame in zip(keys, sources, strict=True):
+            part = every.slice(start, frame.height)
+            start += frame.height
+            yield (str(key[0]), str(key[1])), part.drop("month")
+        return
+    for (provider, month), part in every.group_by(_PARTITIONS, maintain_order=True):
+        yield (str(provider), str(month)), part.drop("month")
 
 
 def _write_part(
