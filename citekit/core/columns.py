@@ -106,6 +106,17 @@ _VOCABULARY: Final = (
     Column("numbers_found", "words", "The sentence's numbers the passage has."),
     Column("numbers_contradicted", "words", "The sentence's numbers where the passage has others."),
     Column("shared_words", "words", "The sentence's content words (stems) the passage has."),
+    Column(
+        "best_source",
+        "int",
+        "The marker of the answer's citation whose passage fits the sentence best.",
+    ),
+    Column(
+        "misattributed",
+        "bool",
+        "Whether a source the sentence does not cite fits it clearly better than its own.",
+    ),
+    Column("scorer", "str", 'How support was scored: "lexical" or the embedding model.'),
     # What Maritaca's built-in tools did for an answer (usage.tool_execution_details).
     Column("web_search_calls", "float", "Web searches Maritaca's web_search tool ran."),
     Column("page_reads", "float", "Pages Maritaca's web_search tool read."),

@@ -33,7 +33,8 @@ from ...text.reader import read
 from ...text.sentences import Sentence, sentences
 from ..frames.sources import Source, iter_items
 from ..identity.aliases import AliasSpec
-from .support import figures, judge
+from .scorers import Embed, Scorer, scorer_for
+from .support import figures, fit, judge, texts
 
 __all__ = ["HEALTH_SCHEMA", "health_frame"]
 
@@ -58,12 +59,18 @@ HEALTH_SCHEMA: Final = pl.Schema(
         "same_work": pl.List(pl.String()),
         "support_recall": pl.Float64(),
         "support_precision": pl.Float64(),
+        "unused_chunks": _NUMBERS,
+        "unfit_citations": _NUMBERS,
     }
 )
 
 
 def health_frame(
-    source: Source, *, provider: str | None = None, aliases: AliasSpec = None
+    source: Source,
+    *,
+    provider: str | None = None,
+    aliases: AliasSpec = None,
+    scorer: str | Embed | Scorer | None = None,
 ) -> pl.DataFrame:
     """One row per answer in ``source`` (schema ``HEALTH_SCHEMA``): how well its text cites
     its sources. Every answer has its row, also one without sources or without text.
@@ -80,7 +87,11 @@ def health_frame(
     named as ``works_frame`` names it), each list with its count (``n_unmarked``,
     ``n_unlisted``, ``n_same_work``); ``support_recall`` (the share of sentences a citation
     supports) and ``support_precision`` (the share of citations with a passage that support
-    their sentence), as ``support_frame`` judges them, null when no citation has a passage.
+    their sentence), as ``support_frame`` judges them, null when no citation has a passage;
+    the evidence left unused: ``unused_chunks`` (the ranks of GPTBots' knowledge chunks
+    retrieved for the answer whose text no citation of it carries; null when none were
+    fetched) and ``unfit_citations`` (markers none of whose passages supports any sentence of
+    the answer even partly).
 
     Parameters
     ----------
@@ -92,6 +103,8 @@ def health_frame(
     aliases
         Extra or hand-made work identities, as ``sources_frame`` takes them: they decide which
         citations are one work (``same_work``).
+    scorer
+        How support is scored, as ``support_frame`` takes it.
 
     Returns
     -------
@@ -134,12 +147,39 @@ def health_frame(
     owner = pl.Series("owner", _owners(answers), dtype=pl.UInt32)
     per_answer = _per_answer(cited.with_columns(owner))
     columns: dict[str, list[Any]] = {name: [] for name in HEALTH_SCHEMA.names()}
-    for i, (a, found, rows) in enumerate(judge(answers, cited)):
+    judge_with = scorer_for(scorer)
+    judged = judge(answers, cited)
+    if judge_with.embeds:  # every distinct text encoded in one batch
+        judged = list(judged)  # type: ignore[assignment]
+        judge_with.prepare(texts(judged))
+    for i, (a, found, rows) in enumerate(judged):
         _add(columns, a, per_answer.get(i))
-        recall, precision = figures(found, a, rows)
+        grid = fit(a, found, rows, judge_with)
+        recall, precision = figures(found, grid)
         columns["support_recall"].append(recall)
         columns["support_precision"].append(precision)
+        columns["unused_chunks"].append(unused_chunks(a))
+        columns["unfit_citations"].append(grid.unfit())
     return pl.DataFrame(columns, schema=HEALTH_SCHEMA)
+
+
+def unused_chunks(answer: Answer) -> list[int] | None:
+    """The ranks of the knowledge chunks retrieved for ``answer`` whose text none of its
+    citations carries (whole, or a part of it); None when no chunks were fetched."""
+    refs = answer.references
+    if refs is None:
+        return None
+    cited = [_squeezed(c.cited_text) for c in answer.citations if c.cited_text]
+    cited = [c for c in cited if c]
+    return [
+        r.rank
+        for r in refs.items
+        if not (chunk := _squeezed(r.content)) or not any(c in chunk or chunk in c for c in cited)
+    ]
+
+
+def _squeezed(text: str | None) -> str:
+    return " ".join(text.split()) if text else ""
 
 
 def _owners(answers: Sequence[Answer]) -> list[int]:

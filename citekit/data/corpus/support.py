@@ -28,14 +28,15 @@ from typing import Any, Final, Literal, NamedTuple
 
 import polars as pl
 
-from ...core.names import WEB_SOURCE_PROVIDERS
 from ...model import Answer
 from ...text.reader import read
 from ...text.sentences import Sentence, sentences
 from ..frames.schemas import source_schema
 from ..frames.sources import Source, iter_items
 from ..identity.aliases import AliasSpec
-from .evidence import evidence, score, verdict
+from .evidence import verdict
+from .fit import AnswerFit, passage
+from .scorers import Embed, Scorer, scorer_for
 
 __all__ = [
     "SUPPORT_SCHEMA",
@@ -75,6 +76,9 @@ SUPPORT_SCHEMA: Final = source_schema(
         "numbers_found",
         "numbers_contradicted",
         "shared_words",
+        "best_source",
+        "misattributed",
+        "scorer",
     )
 )
 
@@ -164,7 +168,11 @@ _URL = re.compile(r"<?https?://[^\s>]+>?")
 
 
 def support_frame(
-    source: Source, *, provider: str | None = None, aliases: AliasSpec = None
+    source: Source,
+    *,
+    provider: str | None = None,
+    aliases: AliasSpec = None,
+    scorer: str | Embed | Scorer | None = None,
 ) -> pl.DataFrame:
     """One row per (answer, sentence, source citing it) in ``source`` (schema
     ``SUPPORT_SCHEMA``): does the cited passage say what the sentence says?
@@ -175,8 +183,12 @@ def support_frame(
     ``document_reference`` (where in its document), ``work_id``, ``work``, ``cited_text``;
     the support: ``support`` (in [0, 1]; null when it cannot be judged), ``verdict`` (one of
     ``VERDICTS``), and the evidence: ``quote_found`` (null when the sentence quotes nothing),
-    ``numbers_found``, ``numbers_contradicted``, ``shared_words`` (stems). A sentence no
-    source cites has one row, its source columns null, verdict ``"uncited"``.
+    ``numbers_found``, ``numbers_contradicted``, ``shared_words`` (stems); ``best_source``
+    (the marker of the answer's own citation whose passage fits the sentence best, null when
+    none has a passage), ``misattributed`` (a source the sentence does not cite fits it
+    clearly better than the ones it cites; null when the source has no passage); ``scorer``
+    (``"lexical"`` or the embedding model's name). A sentence no source cites has one row,
+    its source columns null, verdict ``"uncited"``.
 
     Parameters
     ----------
@@ -187,6 +199,11 @@ def support_frame(
         The provider of saved responses that do not name it.
     aliases
         As ``sources_frame`` takes them (which work a source belongs to).
+    scorer
+        ``None`` or ``"lexical"``: lexical evidence alone. A function from a list of texts to
+        their vectors (one row per text; a sentence-transformers model's ``encode``): the
+        similarity of the vectors adds meaning across words and languages. Each distinct
+        text is encoded once.
 
     Examples
     --------
@@ -199,9 +216,13 @@ def support_frame(
     >>> set(support["verdict"]) <= set(VERDICTS)
     True
     """
+    judge_with = scorer_for(scorer)
+    judged = list(_judged(source, provider=provider, aliases=aliases))
+    if judge_with.embeds:  # every distinct text encoded in one batch
+        judge_with.prepare(texts(judged))
     columns: dict[str, list[Any]] = {name: [] for name in SUPPORT_SCHEMA.names()}
-    for answer, found, cited in _judged(source, provider=provider, aliases=aliases):
-        _add(columns, answer, found, cited)
+    for answer, found, cited in judged:
+        _add(columns, answer, found, cited, judge_with)
     # The word lists are gathered as space-joined strings (words hold no space) and split by
     # polars: building a list column from Python lists costs more than the scoring.
     joined = {name: columns.pop(name) for name in _LISTS}
@@ -263,12 +284,37 @@ def judge(
         yield a, claims(a.text, keys), own
 
 
+def texts(judged: Iterable[tuple[Answer, list[Claim], list[dict[str, Any]]]]) -> Iterator[str]:
+    """The sentences and passages of judged answers, as a scorer compares them."""
+    for answer, found, cited in judged:
+        for claim in found:
+            yield plain(claim.sentence)
+        for row in cited:
+            text = passage(answer, row)
+            if text is not None:
+                yield text
+
+
+def fit(
+    answer: Answer, found: list[Claim], cited: list[dict[str, Any]], scorer: Scorer
+) -> AnswerFit:
+    """Every sentence of an answer against every passage of its citations."""
+    return AnswerFit(answer, [plain(c.sentence) for c in found], cited, scorer)
+
+
 def _add(
-    columns: dict[str, list[Any]], answer: Answer, found: list[Claim], cited: list[dict[str, Any]]
+    columns: dict[str, list[Any]],
+    answer: Answer,
+    found: list[Claim],
+    cited: list[dict[str, Any]],
+    scorer: Scorer,
 ) -> None:
-    for claim in found:
+    grid = fit(answer, found, cited, scorer)
+    for position, claim in enumerate(found):
         s = claim.sentence
-        said = plain(s)
+        rows = [c.row for c in claim.sources]
+        best = grid.best_source(position, rows)
+        wrong = grid.misattributed(position, rows)
         pairs: list[tuple[Cited | None, dict[str, Any] | None]] = [
             (c, cited[c.row]) for c in claim.sources
         ] or [(None, None)]
@@ -282,51 +328,43 @@ def _add(
             columns["origin"].append(c.origin if c else None)
             for name in ("kind", "marker", "document_reference", "work_id", "work"):
                 columns[name].append(row[name] if row else None)
-            passage = _passage(answer, row)
             columns["cited_text"].append(row["cited_text"] if row else None)
-            if row is None or passage is None:
+            columns["best_source"].append(best)
+            columns["scorer"].append(scorer.name)
+            at = None if c is None else grid.passage_of(c.row)
+            if row is None or at is None:
                 columns["support"].append(None)
                 columns["verdict"].append("uncited" if row is None else "unverifiable")
+                columns["misattributed"].append(None)
                 for name in ("quote_found", *_LISTS):
                     columns[name].append(None)
                 continue
-            e = evidence(said, passage)
-            value = score(e)
+            e = grid.evidence[position][at]
+            value = grid.support[position][at]
             columns["support"].append(value)
             columns["verdict"].append(verdict(value))
+            columns["misattributed"].append(wrong)
             columns["quote_found"].append(e.quote_found)
             columns["numbers_found"].append(" ".join(e.numbers_found))
             columns["numbers_contradicted"].append(" ".join(e.numbers_contradicted))
             columns["shared_words"].append(" ".join(e.shared_words))
 
 
-def _passage(answer: Answer, row: dict[str, Any] | None) -> str | None:
-    """The passage a source gives to judge a sentence by; None for a web source (its text is
-    the page's title) or an empty one."""
-    if row is None or row["kind"] == "web source" or answer.provider in WEB_SOURCE_PROVIDERS:
-        return None
-    text = row["cited_text"]
-    return text if isinstance(text, str) and text.strip() else None
-
-
-def figures(
-    found: list[Claim], answer: Answer, cited: list[dict[str, Any]]
-) -> tuple[float | None, float | None]:
+def figures(found: list[Claim], grid: AnswerFit) -> tuple[float | None, float | None]:
     """An answer's support recall (the share of its sentences that a citation supports) and
     support precision (the share of its judged citations that support their sentence), as
     ALCE counts them; null when no citation of the answer has a passage to judge by."""
     sentences_supported = 0
     judged = 0
     supporting = 0
-    for claim in found:
-        said = plain(claim.sentence)
+    for position, claim in enumerate(found):
         any_supported = False
         for c in claim.sources:
-            passage = _passage(answer, cited[c.row])
-            if passage is None:
+            at = grid.passage_of(c.row)
+            if at is None:
                 continue
             judged += 1
-            if verdict(score(evidence(said, passage))) == "supported":
+            if verdict(grid.support[position][at]) == "supported":
                 supporting += 1
                 any_supported = True
         sentences_supported += any_supported

@@ -137,6 +137,67 @@ def test_health_counts_support_recall_and_precision() -> None:
     assert got["support_recall"] is None and got["support_precision"] is None  # nothing judged
 
 
+PIX = "Pix was launched by the Central Bank of Brazil in November 2020."
+WALL = "The Great Wall was built over many centuries by several dynasties."
+
+
+def test_a_sentence_another_source_says_is_misattributed() -> None:
+    text = "Pix was launched by the Central Bank of Brazil in November 2020.[^1] Uncited here."
+    wrong, uncited = rows(text, cite(1, WALL, "Wall"), cite(2, PIX, "Pix"))
+    assert wrong["marker"] == 1 and wrong["verdict"] == "unsupported"
+    assert wrong["best_source"] == 2 and wrong["misattributed"] is True
+    # A sentence no source cites still names the source that fits it best, never misattributed.
+    assert uncited["verdict"] == "uncited" and uncited["misattributed"] is None
+    assert uncited["best_source"] in (1, 2)
+    right = rows(text.replace("[^1]", "[^2]"), cite(1, WALL, "Wall"), cite(2, PIX, "Pix"))[0]
+    assert right["best_source"] == 2 and right["misattributed"] is False
+
+
+def test_a_sentence_citing_the_best_source_among_others_is_not_misattributed() -> None:
+    text = "Pix was launched by the Central Bank of Brazil in November 2020.[^1][^2]"
+    got = rows(text, cite(1, WALL, "Wall"), cite(2, PIX, "Pix"))
+    assert [r["marker"] for r in got] == [1, 2]
+    assert [r["misattributed"] for r in got] == [False, False]
+    assert {r["best_source"] for r in got} == {2}
+
+
+def test_a_small_difference_is_no_misattribution() -> None:
+    """Two passages that both support the sentence: the cited one is not wrong for fitting a
+    little less well than the other."""
+    text = "Pix was launched by the Central Bank of Brazil.[^1]"
+    (got,) = rows(text, cite(1, "Pix was launched by the Bank of Brazil."), cite(2, PIX + " Pix"))
+    assert got["best_source"] == 2 and got["misattributed"] is False
+
+
+def test_without_passages_there_is_no_best_source() -> None:
+    text = "O Pix foi lançado pelo [Banco Central](https://www.bcb.gov.br/pix) em 2020."
+    (got,) = rows(text, *link_citations(text), provider="maritaca")
+    assert got["best_source"] is None and got["misattributed"] is None
+    assert got["scorer"] == "lexical"
+
+
+def test_health_names_the_unused_evidence_of_built_answers() -> None:
+    refs = ck.References(
+        items=(
+            ck.Reference(content=PIX, rank=1),
+            ck.Reference(content="  " + WALL.replace(" ", "\n "), rank=2),
+            ck.Reference(content="Opening hours: 9 to 17.", rank=3),
+        )
+    )
+    answer = ck.Answer(
+        provider="gptbots",
+        text="Pix was launched by the Central Bank of Brazil in November 2020.$[1]$",
+        citations=(cite(1, PIX, "Pix"), cite(2, WALL, "Wall")),
+        references=refs,
+    )
+    got = ck.health_frame(answer).row(0, named=True)
+    assert got["unused_chunks"] == [3]  # 1 and 2 are cited (2 with other spaces), 3 never
+    assert got["unfit_citations"] == [2]  # the wall fits no sentence of this answer
+    no_chunks = ck.Answer(provider="magisterium", text="Hi.[^1]", citations=(cite(1, "Hi."),))
+    got = ck.health_frame(no_chunks).row(0, named=True)
+    assert got["unused_chunks"] is None and got["unfit_citations"] == []
+
+
 def test_no_answers_give_a_typed_empty_frame() -> None:
     empty = ck.support_frame([])
     assert empty.height == 0 and empty.schema == SUPPORT_SCHEMA
@@ -167,6 +228,15 @@ def test_the_recorded_answers_of_all_three_providers(server: ProviderServer) -> 
     assert "supported" in by_provider["gptbots"]  # corner citations carry their content
     maritaca = set(by_provider["maritaca"])
     assert maritaca <= {"unverifiable", "uncited"} and "unverifiable" in maritaca
+    # The recorded GPTBots answer with corner citations retrieved a chunk it never cites: the
+    # travel desk's contacts (rank 3); its sources' own numbers are the best sources found.
+    health = ck.health_frame(answers)
+    gptbots = health.filter(pl.col("provider") == "gptbots").row(0, named=True)
+    assert gptbots["unused_chunks"] == [3] and gptbots["chunks"] == 3
+    assert health.filter(pl.col("provider") == "maritaca")["unfit_citations"].to_list() == [None]
+    judged = frame.filter(pl.col("support").is_not_null())
+    assert judged["best_source"].is_not_null().all()
+    assert judged["misattributed"].is_not_null().all()
     for answer in answers:  # every sentence of every answer has its rows, in order
         own = frame.filter(pl.col("answer_id") == answer.id)
         assert own["sentence_index"].unique().sort().to_list() == list(
@@ -215,8 +285,13 @@ def test_any_answer_gives_a_row_per_sentence_and_source(
             n = sum(1 for c in citations if c.marker in numbers)
         expected += max(1, n)
     assert frame.height == expected
+    markers = {c.marker for c in citations if c.cited_text and c.cited_text.strip()}
     for r in frame.iter_rows(named=True):
         assert r["verdict"] in VERDICTS
+        assert r["best_source"] is None or r["best_source"] in markers
+        assert (r["misattributed"] is None) == (r["support"] is None)
+        if r["marker"] == r["best_source"]:  # the cited source is the best: never misattributed
+            assert r["misattributed"] is not True
         assert (r["support"] is None) == (r["verdict"] in ("unverifiable", "uncited"))
         assert r["support"] is None or 0.0 <= r["support"] <= 1.0
         assert 0 <= r["span_start"] <= r["span_end"] <= len(text)
