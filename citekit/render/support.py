@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = [
     "GLYPHS",
     "LEGEND",
+    "plain_sentence",
     "print_support",
     "support_bundle",
     "support_html",
@@ -270,7 +271,7 @@ def _entry_html(sentence: SentenceSupport, token: str, *, strict: bool) -> str:
         f' style="{STYLE.ITEM}">',
         f'<span class="citekit-{esc(sentence.verdict)}" style="{_TINT.get(sentence.verdict, "")};'
         f' {_SENTENCE}">{esc(glyph)} {esc(sentence.verdict)}</span> ',
-        f'<span style="{STYLE.MUTED}">{esc(snippet(_plain(sentence.text), 160))}</span>',
+        f'<span style="{STYLE.MUTED}">{esc(snippet(plain_sentence(sentence.text), 160))}</span>',
     ]
     parts.extend(_source_html(s, strict=strict) for s in sentence.sources)
     parts.append("</li>\n")
@@ -281,8 +282,8 @@ _MARKER_TEXT = re.compile(r"\$?\[\^?[0-9]+\]\$?")
 _EMPHASIS = re.compile(r"\*\*|__|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])")
 
 
-def _plain(text: str) -> str:
-    """A sentence as text: no block markup, markers nor emphasis marks."""
+def plain_sentence(text: str) -> str:
+    """A sentence as text on one line: no block markup, markers nor emphasis marks."""
     text = _EMPHASIS.sub("", _MARKER_TEXT.sub("", _BLOCK_PREFIX.sub("", text)))
     return " ".join(text.split())
 
@@ -340,7 +341,7 @@ def _line_parts(sentence: SentenceSupport) -> tuple[str, str, str]:
         for s in sentence.sources
         if s.marker is not None
     )
-    said = _plain(sentence.text)
+    said = plain_sentence(sentence.text)
     return (
         f"{GLYPHS.get(sentence.verdict, '?')} {sentence.verdict}",
         _score(sentence.support),
