@@ -34,6 +34,7 @@ __all__ = [
     "passage_marks",
     "sentence_verdict",
     "show_support",
+    "support_section_html",
 ]
 
 #: Verdicts from the best to the least: a sentence takes the best of its sources'.
@@ -277,3 +278,25 @@ def passage_marks(passage: str, shared: Sequence[str]) -> tuple[tuple[int, int],
         if word in wanted or any(stem(word) in wanted for stem in stemmers):
             out.append((start, end))
     return tuple(out)
+
+
+def support_section_html(answers: Iterable[Answer]) -> str:
+    """A page's section "Does the source say so?": what the tints mean, then each answer's
+    support view (:meth:`SupportView.to_html`), for a whole HTML page such as ``citekit demo``'s.
+    """
+    from ...text.escape import esc
+
+    views = [show_support(a).to_html() for a in answers if isinstance(a, Answer)]
+    intro = (
+        "Each sentence is tinted by how well the passage it cites says the same thing: green "
+        "supported, amber partial, red unsupported, grey for a source with no passage to "
+        "read; a sentence no source cites is left plain. Hover a marker for its score and the "
+        "passage that fits best; under the text, each cited sentence shows that passage with "
+        "the words it shares marked, and a marker another source fits clearly better is "
+        "flagged. Support counts shared words, quotes and numbers: it is not verification."
+    )
+    return (
+        '<section class="citekit-support-section">\n'
+        "<h2>Does the source say so?</h2>\n"
+        f"<p>{esc(intro)}</p>\n" + "".join(views) + "</section>\n"
+    )
