@@ -74,9 +74,9 @@ _SWATCH: Final = (
     "display:inline-block; margin:0 0.5em 0.3em 0; padding:0 0.35em; font-size:0.85em;"
     " border-radius:3px; border:1px solid rgba(127,127,127,0.45)"
 )
-# On a tint a link's own blue reads poorly in a dark theme: the marker takes the text's colour,
-# bold and underlined (on an inner span: marimo refuses a style on an in-page link).
-_MARKER: Final = "color:inherit; font-weight:bold; text-decoration:underline"
+# A marker reads as a link on a tint: bold and underlined (on an inner span: marimo refuses a
+# style on an in-page link); its colour comes from the scoped style, else the front end.
+_MARKER: Final = "font-weight:bold; text-decoration:underline"
 _SUMMARY: Final = "font-weight:bold; margin:0 0 0.3em 0"
 _MARK: Final = "background-color:#ffe08a; color:#000; padding:0 0.1em; border-radius:2px"
 _MISATTRIBUTED: Final = STYLE.BADGE_WARN
@@ -308,6 +308,9 @@ def support_html(view: SupportView, *, strict: bool = False) -> str:
     out = [f'<div class="citekit-support citekit-answer" id="{token}" style="{STYLE.ROOT}">\n']
     if not strict:
         out.append(target_style(token))
+        # Markers in the text's colour (a link's blue reads poorly on a tint in a dark theme);
+        # where the style is stripped, the front end's own link colour stays.
+        out.append(f"<style>#{token} .citekit-sentence a{{color:inherit}}</style>")
     out.append(_notes_html(answer_notes(answer), strict=strict))
     if answer.question:
         out.append(f'<div class="citekit-question" style="{STYLE.QUESTION}">')
@@ -357,7 +360,20 @@ def support_text(view: SupportView) -> str:
         verdict, score, said = _line_parts(sentence)
         lines.append(f"  {verdict:<14} {score:>4}  {said}")
     lines.append(view.summary())
+    lines.extend(_arrows(view))
     return "\n".join(lines)
+
+
+def _arrows(view: SupportView) -> list[str]:
+    """What ``[2]→[1]`` means, said once under the summary of a view that has one."""
+    for sentence in view.sentences:
+        for s in sentence.sources:
+            if s.misattributed and s.best_source is not None and s.marker is not None:
+                return [
+                    f"[{s.marker}]→[{s.best_source}]: the sentence cites [{s.marker}], but the "
+                    f"answer's source [{s.best_source}] fits it clearly better"
+                ]
+    return []
 
 
 _RICH: Final = {
@@ -382,6 +398,8 @@ def print_support(view: SupportView, out: TextIO, styled: StyledTerminal | None 
     else:
         styled.console.print(_grid(view))
     lines.line((view.summary(), "bold"))
+    for arrow in _arrows(view):
+        lines.line((arrow, "dim"))
     out.flush()
 
 

@@ -119,6 +119,9 @@ def test_a_misattributed_citation_is_counted_and_named() -> None:
     assert badge.text == "[1] fits better"
     assert "[1] fits this sentence better" in root.find_all("a", "citekit-marker")[2].attrs["title"]
     assert "[2]→[1]" in support_text(view)
+    assert support_text(view).splitlines()[-1] == (
+        "[2]→[1]: the sentence cites [2], but the answer's source [1] fits it clearly better"
+    )
 
 
 def test_text_form_one_line_per_sentence_then_the_summary() -> None:
@@ -130,7 +133,7 @@ def test_text_form_one_line_per_sentence_then_the_summary() -> None:
         "  ∅ uncited         –  Nobody cites this line.",
     ]
     lines = support_text(view).splitlines()
-    assert lines[-1] == view.summary()
+    assert lines[-1] == view.summary()  # no arrow to explain
     assert str(view) == support_text(view)
 
 
@@ -220,6 +223,8 @@ def test_no_tag_or_attribute_injection_from_any_sentence_or_passage(
         assert node.tag not in {"script", "iframe", "img", "svg", "object", "embed", "form"}
         if node.tag == "style":
             assert node.parent is not None and node.parent.attrs.get("id") == token
+            # constants and the render's token only: no provider text in a style
+            assert re.fullmatch(r"[#\w\s.,:;{}()\-]+", "".join(map(str, node.children)))
         for name, value in node.attrs.items():
             assert not name.startswith("on"), (name, value)
             if name == "href":
