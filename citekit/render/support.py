@@ -43,6 +43,7 @@ __all__ = [
     "support_bundle",
     "support_html",
     "support_text",
+    "unused_evidence",
 ]
 
 #: The glyph of each verdict: the verdict where colour is lost (stripped styles, no colour).
@@ -319,6 +320,12 @@ def support_html(view: SupportView, *, strict: bool = False) -> str:
         f'<div class="citekit-support-summary" style="{_SUMMARY}">{esc(view.summary())}</div>\n'
     )
     out.append(_legend_html(view, strict=strict))
+    unused = unused_evidence(view)
+    if unused:
+        out.append(
+            f'<div class="citekit-support-unused" style="{STYLE.SMALL_MUTED}; margin:0 0 0.4em 0">'
+            f"{esc(unused)}</div>\n"
+        )
     if view.sentences:
         out.append(f'<div class="citekit-text">\n{_text_html(view, token, strict=strict)}</div>\n')
         tag, listed = ("ul", STYLE.LIST) if strict else ("ol", STYLE.NUMBERS)
@@ -361,7 +368,27 @@ def support_text(view: SupportView) -> str:
         lines.append(f"  {verdict:<14} {score:>4}  {said}")
     lines.append(view.summary())
     lines.extend(_arrows(view))
+    if unused_evidence(view):
+        lines.append(unused_evidence(view))
     return "\n".join(lines)
+
+
+def unused_evidence(view: SupportView) -> str:
+    """``"Evidence left unused: [3] fits no sentence; 2 retrieved chunks never cited (ranks 4,
+    5)"``, or "" when nothing is left unused."""
+    parts: list[str] = []
+    if view.unfit_citations:
+        cited = ", ".join(f"[{n}]" for n in view.unfit_citations)
+        one = len(view.unfit_citations) == 1
+        parts.append(f"{cited} {'fits' if one else 'fit'} no sentence")
+    if view.unused_chunks:
+        n = len(view.unused_chunks)
+        ranks = ", ".join(map(str, view.unused_chunks))
+        parts.append(
+            f"{n} retrieved chunk{'' if n == 1 else 's'} never cited "
+            f"(rank{'' if n == 1 else 's'} {ranks})"
+        )
+    return "Evidence left unused: " + "; ".join(parts) if parts else ""
 
 
 def _arrows(view: SupportView) -> list[str]:
@@ -400,6 +427,8 @@ def print_support(view: SupportView, out: TextIO, styled: StyledTerminal | None 
     lines.line((view.summary(), "bold"))
     for arrow in _arrows(view):
         lines.line((arrow, "dim"))
+    if unused_evidence(view):
+        lines.line((unused_evidence(view), "dim"))
     out.flush()
 
 

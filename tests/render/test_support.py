@@ -119,9 +119,10 @@ def test_a_misattributed_citation_is_counted_and_named() -> None:
     assert badge.text == "[1] fits better"
     assert "[1] fits this sentence better" in root.find_all("a", "citekit-marker")[2].attrs["title"]
     assert "[2]→[1]" in support_text(view)
-    assert support_text(view).splitlines()[-1] == (
-        "[2]→[1]: the sentence cites [2], but the answer's source [1] fits it clearly better"
-    )
+    assert support_text(view).splitlines()[-2:] == [
+        "[2]→[1]: the sentence cites [2], but the answer's source [1] fits it clearly better",
+        "Evidence left unused: [2] fits no sentence",  # the common good passage
+    ]
 
 
 def test_text_form_one_line_per_sentence_then_the_summary() -> None:
@@ -133,7 +134,7 @@ def test_text_form_one_line_per_sentence_then_the_summary() -> None:
         "  ∅ uncited         –  Nobody cites this line.",
     ]
     lines = support_text(view).splitlines()
-    assert lines[-1] == view.summary()  # no arrow to explain
+    assert lines[-2:] == [view.summary(), "Evidence left unused: [2] fits no sentence"]
     assert str(view) == support_text(view)
 
 
@@ -142,7 +143,8 @@ def test_terminal_plain_and_styled() -> None:
     out = io.StringIO()
     print_support(view, out)
     plain = out.getvalue()
-    assert "Does the cited passage say so?" in plain and plain.rstrip().endswith(view.summary())
+    assert "Does the cited passage say so?" in plain
+    assert plain.rstrip().endswith(f"{view.summary()}\nEvidence left unused: [2] fits no sentence")
     assert "\x1b" not in plain
     out = io.StringIO()
     print_support(view, out, StyledTerminal(out, width=70, color_system="standard"))

@@ -117,6 +117,10 @@ class SupportView:
     answer: Answer
     sentences: tuple[SentenceSupport, ...]
     frame: pl.DataFrame
+    #: Markers none of whose passages supports any sentence even partly (``health_frame``).
+    unfit_citations: tuple[int, ...] = ()
+    #: Ranks of the knowledge chunks (GPTBots) no citation carries; None when none were fetched.
+    unused_chunks: tuple[int, ...] | None = None
 
     def counts(self) -> dict[str, int]:
         """How many sentences have each verdict (every verdict a key, in legend order)."""
@@ -173,8 +177,19 @@ def show_support(answer: Answer) -> SupportView:
             f"show_support takes one Answer, not {type(answer).__name__}; for many answers "
             "use ck.support_frame(answers), or [ck.show_support(a) for a in answers]"
         )
+    from .health import health_frame, unused_chunks
+
     frame = support_frame([answer])
-    return SupportView(answer, tuple(_sentences(answer, frame)), frame)
+    health = health_frame([answer])
+    unfit = health["unfit_citations"][0] if health.height else None
+    chunks = unused_chunks(answer)
+    return SupportView(
+        answer,
+        tuple(_sentences(answer, frame)),
+        frame,
+        unfit_citations=tuple(unfit) if unfit is not None else (),
+        unused_chunks=tuple(chunks) if chunks is not None else None,
+    )
 
 
 def _sentences(answer: Answer, frame: pl.DataFrame) -> Iterable[SentenceSupport]:

@@ -58,6 +58,8 @@ def test_the_recorded_sample_shows_every_case_a_reader_meets(sunday: ck.SupportV
     assert wrong.marker == 2 and wrong.misattributed and wrong.best_source == 1
     assert s[5].sources[0].quote_found is True
     assert sunday.summary() == "3 of 8 sentences supported; 1 citation fits another source better"
+    # Rerum novarum's passage, cited for what it rules out, supports no sentence of the answer.
+    assert sunday.unfit_citations == (3,) and sunday.unused_chunks is None
 
 
 def test_the_best_passage_marks_only_words_the_sentence_has(sunday: ck.SupportView) -> None:
@@ -100,3 +102,13 @@ def test_the_demo_section_holds_each_answers_view(sunday: ck.SupportView) -> Non
     assert page.count('class="citekit-support citekit-answer"') == 2
     ids = re.findall(r'class="citekit-support citekit-answer" id="(ck[0-9a-f]+)"', page)
     assert len(set(ids)) == 2  # two renders, two tokens
+
+
+def test_a_gptbots_answer_names_the_chunks_it_never_cites() -> None:
+    with ProviderServer() as srv:
+        gb = ck.GPTBots(api_key="sk-test-0123456789", base_url=srv.base_url("gptbots"))
+        answer = gb.ask("What is the principle of subsidiarity?", citations=True)
+    view = ck.show_support(answer)
+    assert answer.sample == "gptbots/14_subsidiarity_knowledge_base"
+    assert view.unused_chunks == (4, 5, 6)
+    assert "Evidence left unused: 3 retrieved chunks never cited (ranks 4, 5, 6)" in str(view)
