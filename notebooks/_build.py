@@ -743,7 +743,7 @@ Four sentences to read closely:
 2. *"Leo XIII taught that Sunday rest is an occasion for idleness..."* cites *Rerum novarum*,
    whose passage uses the same words to say the opposite ("not to be understood as mere giving
    way to idleness"): **unsupported**. Shared words alone would have passed it.
-3. *"The Lord's Day also leaves room for the works of mercy..."* cites *Dies Domini* [2], which
+3. *"The Lord's Day also leaves room for the works of mercy..."* cites *Laborem exercens* [2], which
    says nothing of the kind, while the Catechism [1], cited elsewhere in the same answer, says
    exactly this: a **misattributed** marker (flagged "[1] fits better").
 4. *"Many parishes today keep Sunday afternoons free..."* cites nothing: **no source**.
