@@ -66,7 +66,7 @@ def test_sentences_are_tinted_and_markers_carry_score_and_passage(
     assert by_verdict["unsupported"].startswith("rgba(220, 50, 50")
     assert by_verdict["uncited"] == "rgba(0, 0, 0, 0)"
     markers = pg.locator(".citekit-sentence a.citekit-marker")
-    assert markers.count() == 6
+    assert markers.count() == 5
     title = markers.nth(0).get_attribute("title")
     assert title.startswith("[1] Catechism of the Catholic Church — supported, support 1.00")
     assert "best passage: “On Sundays and other holy days" in title
