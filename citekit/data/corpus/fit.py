@@ -33,7 +33,9 @@ __all__ = ["MARGIN", "AnswerFit", "passage"]
 
 #: How much better another source must fit a sentence than its cited ones for the citation to
 #: be called misattributed.
-MARGIN: Final = 0.25
+MARGIN: Final = 0.2
+#: The support from which that other source is taken to fit the sentence.
+FITS: Final = SUPPORTED
 
 
 def passage(answer: Answer, row: dict[str, Any] | None) -> str | None:
@@ -46,17 +48,21 @@ def passage(answer: Answer, row: dict[str, Any] | None) -> str | None:
 
 
 class AnswerFit:
-    """The support of each sentence of one answer by each distinct passage of its citations."""
+    """The support of the sentences of one answer by the distinct passages of its citations,
+    each pair judged when first asked for, and once."""
 
-    __slots__ = ("_row_passage", "evidence", "markers", "passages", "support")
+    __slots__ = ("_cites", "_pairs", "_row_passage", "_said", "_scorer", "markers", "passages")
 
     def __init__(
         self,
         answer: Answer,
         said: Sequence[str],
+        cites: Sequence[Sequence[int]],
         cited: Sequence[dict[str, Any]],
         scorer: Scorer,
     ) -> None:
+        """``said``: what each sentence says; ``cites``: the rows of ``cited`` (the answer's
+        sources) each sentence cites."""
         index: dict[str, int] = {}
         self.markers: list[list[int]] = []  # the markers giving each passage, ascending
         self._row_passage: list[int | None] = []
@@ -75,48 +81,64 @@ class AnswerFit:
         for m in self.markers:
             m.sort()
         self.passages = list(index)
-        grid = scorer.grid(said, self.passages)
-        self.evidence: list[list[Evidence]] = [[e for e, _ in line] for line in grid]
-        self.support: list[list[float]] = [[s for _, s in line] for line in grid]
+        self._said = said
+        self._cites = cites
+        self._scorer = scorer
+        self._pairs: dict[tuple[int, int], tuple[Evidence, float]] = {}
 
     def passage_of(self, row: int) -> int | None:
         """The passage index of a cited row; None when it has no passage."""
         return self._row_passage[row]
 
-    def best_source(self, sentence: int, cited: Sequence[int]) -> int | None:
+    def judged(self, sentence: int, at: int) -> tuple[Evidence, float]:
+        """The evidence and support passage ``at`` gives ``sentence``."""
+        key = (sentence, at)
+        got = self._pairs.get(key)
+        if got is None:
+            got = self._pairs[key] = self._scorer.pair(self._said[sentence], self.passages[at])
+        return got
+
+    def _own(self, sentence: int) -> set[int]:
+        return {p for r in self._cites[sentence] if (p := self._row_passage[r]) is not None}
+
+    def best_source(self, sentence: int) -> int | None:
         """The marker whose passage fits ``sentence`` best; of equal fits, the lowest marker
-        of the rows ``cited``, else the lowest marker."""
-        line = self.support[sentence]
+        the sentence cites, else the lowest marker."""
+        line = [self.judged(sentence, p)[1] for p in range(len(self.passages))]
         if not line:
             return None
         top = max(line)
         best = [m for p, value in enumerate(line) if value == top for m in self.markers[p]]
-        own = {m for r in cited if (p := self._row_passage[r]) is not None for m in self.markers[p]}
+        own = {m for p in self._own(sentence) for m in self.markers[p]}
         mine = [m for m in best if m in own]
         return min(mine or best, default=None)
 
-    def misattributed(self, sentence: int, cited: Sequence[int]) -> bool | None:
+    def misattributed(self, sentence: int) -> bool | None:
         """Whether a source ``sentence`` does not cite fits it clearly better than the ones it
-        cites (``cited``: rows); None when none of them has a passage."""
-        line = self.support[sentence]
-        own = {p for r in cited if (p := self._row_passage[r]) is not None}
+        cites; None when none of them has a passage."""
+        own = self._own(sentence)
         if not own:
             return None
-        mine = max(line[p] for p in own)
-        others = [line[p] for p in range(len(line)) if p not in own]
+        mine = max(self.judged(sentence, p)[1] for p in own)
+        others = [self.judged(sentence, p)[1] for p in range(len(self.passages)) if p not in own]
         if not others:
             return False
         best = max(others)
-        return best >= SUPPORTED and best - mine >= MARGIN
+        return best >= FITS and best - mine >= MARGIN
 
     def unfit(self) -> list[int] | None:
         """The markers none of whose passages supports any sentence even partly; None when
-        no citation has a passage."""
+        no citation has a passage. The sentences citing a passage are tried first."""
         if not self.passages:
             return None
+        citing: list[list[int]] = [[] for _ in self.passages]
+        for i in range(len(self._said)):
+            for p in self._own(i):
+                citing[p].append(i)
         fit: set[int] = set()
         unfit: set[int] = set()
         for p, markers in enumerate(self.markers):
-            fits = any(line[p] >= PARTIAL for line in self.support)
+            order = [*citing[p], *(i for i in range(len(self._said)) if i not in citing[p])]
+            fits = any(self.judged(i, p)[1] >= PARTIAL for i in order)
             (fit if fits else unfit).update(markers)
         return sorted(unfit - fit)

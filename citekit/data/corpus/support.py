@@ -13,11 +13,15 @@ Claims (:func:`claims`)
 Support (:func:`support_frame`)
     For each sentence and each source citing it, a ``support`` score in [0, 1] from lexical
     evidence (``citekit.data.corpus.evidence``: the quote found, numbers had or contradicted,
-    the words shared) and a ``verdict``: ``"supported"`` (support >= 0.5), ``"partial"``
-    (>= 0.25), ``"unsupported"``; ``"unverifiable"`` for a source with no passage (a web page
-    Maritaca links: its title is no passage) and ``"uncited"`` for a sentence no source cites.
-    Support is not entailment: a passage that shares a sentence's words may still not say it,
-    and one in another language shares few words whatever it says.
+    a negation on one side, the words shared), with the similarity of meaning from an
+    embedding model when one is given (``scorer=``, ``citekit.data.corpus.scorers``), and a
+    ``verdict``: ``"supported"`` (support >= 0.5), ``"partial"`` (>= 0.25),
+    ``"unsupported"``; ``"unverifiable"`` for a source with no passage (a web page Maritaca
+    links: its title is no passage) and ``"uncited"`` for a sentence no source cites. Which of
+    the answer's sources fits a sentence best, and whether another fits it clearly better than
+    the cited one (``best_source``, ``misattributed``): ``citekit.data.corpus.fit``.
+    Support is not entailment: a passage on the same topic may share a sentence's words, or
+    be near it in meaning, and still not say it.
 """
 
 from __future__ import annotations
@@ -160,7 +164,7 @@ def plain(sentence: Sentence) -> str:
         text = " ".join(parts)
     if "://" in text or "](" in text:
         text = _URL.sub(" ", _LINK_TARGET.sub("]", text))
-    return text
+    return text.strip()
 
 
 _LINK_TARGET = re.compile(r"\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
@@ -285,10 +289,12 @@ def judge(
 
 
 def texts(judged: Iterable[tuple[Answer, list[Claim], list[dict[str, Any]]]]) -> Iterator[str]:
-    """The sentences and passages of judged answers, as a scorer compares them."""
+    """The sentences a passage is cited for and the passages of judged answers: the texts a
+    scorer compares."""
     for answer, found, cited in judged:
         for claim in found:
-            yield plain(claim.sentence)
+            if any(passage(answer, cited[c.row]) is not None for c in claim.sources):
+                yield plain(claim.sentence)
         for row in cited:
             text = passage(answer, row)
             if text is not None:
@@ -298,8 +304,10 @@ def texts(judged: Iterable[tuple[Answer, list[Claim], list[dict[str, Any]]]]) ->
 def fit(
     answer: Answer, found: list[Claim], cited: list[dict[str, Any]], scorer: Scorer
 ) -> AnswerFit:
-    """Every sentence of an answer against every passage of its citations."""
-    return AnswerFit(answer, [plain(c.sentence) for c in found], cited, scorer)
+    """The sentences of an answer against the passages of its citations."""
+    said = [plain(c.sentence) for c in found]
+    cites = [[c.row for c in claim.sources] for claim in found]
+    return AnswerFit(answer, said, cites, cited, scorer)
 
 
 def _add(
@@ -312,9 +320,9 @@ def _add(
     grid = fit(answer, found, cited, scorer)
     for position, claim in enumerate(found):
         s = claim.sentence
-        rows = [c.row for c in claim.sources]
-        best = grid.best_source(position, rows)
-        wrong = grid.misattributed(position, rows)
+        judged = any(grid.passage_of(c.row) is not None for c in claim.sources)
+        best = grid.best_source(position) if judged else None  # judged where a passage is cited
+        wrong = grid.misattributed(position)
         pairs: list[tuple[Cited | None, dict[str, Any] | None]] = [
             (c, cited[c.row]) for c in claim.sources
         ] or [(None, None)]
@@ -339,8 +347,7 @@ def _add(
                 for name in ("quote_found", *_LISTS):
                     columns[name].append(None)
                 continue
-            e = grid.evidence[position][at]
-            value = grid.support[position][at]
+            e, value = grid.judged(position, at)
             columns["support"].append(value)
             columns["verdict"].append(verdict(value))
             columns["misattributed"].append(wrong)
@@ -364,7 +371,7 @@ def figures(found: list[Claim], grid: AnswerFit) -> tuple[float | None, float | 
             if at is None:
                 continue
             judged += 1
-            if verdict(grid.support[position][at]) == "supported":
+            if verdict(grid.judged(position, at)[1]) == "supported":
                 supporting += 1
                 any_supported = True
         sentences_supported += any_supported
