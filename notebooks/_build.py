@@ -740,12 +740,12 @@ Four sentences to read closely:
 
 1. *"On Sundays the faithful are to refrain from work..."* cites the Catechism, whose passage
    says it almost word for word: **supported**.
-2. *"Leo XIII taught that Sunday rest is an occasion for idleness..."* cites *Rerum novarum*,
-   whose passage uses the same words to say the opposite ("not to be understood as mere giving
-   way to idleness"): **unsupported**. Shared words alone would have passed it.
+2. *"Leo XIII taught that work and labor need not cease on Sundays..."* cites *Rerum novarum*,
+   whose passage uses the same words to say the opposite ("the obligation of the cessation from
+   work and labor on Sundays"): **unsupported**. Shared words alone would have passed it.
 3. *"The Lord's Day also leaves room for the works of mercy..."* cites *Laborem exercens* [2], which
-   says nothing of the kind, while the Catechism [1], cited elsewhere in the same answer, says
-   exactly this: a **misattributed** marker (flagged "[1] fits better").
+   shares a word or two but says nothing of the kind, while the Catechism [1], cited elsewhere in
+   the same answer, says exactly this: a **misattributed** marker (flagged "[1] fits better").
 4. *"Many parishes today keep Sunday afternoons free..."* cites nothing: **no source**.
 
 The same judgement as a frame, one row per sentence and passage:

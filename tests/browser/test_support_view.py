@@ -60,7 +60,7 @@ def test_sentences_are_tinted_and_markers_carry_score_and_passage(
         fragment = re.sub(r'\sid="[^"]*"', "", fragment)
     show(pg, fragment, "light", 1400)
     tints = pg.evaluate(TINTS_JS)
-    assert [t["glyph"] for t in tints] == ["∅", "✓", "✗", "✗", "✓", "✓", "∅", "∅"]
+    assert [t["glyph"] for t in tints] == ["∅", "✓", "✗", "◐", "✓", "✓", "∅", "∅"]
     by_verdict = {re.search(r"citekit-(\w+)$", t["cls"]).group(1): t["bg"] for t in tints}
     assert by_verdict["supported"].startswith("rgba(46, 160, 67")
     assert by_verdict["unsupported"].startswith("rgba(220, 50, 50")

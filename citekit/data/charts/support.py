@@ -103,7 +103,7 @@ def support(frame: pl.DataFrame | Source, *, by: By = "provider", top: int = 15)
     ... ]
     >>> chart = ck.charts.support(ck.support_frame(answers))
     >>> chart.data.filter(pl.col("verdict") == "supported").select("label", "count").rows()
-    [('magisterium', 1), ('gptbots', 4)]
+    [('magisterium', 2), ('gptbots', 6)]
     >>> chart.title.subtitle
     'sentences by the best verdict of their sources; 2 providers, 21 sentences'
     """

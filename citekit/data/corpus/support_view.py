@@ -104,14 +104,14 @@ class SupportView:
 
     Examples
     --------
-    >>> ans = ck.Magisterium().ask("What is the principle of subsidiarity?")
+    >>> ans = ck.Magisterium().ask("What does the Church teach about Sunday rest?")
     >>> view = ck.show_support(ans)
     >>> view.summary()
-    '1 of 15 sentences supported'
+    '3 of 8 sentences supported; 1 citation fits another source better'
     >>> view.counts()["uncited"]
-    9
-    >>> print(str(view).splitlines()[-3])
-      ✓ supported    0.53  Benedict XVI stressed that subsidiarity must be joined to ...
+    3
+    >>> print(str(view).splitlines()[4])
+      ◐ partial      0.35  The Lord's Day also leaves room for the works of mercy ... [2]→[1]
     """
 
     answer: Answer
