@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 import polars as pl
@@ -116,7 +116,8 @@ class SupportView:
 
     answer: Answer
     sentences: tuple[SentenceSupport, ...]
-    frame: pl.DataFrame
+    #: The ``support_frame`` rows of the answer the view was made from.
+    frame: pl.DataFrame = field(compare=False)
     #: Markers none of whose passages supports any sentence even partly (``health_frame``).
     unfit_citations: tuple[int, ...] = ()
     #: Ranks of the knowledge chunks (GPTBots) no citation carries; None when none were fetched.

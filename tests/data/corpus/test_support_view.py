@@ -111,3 +111,7 @@ def test_a_gptbots_answer_names_the_chunks_it_never_cites() -> None:
     assert answer.sample == "gptbots/14_subsidiarity_knowledge_base"
     assert view.unused_chunks == (4, 5, 6)
     assert "Evidence left unused: 3 retrieved chunks never cited (ranks 4, 5, 6)" in str(view)
+
+
+def test_two_views_of_one_answer_are_equal(sunday: ck.SupportView) -> None:
+    assert ck.show_support(sunday.answer) == sunday  # the frame is not compared
