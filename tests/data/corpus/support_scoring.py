@@ -271,10 +271,10 @@ PR_SCHEMA: dict[str, pl.DataType] = {
 def pr_table(frame: pl.DataFrame, predicted: str, actual: str) -> pl.DataFrame:
     """Precision and recall of the boolean column ``predicted`` against the boolean column
     ``actual`` in each of :func:`groups`."""
-    rows = [
-        {"group": name, **precision_recall(part[predicted], part[actual])._asdict()}
-        for name, part in groups(frame).items()
-    ]
+    rows = []
+    for name, part in groups(frame).items():
+        got = precision_recall(part[predicted].to_numpy(), part[actual].to_numpy())
+        rows.append({"group": name, **got._asdict()})
     return pl.DataFrame(rows, schema=PR_SCHEMA)
 
 
