@@ -94,6 +94,7 @@ if TYPE_CHECKING:
     from .data.corpus.cocitation import cocitation_frame
     from .data.corpus.health import health_frame
     from .data.corpus.support import support_frame
+    from .data.corpus.support_view import SupportView, show_support
     from .data.corpus.works import sources_frame, works_frame
     from .data.frames import answers_frame, citations_frame, references_frame
     from .data.identity.aliases import Aliases
@@ -171,6 +172,8 @@ _LAZY = {
     "works_frame": ".data.corpus.works",
     "health_frame": ".data.corpus.health",
     "support_frame": ".data.corpus.support",
+    "show_support": ".data.corpus.support_view",
+    "SupportView": ".data.corpus.support_view",
     "cocitation_frame": ".data.corpus.cocitation",
     "Aliases": ".data.identity.aliases",
     "Comparison": ".data.compare.comparison",
@@ -287,6 +290,7 @@ __all__ = [
     "Stream",
     "StreamInterrupted",
     "StreamTimeout",
+    "SupportView",
     "TextDelta",
     "TokenLimitError",
     "ToolCall",
@@ -319,6 +323,7 @@ __all__ = [
     "scan_citations",
     "scan_references",
     "scan_sources",
+    "show_support",
     "sources_frame",
     "support_frame",
     "to_parquet",

@@ -713,6 +713,73 @@ health.select(
         ),
         md(
             """
+## Does the source say so?
+
+A footnote says *where* a sentence comes from; it does not say that the passage there says
+what the sentence says. `ck.show_support` reads each sentence against the passage it cites and
+tints it: **green** supported, **amber** partial, **red** unsupported, **grey** a source with no
+passage to read (a web page cited by a link); a sentence no source cites is left plain (∅).
+Hover a marker for its score and the start of the passage that fits best; under the text, each
+cited sentence opens that passage with the words it shares marked.
+
+The score counts what the two share (words compared by their stem, quotes, numbers) and lowers
+it for a changed number or a "not" on one side only. That is *support*, not verification: a
+passage can share every word and still not say it, and one in another language shares few
+words whatever it says. It is a place to start reading, not a verdict on the answer.
+"""
+        ),
+        code(
+            """
+sunday = magisterium.ask("What does the Church teach about Sunday rest?")
+ck.show_support(sunday)
+"""
+        ),
+        md(
+            """
+Four sentences to read closely:
+
+1. *"On Sundays the faithful are to refrain from work..."* cites the Catechism, whose passage
+   says it almost word for word: **supported**.
+2. *"Leo XIII taught that work and labor need not cease on Sundays..."* cites *Rerum novarum*,
+   whose passage uses the same words to say the opposite ("the obligation of the cessation from
+   work and labor on Sundays"): **unsupported**. Shared words alone would have passed it.
+3. *"The Lord's Day also leaves room for the works of mercy..."* cites *Laborem exercens* [2], which
+   shares a word or two but says nothing of the kind, while the Catechism [1], cited elsewhere in
+   the same answer, says exactly this: a **misattributed** marker (flagged "[1] fits better").
+4. *"Many parishes today keep Sunday afternoons free..."* cites nothing: **no source**.
+
+The same judgement as a frame, one row per sentence and passage:
+"""
+        ),
+        code(
+            """
+ck.support_frame(sunday).select(
+    "sentence_index", "marker", "support", "verdict", "quote_found", "best_source", "misattributed"
+)
+"""
+        ),
+        md(
+            """
+Over every answer: how much of what each work is cited for does its passage say? And which
+claims do two providers support with the same work?
+"""
+        ),
+        code(
+            """
+support = ck.support_frame([*answers, *cmp.answered.values()])
+charts.support(support, by="work", top=10)
+"""
+        ),
+        code('charts.support(support, by="provider")'),
+        code(
+            """
+cmp.support().filter(pl.col("supported_with").list.len() > 0).select(
+    "label", "work", "sentence", "verdict", "support"
+)
+"""
+        ),
+        md(
+            """
 ## Explore for yourself
 
 Narrow the year range to the Middle Ages, pick an author, or search for a word; the chart and
@@ -728,6 +795,7 @@ the table follow, and a row number shows that passage inside its answer.
 2. Which centuries are missing entirely? Why might that be?
 3. Which works are always read together? What do the three providers agree on?
 4. Pick an answer: would you reach the same conclusion reading only its oldest source?
+5. Find a red sentence: does its passage say something else, or the same thing in other words?
 """
         ),
         code("magisterium.close()\nmaritaca.close()\ngptbots.close()\nserver.stop()"),

@@ -3,6 +3,7 @@
 ::
 
     citekit ask "What is subsidiarity?" --provider magisterium --html out.html
+    citekit ask "What is subsidiarity?" --support
     citekit demo --out citekit-demo.html
     citekit log list --provider magisterium --since 2026-11-01
     citekit log show 12
@@ -186,6 +187,11 @@ def _ask(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
         if not noticed:  # streamed: the notice comes when the answer has said whose it is
             print_notice(answer, out, styled)
         print_sources(answer, out, styled)
+        if args.support:
+            from ..data.corpus.support_view import show_support
+            from ..render.support import print_support
+
+            print_support(show_support(answer), out, styled)
     if args.html:
         from ..data.io.exports import export_answer
 
@@ -437,6 +443,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="print the answer as it arrives (default, except with --json)",
     )
     ask.add_argument("--json", action="store_true", help="print the raw answer JSON")
+    ask.add_argument(
+        "--support",
+        action="store_true",
+        help="then each sentence with its verdict and support score: does the cited passage "
+        "say so?",
+    )
     ask.add_argument("--html", metavar="PATH", help="also write the answer as an HTML page")
     ask.add_argument("--base-url", help="send requests here instead of the provider's API")
 

@@ -540,3 +540,37 @@ def test_log_export_rows_on_a_full_disk_says_so_and_keeps_the_file(
     assert "Traceback" not in run.stderr and run.stderr.count("\n") == 1
     assert target.read_bytes() == b"the export of yesterday"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["home", name]
+
+
+def test_ask_support_prints_each_sentence_with_its_verdict_and_the_summary(
+    server: ProviderServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sample = next(s for s in server.samples("magisterium") if "subsidiarity" in s.name)
+    url = server.base_url("magisterium")
+    assert main(["ask", sample.question, "--base-url", url, "--no-stream", "--support"]) == 0
+    out = capsys.readouterr().out
+    head, _, support = out.partition("\nDoes the cited passage say so?\n")
+    assert "Sources:" in head and support, out
+    # What the support view of the same recorded answer says, line for line.
+    from citekit import parse_response, show_support
+    from citekit.render.support import support_text
+
+    view = show_support(parse_response(sample.response, provider="magisterium"))
+    assert support.rstrip("\n").splitlines() == support_text(view).splitlines()[1:]
+    assert len(view.sentences) == 15 and view.counts()["uncited"] == 9
+    assert "\x1b" not in out  # piped: plain text
+
+
+def test_ask_support_on_a_terminal_colours_the_verdicts(
+    server: ProviderServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sample = next(s for s in server.samples("magisterium") if "subsidiarity" in s.name)
+    screen = FakeTerminal()
+    monkeypatch.setattr(sys, "stdout", screen)
+    url = server.base_url("magisterium")
+    argv = ["--color", "always", "ask", sample.question, "--base-url", url, "--support"]
+    assert main(argv) == 0
+    out = screen.getvalue()
+    assert "\x1b[1;32m✓ supported" in out  # bold green
+    shown = SGR.sub("", out)
+    assert "Does the cited passage say so?" in shown and " of 15 sentences supported" in shown

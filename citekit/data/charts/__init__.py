@@ -64,6 +64,7 @@ from .draw import (
     works,
     years,
 )
+from .support import support
 
 __all__ = [
     "MAX_ROWS",
@@ -75,6 +76,7 @@ __all__ = [
     "cocitation",
     "documents",
     "scores",
+    "support",
     "works",
     "years",
 ]

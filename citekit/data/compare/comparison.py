@@ -17,10 +17,19 @@ from typing import Any, Final
 import polars as pl
 
 from ...model import Answer
+from ..corpus.support import support_frame
+from ..corpus.support_view import sentence_verdict
 from ..corpus.works import sources_frame
 from ..identity.aliases import AliasSpec
 
-__all__ = ["EXAMPLE", "FRAME_SCHEMA", "OVERLAP_SCHEMA", "Comparison", "check_question"]
+__all__ = [
+    "EXAMPLE",
+    "FRAME_SCHEMA",
+    "OVERLAP_SCHEMA",
+    "SUPPORT_SCHEMA",
+    "Comparison",
+    "check_question",
+]
 
 #: ``Comparison.frame()``: one row per label and work.
 FRAME_SCHEMA: Final = pl.Schema(
@@ -46,6 +55,24 @@ OVERLAP_SCHEMA: Final = pl.Schema(
         "jaccard": pl.Float64(),
     }
 )
+
+#: ``Comparison.support()``: one row per label, sentence and work supporting it.
+SUPPORT_SCHEMA: Final = pl.Schema(
+    {
+        "label": pl.String(),
+        "provider": pl.String(),
+        "work_id": pl.String(),
+        "work": pl.String(),
+        "sentence_index": pl.Int32(),
+        "sentence": pl.String(),
+        "support": pl.Float64(),
+        "verdict": pl.String(),
+        "supported_with": pl.List(pl.String()),
+    }
+)
+
+#: The verdicts with which a work supports a claim (at least partly).
+_SUPPORTING: Final = ("supported", "partial")
 
 #: What tells the answers' rows apart in a sources frame.
 _KEY: Final = ("provider", "answer_id", "question")
@@ -117,6 +144,7 @@ class Comparison:
         self._lang = lang
         self._sources: pl.DataFrame | None = None
         self._frame: pl.DataFrame | None = None
+        self._support: pl.DataFrame | None = None
         #: label -> provider name of the client asked (known when ``compare`` made it).
         self._providers: dict[str, str] = {}
 
@@ -195,6 +223,27 @@ class Comparison:
             .drop("n")
         )
 
+    def support(self) -> pl.DataFrame:
+        """The claims each label's answer supports with a work, and which labels support a
+        claim with the same work (schema ``SUPPORT_SCHEMA``).
+
+        One row per label, sentence and work whose cited passage supports the sentence at least
+        partly (``support_frame``'s verdict ``supported`` or ``partial``; the best passage of
+        the work counts): ``sentence_index``, ``sentence``, ``support``, ``verdict``, and
+        ``supported_with``, the other labels with a sentence this work supports, in label
+        order. ``cmp.support().filter(pl.col("supported_with").list.len() > 0)`` gives the
+        claims two providers support with the same work. Rows follow the works supported by the
+        most labels first, then the labels' order.
+        """
+        if self._support is None:
+            found = _support(self.answered, self.labels, self._aliases)
+            # The works named as the other views name them (``frame()``, in its language).
+            names = dict(self.frame().select("work_id", "work").unique("work_id").iter_rows())
+            self._support = found.with_columns(
+                work=pl.col("work_id").replace_strict(names, default=pl.col("work"))
+            )
+        return self._support
+
     def _repr_html_(self) -> str:
         from .html import comparison_html, fallback_html
 
@@ -240,6 +289,68 @@ def check_question(question: object) -> None:
         raise TypeError(f"question must be a string, not {type(question).__name__}: {EXAMPLE}")
     if not question.strip():
         raise ValueError(f"question must not be blank: {EXAMPLE}")
+
+
+def _support(
+    answers: Mapping[str, Answer], labels: Sequence[str], aliases: AliasSpec
+) -> pl.DataFrame:
+    distinct: list[Answer] = []
+    seen: dict[int, str] = {}  # id(answer) -> the id its rows carry
+    taken: set[tuple[str, str | None]] = set()
+    pairs: list[tuple[str, str, str]] = []  # (label, provider, row id)
+    for label, answer in answers.items():
+        if id(answer) not in seen:
+            key = (answer.provider, answer.id)
+            if key in taken:  # two answers under one id: the rows must tell them apart
+                answer = replace(answer, id=f"{answer.id or ''}#{label}")
+                key = (answer.provider, answer.id)
+            taken.add(key)
+            seen[id(answers[label])] = answer.id or ""
+            distinct.append(answer)
+        pairs.append((label, answer.provider, seen[id(answers[label])]))
+    if not distinct:
+        return pl.DataFrame(schema=SUPPORT_SCHEMA)
+    rows = support_frame(distinct, aliases=aliases).filter(
+        pl.col("verdict").is_in(_SUPPORTING) & pl.col("work_id").is_not_null()
+    )
+    table = pl.DataFrame(
+        pairs,
+        schema={"label": pl.String, "provider": pl.String, "answer_id": pl.String},
+        orient="row",
+    )
+    joined = table.join(
+        rows.with_columns(pl.col("answer_id").fill_null("")),
+        on=["provider", "answer_id"],
+        how="inner",
+        maintain_order="left_right",
+    )
+    best = joined.group_by("label", "work_id", "sentence_index", maintain_order=True).agg(
+        provider=pl.col("provider").first(),
+        work=pl.col("work").first(),
+        sentence=pl.col("sentence").first(),
+        support=pl.col("support").max(),
+        verdicts=pl.col("verdict"),
+    )
+    order = {label: i for i, label in enumerate(labels)}
+    citing: dict[str, list[str]] = {}
+    for label, work_id in zip(best["label"], best["work_id"], strict=True):
+        if label not in citing.setdefault(work_id, []):
+            citing[work_id].append(label)
+    with_others = [
+        sorted((x for x in citing[w] if x != label), key=order.__getitem__)
+        for label, w in zip(best["label"], best["work_id"], strict=True)
+    ]
+    out = best.with_columns(
+        verdict=pl.Series([sentence_verdict(v) for v in best["verdicts"]], dtype=pl.String),
+        supported_with=pl.Series(with_others, dtype=pl.List(pl.String)),
+        n=pl.Series([len(citing[w]) for w in best["work_id"]], dtype=pl.Int64),
+        order=pl.col("label").replace_strict(order, default=len(order)),
+    )
+    return (
+        out.sort(["n", "work", "order", "sentence_index"], descending=[True, False, False, False])
+        .select(SUPPORT_SCHEMA.names())
+        .cast(SUPPORT_SCHEMA)
+    )
 
 
 def _labelled_sources(

@@ -36,6 +36,7 @@ from ...core.errors import (
 from ...core.names import display_name, find_provider
 from ...model import SAMPLE_FIELD, Answer
 from ...render.html import answer_html
+from ...render.support import plain_sentence
 from ...text.escape import STYLE, esc, new_token
 
 if TYPE_CHECKING:
@@ -169,6 +170,7 @@ def comparison_html(cmp: Comparison) -> str:
         f"<strong>Question:</strong> {_text(cmp.question)}</div>\n",
         f'<div class="citekit-compare-status" style="{_STATUS}">{esc(" · ".join(status))}</div>\n',
         _strip(shared, keys, token),
+        _supported(cmp, keys, token),
         f'<div class="citekit-compare-grid" style="{_GRID}">\n',
     ]
     for i, label in enumerate(cmp.labels):
@@ -220,6 +222,60 @@ def _strip(shared: pl.DataFrame, keys: dict[str, str], token: str) -> str:
             )
         inner = f'<ul style="{STYLE.LIST}">\n{"".join(items)}</ul>'
     return f'<div class="citekit-compare-shared" style="{_STRIP}">{title}{inner}</div>\n'
+
+
+def _supported(cmp: Comparison, keys: dict[str, str], token: str) -> str:
+    """:func:`_supported_strip`, or nothing when support cannot be read: the columns show."""
+    try:
+        return _supported_strip(cmp.support(), keys, token)
+    except Exception as exc:
+        from ...render.fallback import report_render_error
+
+        report_render_error("Comparison support as text/html", exc)
+        return ""
+
+
+def _supported_strip(support: pl.DataFrame, keys: dict[str, str], token: str) -> str:
+    """The claims two or more answers support with the same work, grouped by work: each
+    label's sentences with their verdict and score (nothing when no work supports the claims
+    of two answers)."""
+    together = support.filter(pl.col("supported_with").list.len() > 0)
+    if together.height == 0:
+        return ""
+    order = list(keys)
+    items: list[str] = []
+    for (work,), rows in together.group_by("work", maintain_order=True):
+        claims = []
+        for row in rows.iter_rows(named=True):
+            label = row["label"]
+            key = (
+                f'<a class="citekit-compare-key" href="#{token}-col-{order.index(label)}"'
+                f' title="{esc(label)}"><span style="{_KEY}">{esc(keys[label])}</span></a>'
+            )
+            claims.append(
+                f'<li style="{STYLE.ITEM}">{key} “{_text(_claim(row["sentence"]))}”'
+                f' <span style="{STYLE.SMALL_MUTED}">{esc(row["verdict"])},'
+                f" support {row['support']:.2f}</span></li>"
+            )
+        items.append(
+            f'<li style="{STYLE.ITEM}"><strong>{_text(work)}</strong>'
+            f'<ul style="{STYLE.LIST}; padding:0 0 0 1em">{"".join(claims)}</ul></li>\n'
+        )
+    title = (
+        f'<div style="{STYLE.SECTION_TITLE}">Claims supported by the same work</div>'
+        f'<div style="{STYLE.SMALL_MUTED}">sentences whose cited passage of the work supports them'
+        " at least partly (shared words, not verification)</div>"
+    )
+    return (
+        f'<div class="citekit-compare-supported" style="{_STRIP}">{title}'
+        f'<ul style="{STYLE.LIST}">\n{"".join(items)}</ul></div>\n'
+    )
+
+
+def _claim(sentence: str) -> str:
+    """A sentence as a claim: on one line, at most about 200 characters."""
+    flat = plain_sentence(sentence)
+    return flat if len(flat) <= 200 else flat[:199].rstrip() + "…"
 
 
 def _header(label: str, key: str, answer: Answer, sources: int, works: int) -> str:

@@ -15,7 +15,7 @@ shape: (3, 2)
 │ ---             ┆ --- │
 │ str             ┆ u32 │
 ╞═════════════════╪═════╡
-│ citation        ┆ 142 │
+│ citation        ┆ 145 │
 │ knowledge chunk ┆ 85  │
 │ web source      ┆ 13  │
 └─────────────────┴─────┘

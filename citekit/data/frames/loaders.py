@@ -100,7 +100,7 @@ def citations_frame(source: Source, *, provider: str | None = None) -> pl.DataFr
     >>> from citekit.testing import default_data_dir
     >>> cits = ck.citations_frame(default_data_dir() / "magisterium")
     >>> cits.height
-    130
+    133
     >>> by_author = cits.group_by("document_author").len()
     >>> by_author.sort("len", "document_author", descending=[True, False]).head(3)
     shape: (3, 2)
@@ -109,8 +109,8 @@ def citations_frame(source: Source, *, provider: str | None = None) -> pl.DataFr
     │ ---                             ┆ --- │
     │ str                             ┆ u32 │
     ╞═════════════════════════════════╪═════╡
-    │ Catholic Church                 ┆ 27  │
-    │ John Paul II                    ┆ 9   │
+    │ Catholic Church                 ┆ 28  │
+    │ John Paul II                    ┆ 10  │
     │ Pontifical Council for Justice… ┆ 8   │
     └─────────────────────────────────┴─────┘
     """

@@ -39,7 +39,7 @@ Examples
 >>> folder = "corpus"
 >>> written = ck.to_parquet(default_data_dir(), folder)
 >>> written.rows["citations"], written.rows["answers"]
-(155, 42)
+(158, 43)
 >>> cits = ck.scan_citations(folder)
 >>> cits.group_by("provider").len().sort("provider").collect()
 shape: (3, 2)
@@ -49,7 +49,7 @@ shape: (3, 2)
 │ str         ┆ u32 │
 ╞═════════════╪═════╡
 │ gptbots     ┆ 12  │
-│ magisterium ┆ 130 │
+│ magisterium ┆ 133 │
 │ maritaca    ┆ 13  │
 └─────────────┴─────┘
 >>> ck.charts.authors(cits, top=1).data["author"].to_list()

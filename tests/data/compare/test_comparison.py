@@ -525,3 +525,40 @@ def test_hostile_text_never_becomes_markup(
         assert label in text
     if len(labels) == 3:
         assert message in text
+
+
+def test_support_names_the_claims_two_providers_support_with_one_work(
+    three: ck.Comparison,
+) -> None:
+    from citekit.data.compare.comparison import SUPPORT_SCHEMA
+
+    support = three.support()
+    assert support.schema == SUPPORT_SCHEMA
+    assert set(support["verdict"]) <= {"supported", "partial"}
+    together = support.filter(pl.col("supported_with").list.len() > 0)
+    by_work = {w: sorted(rows["label"].unique()) for (w,), rows in together.group_by("work_id")}
+    # Maritaca's web pages give no passage: only Magisterium and GPTBots support claims.
+    assert by_work == {
+        w: ["GPTBots", "Magisterium · magisterium-1"]
+        for w in ("catechism", "compendium-of-the-social-doctrine")
+    }
+    gptbots = together.filter(
+        (pl.col("label") == "GPTBots") & (pl.col("work_id") == "catechism")
+    ).row(0, named=True)
+    assert gptbots["verdict"] == "supported" and gptbots["support"] > 0.8
+    assert gptbots["sentence"].startswith("The Catechism restates it")
+    # The same works' names as frame() gives them.
+    names = dict(three.frame().select("work_id", "work").iter_rows())
+    assert all(names[w] == n for w, n in support.select("work_id", "work").iter_rows())
+    page = markup(three._repr_html_())
+    text = " ".join("".join(page.text).split())
+    assert "Claims supported by the same work" in text
+    assert "“The Catechism restates it" in text
+    assert f"supported, support {gptbots['support']:.2f}" in text
+
+
+def test_support_of_answers_without_passages_is_empty() -> None:
+    plain = ck.Answer(provider="maritaca", text="Uma resposta sem fontes.", id="x")
+    cmp = ck.Comparison("q", {"a": plain, "b": replace(plain, id="y")})
+    assert cmp.support().height == 0
+    assert "Claims supported by the same work" not in cmp._repr_html_()
