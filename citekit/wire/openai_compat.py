@@ -30,6 +30,7 @@ from .flow import Flow, RequestSpec, fetch_json, stream_answer
 from .maritaca import generated_files
 from .maritaca import sources as maritaca_sources
 from .response import Wire
+from .typed import CHUNK_DECODER, REFUSED
 
 __all__ = [
     "SPECS",
@@ -39,6 +40,8 @@ __all__ = [
     "parse_chat_completion",
     "parse_citations",
 ]
+
+_new_tuple = tuple.__new__
 
 _CONTENT_FILTER_NOTE = (
     "The provider's content filter withheld this answer (finish_reason 'content_filter'). "
@@ -191,6 +194,72 @@ class ChatAccumulator:
     def finished(self) -> bool:
         """True once every choice seen has reported its ``finish_reason``."""
         return bool(self._finish) and None not in self._finish.values()
+
+    def feed_json(self, data: bytes) -> list[StreamEvent] | None:
+        """``feed`` of the event whose JSON text is ``data``, decoded typed (``wire.typed``);
+        None, with nothing read, when the event is not of the usual shape: the caller then
+        decodes it with ``json`` and hands it to ``feed``, which gives the same for any event.
+        """
+        try:
+            chunk = CHUNK_DECODER.decode(data)
+        except REFUSED:
+            return None
+        extra = self._extra
+        cid, obj, created, model = chunk.id, chunk.object, chunk.created, chunk.model
+        # A field ``raw`` does not hold yet goes the general way: ``raw`` keeps the order the
+        # fields first came in, which a Struct does not tell.
+        if (
+            (cid is not None and "id" not in extra)
+            or (obj is not None and "object" not in extra)
+            or (created is not None and "created" not in extra)
+            or (model is not None and "model" not in extra)
+            or (chunk.system_fingerprint is not None and "system_fingerprint" not in extra)
+        ):
+            return None
+        choices = chunk.choices
+        events: list[StreamEvent] = []
+        if choices:
+            for item in choices:
+                if not 0 <= item.index <= MAX_INDEX:
+                    return None  # the general way says what is wrong with it
+            finish = self._finish
+            for item in choices:
+                index, delta, reason = item.index, item.delta, item.finish_reason
+                if delta is not None:
+                    text = delta.content
+                    if text:
+                        parts = self._parts.get(index)
+                        if parts is None:
+                            parts = self._parts[index] = []
+                        parts.append(text)
+                        splitter = self._think.get(index)
+                        if splitter is None:
+                            splitter = self._think[index] = ThinkSplitter()
+                        shown = splitter.feed(text)
+                        if shown:  # ``TextDelta(shown, index)``, without its Python __new__
+                            events.append(_new_tuple(TextDelta, (shown, index)))
+                    if delta.role:
+                        self._roles[index] = delta.role
+                if reason is not None:
+                    finish[index] = reason
+                    held = self._think.get(index)
+                    rest = held.flush() if held is not None else ""
+                    if rest:
+                        events.append(TextDelta(rest, index))
+                elif index not in finish:
+                    finish[index] = None
+        # The last non-null value wins, as ``feed`` keeps it; ``choices`` is not kept in ``raw``.
+        if cid is not None:
+            extra["id"] = cid
+        if obj is not None:
+            extra["object"] = obj
+        if created is not None:
+            extra["created"] = created
+        if model is not None:
+            extra["model"] = model
+        if chunk.system_fingerprint is not None:
+            extra["system_fingerprint"] = chunk.system_fingerprint
+        return events
 
     def feed(self, chunk: Any) -> list[StreamEvent]:
         # The hot path of every stream: one call per chunk, so plain dict operations only.

@@ -144,6 +144,15 @@ class SSEDecoder:
         lines = self._lines.complete(chunk, end)
         if end < 0:
             return []
+        if not self._data and lines.endswith(b"\n"):
+            # The usual read: whole events of one ``data: `` line each. Cut at the blank
+            # lines in C; every line break accounted for by those cuts means no event has
+            # another line (a comment, a field, a second data line), else line by line.
+            events = lines[:-1].split(b"\n\n")
+            if lines.count(b"\n") == 2 * len(events) - 1 and all(
+                event.startswith(b"data: ") for event in events
+            ):
+                return [event[6:] for event in events if len(event) > 6]
         return self._lines_of(lines.split(b"\n"))
 
     def flush(self) -> list[bytes]:
