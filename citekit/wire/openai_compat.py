@@ -30,7 +30,7 @@ from .flow import Flow, RequestSpec, fetch_json, stream_answer
 from .maritaca import generated_files
 from .maritaca import sources as maritaca_sources
 from .response import Wire
-from .typed import CHUNK_DECODER, REFUSED
+from .typed import CHUNK_DECODER, REFUSED, ChunkChoice
 
 __all__ = [
     "SPECS",
@@ -219,35 +219,15 @@ class ChatAccumulator:
         choices = chunk.choices
         events: list[StreamEvent] = []
         if choices:
-            for item in choices:
-                if not 0 <= item.index <= MAX_INDEX:
+            if len(choices) == 1:  # the usual chunk: one choice
+                if not 0 <= choices[0].index <= MAX_INDEX:
                     return None  # the general way says what is wrong with it
-            finish = self._finish
-            for item in choices:
-                index, delta, reason = item.index, item.delta, item.finish_reason
-                if delta is not None:
-                    text = delta.content
-                    if text:
-                        parts = self._parts.get(index)
-                        if parts is None:
-                            parts = self._parts[index] = []
-                        parts.append(text)
-                        splitter = self._think.get(index)
-                        if splitter is None:
-                            splitter = self._think[index] = ThinkSplitter()
-                        shown = splitter.feed(text)
-                        if shown:  # ``TextDelta(shown, index)``, without its Python __new__
-                            events.append(_new_tuple(TextDelta, (shown, index)))
-                    if delta.role:
-                        self._roles[index] = delta.role
-                if reason is not None:
-                    finish[index] = reason
-                    held = self._think.get(index)
-                    rest = held.flush() if held is not None else ""
-                    if rest:
-                        events.append(TextDelta(rest, index))
-                elif index not in finish:
-                    finish[index] = None
+                self._typed_choice(choices[0], events)
+            else:
+                if not all(0 <= item.index <= MAX_INDEX for item in choices):
+                    return None
+                for item in choices:
+                    self._typed_choice(item, events)
         # The last non-null value wins, as ``feed`` keeps it; ``choices`` is not kept in ``raw``.
         if cid is not None:
             extra["id"] = cid
@@ -260,6 +240,33 @@ class ChatAccumulator:
         if chunk.system_fingerprint is not None:
             extra["system_fingerprint"] = chunk.system_fingerprint
         return events
+
+    def _typed_choice(self, item: ChunkChoice, events: list[StreamEvent]) -> None:
+        """``feed``'s reading of one choice of a typed chunk (its types checked already)."""
+        index, delta, reason = item.index, item.delta, item.finish_reason
+        if delta is not None:
+            text = delta.content
+            if text:
+                parts = self._parts.get(index)
+                if parts is None:
+                    parts = self._parts[index] = []
+                parts.append(text)
+                splitter = self._think.get(index)
+                if splitter is None:
+                    splitter = self._think[index] = ThinkSplitter()
+                shown = splitter.feed(text)
+                if shown:  # ``TextDelta(shown, index)``, without its Python __new__
+                    events.append(_new_tuple(TextDelta, (shown, index)))
+            if delta.role:
+                self._roles[index] = delta.role
+        if reason is not None:
+            self._finish[index] = reason
+            held = self._think.get(index)
+            rest = held.flush() if held is not None else ""
+            if rest:
+                events.append(TextDelta(rest, index))
+        elif index not in self._finish:
+            self._finish[index] = None
 
     def feed(self, chunk: Any) -> list[StreamEvent]:
         # The hot path of every stream: one call per chunk, so plain dict operations only.
