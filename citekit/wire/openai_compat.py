@@ -30,7 +30,7 @@ from .flow import Flow, RequestSpec, fetch_json, stream_answer
 from .maritaca import generated_files
 from .maritaca import sources as maritaca_sources
 from .response import Wire
-from .typed import CHUNK_DECODER, REFUSED, ChunkChoice
+from .typed import CHUNK_DECODER, REFUSED, ChatChunk, ChunkChoice
 
 __all__ = [
     "SPECS",
@@ -170,6 +170,7 @@ class ChatAccumulator:
         "_annotations",
         "_extra",
         "_finish",
+        "_header",
         "_parts",
         "_roles",
         "_think",
@@ -186,6 +187,9 @@ class ChatAccumulator:
         self._roles: dict[int, str] = {}
         self._tools: dict[int, dict[int, dict[str, Any]]] = {}
         self._extra: dict[str, Any] = {}
+        # The last typed chunk's id, object, created and model, all four set: what it would
+        # write over the kept ones (once, when ``_extra`` is read), not written per chunk.
+        self._header: ChatChunk | None = None
         self._annotations: dict[int, list[Any]] = {}
         # Per choice, what the live deltas show: the text without its <think> blocks.
         self._think: dict[int, ThinkSplitter] = {}
@@ -229,17 +233,31 @@ class ChatAccumulator:
                 for item in choices:
                     self._typed_choice(item, events)
         # The last non-null value wins, as ``feed`` keeps it; ``choices`` is not kept in ``raw``.
-        if cid is not None:
-            extra["id"] = cid
-        if obj is not None:
-            extra["object"] = obj
-        if created is not None:
-            extra["created"] = created
-        if model is not None:
-            extra["model"] = model
+        if cid is not None and obj is not None and created is not None and model is not None:
+            self._header = chunk  # the usual chunk: all four, written when they are read
+        else:
+            self._write_header()
+            if cid is not None:
+                extra["id"] = cid
+            if obj is not None:
+                extra["object"] = obj
+            if created is not None:
+                extra["created"] = created
+            if model is not None:
+                extra["model"] = model
         if chunk.system_fingerprint is not None:
             extra["system_fingerprint"] = chunk.system_fingerprint
         return events
+
+    def _write_header(self) -> None:
+        """Write the last typed chunk's four fields into ``_extra`` (before it is read or
+        written otherwise)."""
+        chunk = self._header
+        if chunk is not None:
+            self._header = None
+            extra = self._extra
+            extra["id"], extra["object"] = chunk.id, chunk.object
+            extra["created"], extra["model"] = chunk.created, chunk.model
 
     def _typed_choice(self, item: ChunkChoice, events: list[StreamEvent]) -> None:
         """``feed``'s reading of one choice of a typed chunk (its types checked already)."""
@@ -272,6 +290,8 @@ class ChatAccumulator:
         # The hot path of every stream: one call per chunk, so plain dict operations only.
         # Every value kept is type-checked before it is kept (``citekit.core.fields``): a
         # wrong one raises with nothing of it stored, so the partial answer stays readable.
+        if self._header is not None:
+            self._write_header()
         if type(chunk) is not dict:
             if not isinstance(chunk, Mapping):
                 raise wrong(self.provider, "a stream event", chunk, "an object")
@@ -422,6 +442,7 @@ class ChatAccumulator:
 
     def answer(self, *, partial: bool = False) -> Answer:
         """The answer so far (``partial`` when the stream did not reach its end)."""
+        self._write_header()
         indexes = sorted(set(self._parts) | set(self._finish) | set(self._tools))
         received = {i: "".join(self._parts.get(i, ())) for i in indexes}
         split = {i: split_thoughts(received[i]) for i in indexes}  # as the live deltas did

@@ -319,10 +319,8 @@ class EventReader:
                     # no error envelope is of it, so there is nothing for ``check`` to see.
                     events = typed(data)
                     if events is not None:
-                        self.received = True
                         fed += 1
-                        if events:
-                            out += events
+                        out += events
                         continue
                 # ``scan_once`` is the C scanner under ``json.loads`` without its encoding
                 # sniffing and whitespace handling; what it does not take whole goes slowly.
@@ -345,6 +343,9 @@ class EventReader:
                 raise
             self._error = exc
             self.done = True
+        finally:
+            if fed:
+                self.received = True
         return out
 
     def _over(self, chunk: bytes) -> list[StreamEvent]:
