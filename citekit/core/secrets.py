@@ -128,6 +128,8 @@ class Scrubber:
     """Replaces a fixed set of secrets (in every echo form) with ``MASK``."""
 
     __slots__ = (
+        "_dumped",
+        "_dumped_found",
         "_exact",
         "_folded",
         "_folded_forms",
@@ -164,6 +166,9 @@ class Scrubber:
         self._folded_forms = tuple(f for f, whole in prefixes if not whole)
         # For ``_may_hold``: the folded forms with re's two other i's made "i", as the text is.
         self._found_forms = tuple(_plain_i(f) for f in self._folded_forms)
+        # For ``may_hold_any``: each form as it stands in a JSON dump of a string holding it.
+        self._dumped = tuple(_escaped(f) for f in self._forms)
+        self._dumped_found = tuple(_escaped(f) for f in self._found_forms)
         # The first one and two characters of every form: most candidates fail on these.
         self._exact = frozenset(f[:n] for f in self._forms for n in (1, 2))
         self._folded = frozenset(f[:n] for f in self._folded_forms for n in (1, 2))
@@ -216,6 +221,26 @@ class Scrubber:
         folded = _plain_i(text.casefold())
         return any(form in folded for form in self._found_forms)
 
+    def may_hold_any(self, value: Any) -> bool:
+        """Whether a form may be in a string of ``value`` (any value ``scrub_value`` walks),
+        looked for in one JSON dump of it: false only when no string the walk would scrub
+        holds one, so a value that is clean (nearly every one) costs a dump and a few
+        substring searches, not a walk.
+
+        JSON escapes a string character by character, so a form in a string stands in the
+        dump as the form escaped; letter case folds the same way in and out of escapes.
+        """
+        try:
+            text = json.dumps(value, ensure_ascii=False, default=_walked_parts)
+        except (TypeError, ValueError, RecursionError):
+            return True  # what JSON cannot write (a tuple key, a cycle, deep nesting): walk it
+        if any(form in text for form in self._dumped):
+            return True
+        if not self._dumped_found:
+            return False
+        folded = _plain_i(text.casefold())
+        return any(form in folded for form in self._dumped_found)
+
     def held(self, text: str) -> int:
         """Where the end of ``text`` may begin a secret that the next text would complete:
         the index of the earliest such start, ``len(text)`` when none can."""
@@ -266,6 +291,21 @@ class Scrubber:
         return any(f.startswith(tail) for f in self._forms) or any(
             f.startswith(folded) for f in self._folded_forms
         )
+
+
+def _escaped(form: str) -> str:
+    """``form`` as ``json.dumps(..., ensure_ascii=False)`` writes it inside a string."""
+    return json.dumps(form, ensure_ascii=False)[1:-1]
+
+
+def _walked_parts(value: Any) -> Any:
+    """What ``_walk`` looks into of a value JSON cannot write: a dataclass's fields, a
+    mapping's items; None for what it leaves as it is (bytes, dates, sets)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return [getattr(value, f.name) for f in dataclasses.fields(value) if f.init]
+    if isinstance(value, Mapping):
+        return dict(value)
+    return None
 
 
 def _plain_i(folded: str) -> str:
@@ -376,6 +416,13 @@ def scrub_value(value: T, secrets: Iterable[str] | Scrubber) -> T:
     clean = secrets if isinstance(secrets, Scrubber) else scrubber(secrets)
     if not clean:
         return value
+    if type(value) is not str and value is not None:
+        if isinstance(value, Scrubbed) and _clean_of(value, clean):
+            return value
+        if not clean.may_hold_any(value):  # clean: nothing to walk (nearly every answer)
+            if isinstance(value, Scrubbed):
+                _mark(value, clean)
+            return value
     walked: T = _walk(value, clean)
     return walked
 

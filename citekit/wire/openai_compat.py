@@ -30,6 +30,7 @@ from .flow import Flow, RequestSpec, fetch_json, stream_answer
 from .maritaca import generated_files
 from .maritaca import sources as maritaca_sources
 from .response import Wire
+from .typed import CHUNK_DECODER, REFUSED, ChatChunk, ChunkChoice
 
 __all__ = [
     "SPECS",
@@ -39,6 +40,8 @@ __all__ = [
     "parse_chat_completion",
     "parse_citations",
 ]
+
+_new_tuple = tuple.__new__
 
 _CONTENT_FILTER_NOTE = (
     "The provider's content filter withheld this answer (finish_reason 'content_filter'). "
@@ -167,6 +170,7 @@ class ChatAccumulator:
         "_annotations",
         "_extra",
         "_finish",
+        "_header",
         "_parts",
         "_roles",
         "_think",
@@ -183,6 +187,9 @@ class ChatAccumulator:
         self._roles: dict[int, str] = {}
         self._tools: dict[int, dict[int, dict[str, Any]]] = {}
         self._extra: dict[str, Any] = {}
+        # The last typed chunk's id, object, created and model, all four set: what it would
+        # write over the kept ones (once, when ``_extra`` is read), not written per chunk.
+        self._header: ChatChunk | None = None
         self._annotations: dict[int, list[Any]] = {}
         # Per choice, what the live deltas show: the text without its <think> blocks.
         self._think: dict[int, ThinkSplitter] = {}
@@ -192,10 +199,99 @@ class ChatAccumulator:
         """True once every choice seen has reported its ``finish_reason``."""
         return bool(self._finish) and None not in self._finish.values()
 
+    def feed_json(self, data: bytes) -> list[StreamEvent] | None:
+        """``feed`` of the event whose JSON text is ``data``, decoded typed (``wire.typed``);
+        None, with nothing read, when the event is not of the usual shape: the caller then
+        decodes it with ``json`` and hands it to ``feed``, which gives the same for any event.
+        """
+        try:
+            chunk = CHUNK_DECODER.decode(data)
+        except REFUSED:
+            return None
+        extra = self._extra
+        cid, obj, created, model = chunk.id, chunk.object, chunk.created, chunk.model
+        # A field ``raw`` does not hold yet goes the general way: ``raw`` keeps the order the
+        # fields first came in, which a Struct does not tell.
+        if (
+            (cid is not None and "id" not in extra)
+            or (obj is not None and "object" not in extra)
+            or (created is not None and "created" not in extra)
+            or (model is not None and "model" not in extra)
+            or (chunk.system_fingerprint is not None and "system_fingerprint" not in extra)
+        ):
+            return None
+        choices = chunk.choices
+        events: list[StreamEvent] = []
+        if choices:
+            if len(choices) == 1:  # the usual chunk: one choice
+                if not 0 <= choices[0].index <= MAX_INDEX:
+                    return None  # the general way says what is wrong with it
+                self._typed_choice(choices[0], events)
+            else:
+                if not all(0 <= item.index <= MAX_INDEX for item in choices):
+                    return None
+                for item in choices:
+                    self._typed_choice(item, events)
+        # The last non-null value wins, as ``feed`` keeps it; ``choices`` is not kept in ``raw``.
+        if cid is not None and obj is not None and created is not None and model is not None:
+            self._header = chunk  # the usual chunk: all four, written when they are read
+        else:
+            self._write_header()
+            if cid is not None:
+                extra["id"] = cid
+            if obj is not None:
+                extra["object"] = obj
+            if created is not None:
+                extra["created"] = created
+            if model is not None:
+                extra["model"] = model
+        if chunk.system_fingerprint is not None:
+            extra["system_fingerprint"] = chunk.system_fingerprint
+        return events
+
+    def _write_header(self) -> None:
+        """Write the last typed chunk's four fields into ``_extra`` (before it is read or
+        written otherwise)."""
+        chunk = self._header
+        if chunk is not None:
+            self._header = None
+            extra = self._extra
+            extra["id"], extra["object"] = chunk.id, chunk.object
+            extra["created"], extra["model"] = chunk.created, chunk.model
+
+    def _typed_choice(self, item: ChunkChoice, events: list[StreamEvent]) -> None:
+        """``feed``'s reading of one choice of a typed chunk (its types checked already)."""
+        index, delta, reason = item.index, item.delta, item.finish_reason
+        if delta is not None:
+            text = delta.content
+            if text:
+                parts = self._parts.get(index)
+                if parts is None:
+                    parts = self._parts[index] = []
+                parts.append(text)
+                splitter = self._think.get(index)
+                if splitter is None:
+                    splitter = self._think[index] = ThinkSplitter()
+                shown = splitter.feed(text)
+                if shown:  # ``TextDelta(shown, index)``, without its Python __new__
+                    events.append(_new_tuple(TextDelta, (shown, index)))
+            if delta.role:
+                self._roles[index] = delta.role
+        if reason is not None:
+            self._finish[index] = reason
+            held = self._think.get(index)
+            rest = held.flush() if held is not None else ""
+            if rest:
+                events.append(TextDelta(rest, index))
+        elif index not in self._finish:
+            self._finish[index] = None
+
     def feed(self, chunk: Any) -> list[StreamEvent]:
         # The hot path of every stream: one call per chunk, so plain dict operations only.
         # Every value kept is type-checked before it is kept (``citekit.core.fields``): a
         # wrong one raises with nothing of it stored, so the partial answer stays readable.
+        if self._header is not None:
+            self._write_header()
         if type(chunk) is not dict:
             if not isinstance(chunk, Mapping):
                 raise wrong(self.provider, "a stream event", chunk, "an object")
@@ -346,6 +442,7 @@ class ChatAccumulator:
 
     def answer(self, *, partial: bool = False) -> Answer:
         """The answer so far (``partial`` when the stream did not reach its end)."""
+        self._write_header()
         indexes = sorted(set(self._parts) | set(self._finish) | set(self._tools))
         received = {i: "".join(self._parts.get(i, ())) for i in indexes}
         split = {i: split_thoughts(received[i]) for i in indexes}  # as the live deltas did

@@ -13,7 +13,14 @@ from .maritaca_responses import ResponsesAccumulator, is_response, parse_respons
 from .openai_compat import SPECS as CHAT_SPECS
 from .openai_compat import ChatAccumulator
 
-__all__ = ["Accumulator", "ProviderSpec", "get_spec", "parse_chunks", "parse_response"]
+__all__ = [
+    "Accumulator",
+    "ProviderSpec",
+    "TypedAccumulator",
+    "get_spec",
+    "parse_chunks",
+    "parse_response",
+]
 
 
 class Accumulator(Protocol):
@@ -21,6 +28,13 @@ class Accumulator(Protocol):
     def finished(self) -> bool: ...
     def feed(self, chunk: Any) -> list[StreamEvent]: ...
     def answer(self, *, partial: bool = False) -> Answer: ...
+
+
+class TypedAccumulator(Accumulator, Protocol):
+    """An accumulator that also reads events of its usual shape from their bytes
+    (``citekit.wire.typed``): ``feed_json`` returns None, having read nothing, for any other."""
+
+    def feed_json(self, data: bytes) -> list[StreamEvent] | None: ...
 
 
 class ProviderSpec(Protocol):
@@ -66,6 +80,11 @@ class _EitherAccumulator:
 
     def feed(self, chunk: Any) -> list[StreamEvent]:
         return self._for(chunk).feed(chunk)
+
+    def feed_json(self, data: bytes) -> list[StreamEvent] | None:
+        # The first event tells which protocol this is; after it, chat chunks are typed.
+        acc = self._acc
+        return acc.feed_json(data) if type(acc) is ChatAccumulator else None
 
     def answer(self, *, partial: bool = False) -> Answer:
         return self._for(None).answer(partial=partial)

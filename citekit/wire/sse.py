@@ -144,6 +144,13 @@ class SSEDecoder:
         lines = self._lines.complete(chunk, end)
         if end < 0:
             return []
+        if not self._data and lines.startswith(b"data: ") and lines.endswith(b"\n"):
+            # The usual read: whole events of one ``data: `` line each, cut in C. When the
+            # cuts account for every line break, each event is one ``data: `` line (no
+            # comment, other field or second data line): else the read goes line by line.
+            datas = lines[6:-1].split(b"\n\ndata: ")
+            if lines.count(b"\n") == 2 * len(datas) - 1:
+                return [data for data in datas if data] if b"" in datas else datas
         return self._lines_of(lines.split(b"\n"))
 
     def flush(self) -> list[bytes]:

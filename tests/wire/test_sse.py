@@ -89,3 +89,47 @@ def test_recorded_streams_decode_to_json_events() -> None:
         for data in events:
             if data != b"[DONE]":
                 json.loads(data)
+
+
+#: Lines a stream is made of: one-line events (the fast path), and everything that is not.
+_LINES = st.sampled_from(
+    [
+        b'data: {"a": 1}',
+        b"data: [DONE]",
+        b"data: x",
+        b"data:  two spaces",
+        b"data:",
+        b"data: ",
+        b"data:no space",
+        b": keep-alive",
+        b"event: message",
+        b"id: 7",
+        b"retry: 100",
+        b"",
+        b"",
+        b"",
+        b"dat",
+        b" data: indented",
+    ]
+)
+
+
+@given(
+    lines=st.lists(_LINES, max_size=30),
+    ends=st.sampled_from([b"\n", b"\r\n", b"\r"]),
+    cuts=st.lists(st.integers(min_value=0, max_value=600), max_size=8),
+)
+@settings(max_examples=examples(500))
+def test_whole_reads_decode_as_byte_by_byte(
+    lines: list[bytes], ends: bytes, cuts: list[int]
+) -> None:
+    # A read of whole one-line events is cut at its blank lines at once; a stream fed one byte
+    # at a time is read line by line: the two agree on every stream, however it is cut.
+    raw = ends.join(lines) + ends
+    one_by_one = SSEDecoder()
+    expected: list[bytes] = []
+    for i in range(len(raw)):
+        expected += one_by_one.feed(raw[i : i + 1])
+    expected += one_by_one.flush()
+    assert decode(raw, []) == expected
+    assert decode(raw, [c for c in cuts if c <= len(raw)]) == expected

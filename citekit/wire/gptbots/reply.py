@@ -9,6 +9,7 @@ from ...core.errors import ResponseFormatError
 from ...core.fields import Fields, int_or_none, number_or_none, parse_created
 from ...model import Answer, AudioClip, ComponentOutput, StreamEvent, TextDelta, Usage
 from ...text.think import ThinkSplitter, split_thoughts
+from ..typed import decode_text_event
 from .citations import attachment_citations, parse_citations, stream_citations
 
 __all__ = [
@@ -240,6 +241,21 @@ class GPTBotsAccumulator:
     @property
     def finished(self) -> bool:
         return self._end is not None
+
+    def feed_json(self, data: bytes) -> list[StreamEvent] | None:
+        """``feed`` of a Text (code 3) event from its JSON text, decoded typed
+        (``citekit.wire.typed``); None, with nothing read, for any other event (the caller
+        decodes it with ``json`` and hands it to ``feed``)."""
+        event = decode_text_event(data)
+        if event is None or event.code != TEXT:
+            return None
+        self._last_code = TEXT
+        text = event.data
+        if not text:
+            return []
+        self._parts.append(text)
+        shown = self._think.feed(text)
+        return [TextDelta(shown)] if shown else []
 
     def feed(self, event: Any) -> list[StreamEvent]:
         code = _event_code(event)
