@@ -1,6 +1,7 @@
 """How ``citekit log`` prints the log: ``log list`` as a table with a header row (or JSON
 with ``--json``), ``log show`` as a Markdown document when it is not styled for a terminal,
-so ``citekit log show 12 > answer.md`` is a page any Markdown reader shows."""
+so ``citekit log show 12 > answer.md`` is a page any Markdown reader shows, and ``log search``
+as its hits, best first, each with the part of its text that matched."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ from typing import Any, TextIO
 
 from ..core.names import display_name
 from ..model import Answer
+from ..render.text import StyledTerminal, TerminalLines
+from ..store.search import MARK_END, MARK_START
 
-__all__ = ["list_json", "list_table", "show_markdown"]
+__all__ = ["list_json", "list_table", "search_json", "search_table", "show_markdown"]
 
 #: ``log list``'s header, aligned with its rows.
 HEADER = (
@@ -47,6 +50,49 @@ def list_table(rows: Sequence[Mapping[str, Any]], out: TextIO) -> None:
             f"{row['id']:>6}  {_when(row):<16}  {row['provider'] or '?':<11} {sources:>7} "
             f"{elapsed:>7}  {_kind(row):<6}  {what[:90]}\n"
         )
+
+
+def _marked(snippet: str, *, bold: str = "bold") -> list[tuple[str, str]]:
+    """A hit's snippet as ``(text, style)`` parts: the words found in ``bold``."""
+    parts: list[tuple[str, str]] = []
+    for i, piece in enumerate(snippet.replace(MARK_END, MARK_START).split(MARK_START)):
+        if piece:
+            parts.append((piece, bold * (i % 2)))
+    return parts
+
+
+def search_table(
+    hits: Sequence[Mapping[str, Any]], out: TextIO, styled: StyledTerminal | None = None
+) -> None:
+    """The hits of ``log search``, best first: id, time, provider and question on one line,
+    the matching part of the text under it (the words found in bold, or in ``**`` when not
+    styled)."""
+    lines = TerminalLines(out, styled)
+    for hit in hits:
+        question = " ".join((hit["question"] or "").split())[:90]
+        lines.line(
+            (f"{hit['id']:>6}  ", "bold"),
+            (f"{_when(hit)}  {hit['provider'] or '?':<11} ", "dim"),
+            (question, "bold"),
+        )
+        snippet = " ".join((hit["snippet"] or "").split())
+        if styled is None:
+            snippet = snippet.replace(MARK_START, "**").replace(MARK_END, "**")
+            lines.line(("        " + snippet, ""))
+        else:
+            lines.line(("        ", ""), *_marked(snippet))
+
+
+def search_json(hits: Sequence[Mapping[str, Any]], out: TextIO) -> None:
+    """The hits of ``log search --json``: a JSON array, the words found in ``**``."""
+    data = [
+        {
+            **{key: _plain(value) for key, value in hit.items()},
+            "snippet": (hit["snippet"] or "").replace(MARK_START, "**").replace(MARK_END, "**"),
+        }
+        for hit in hits
+    ]
+    out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
 def _plain(value: Any) -> Any:

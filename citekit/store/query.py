@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ..core.columns import CITATION_COLUMNS, REFERENCE_COLUMNS
 from ..core.fields import MAX_INT64
+from .search import match_query
 
 if TYPE_CHECKING:
     from .selection import LogSelection
@@ -134,6 +135,11 @@ def _condition(selection: LogSelection, errors: bool) -> tuple[str, list[Any]]:
         escaped = selection.question_contains.replace("\\", "\\\\").replace("%", "\\%")
         where.append("question LIKE ? ESCAPE '\\'")
         params.append("%" + escaped.replace("_", "\\_") + "%")
+    if selection.samples is not None:
+        where.append("sample IS NOT NULL" if selection.samples else "sample IS NULL")
+    if selection.text is not None:
+        where.append("id IN (SELECT rowid FROM log_text WHERE log_text MATCH ?)")
+        params.append(match_query(selection.text) or '""')  # no word: matches nothing
     if not errors:
         where.append("error_type IS NULL AND response_json IS NOT NULL")
     return " AND ".join(where), params
