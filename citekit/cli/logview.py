@@ -15,7 +15,14 @@ from ..model import Answer
 from ..render.text import StyledTerminal, TerminalLines
 from ..store.search import MARK_END, MARK_START
 
-__all__ = ["list_json", "list_table", "search_json", "search_table", "show_markdown"]
+__all__ = [
+    "list_json",
+    "list_table",
+    "row_json",
+    "search_json",
+    "search_table",
+    "show_markdown",
+]
 
 #: ``log list``'s header, aligned with its rows.
 HEADER = (
@@ -104,6 +111,12 @@ def _plain(value: Any) -> Any:
 def list_json(rows: Sequence[Mapping[str, Any]], out: TextIO) -> None:
     """The rows of ``log list --json``: one JSON array of the log's rows, times in ISO 8601."""
     data = [{key: _plain(value) for key, value in row.items()} for row in rows]
+    out.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+
+
+def row_json(row: Mapping[str, Any], out: TextIO) -> None:
+    """``log show --json`` of a failed call (no answer to print): its row as a JSON object."""
+    data = {key: _plain(value) for key, value in row.items()}
     out.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
 
 

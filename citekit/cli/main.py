@@ -55,7 +55,7 @@ from ..render.text import (
 from .args import CliParser, provider_name, read_question, shell_words
 from .chat import Conversation, NoConversation, last_conversation, questions
 from .keys import add_keys_commands, run_keys
-from .logview import list_json, list_table, search_json, search_table, show_markdown
+from .logview import list_json, list_table, row_json, search_json, search_table, show_markdown
 from .models import add_models_command, run_models
 
 if TYPE_CHECKING:
@@ -290,6 +290,16 @@ def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
     from ..store import log
 
     if args.log_command == "path":
+        if args.json:
+            there = log.path.exists()
+            data = {
+                "path": str(log.path),
+                "exists": there,
+                "bytes": log.size() if there else 0,
+                "calls": log.count() if there else 0,
+            }
+            out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+            return 0
         # The path alone on stdout (scripts read it); its size for the reader on stderr.
         out.write(f"{log.path}\n")
         if log.path.exists():
@@ -303,6 +313,10 @@ def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
         return 0
     if args.log_command == "vacuum":
         before, after = log.vacuum()
+        if args.json:
+            data = {"path": str(log.path), "bytes_before": before, "bytes_after": after}
+            out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+            return 0
         out.write(f"{log.path}: {format_size(before)} before, {format_size(after)} after\n")
         return 0
     if args.log_command == "show":
@@ -313,6 +327,9 @@ def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
             if failed is None:
                 raise UsageError(str(exc.args[0])) from None
             # A failed call has no answer: what was asked, and how it failed.
+            if args.json:
+                row_json(failed, out)
+                return 0
             when = _when(failed["time"])
             out.write(
                 f"{failed['provider']} · {failed['question'] or ''}\n\n"
@@ -622,8 +639,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="also export the recorded samples (offline answers); left out by default",
     )
     _log_filters(export, None)
-    log_commands.add_parser("path", help="print where the log file is (its size on stderr)")
-    log_commands.add_parser("vacuum", help="rewrite the log file without free space")
+    where = log_commands.add_parser("path", help="print where the log file is (its size on stderr)")
+    where.add_argument("--json", action="store_true", help="the path, size and calls as JSON")
+    vacuum = log_commands.add_parser("vacuum", help="rewrite the log file without free space")
+    vacuum.add_argument("--json", action="store_true", help="the sizes before and after as JSON")
     return parser
 
 

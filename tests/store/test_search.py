@@ -69,7 +69,10 @@ def test_search_finds_questions_answers_and_passages_best_first() -> None:
 def test_a_search_is_a_selection_the_frames_take() -> None:
     fill(log)
     chosen = log.where(text="dignity of work")
-    assert sorted(a.question for a in chosen.answers()) == ["On the dignity of work", "What is work?"]
+    assert sorted(a.question for a in chosen.answers()) == [
+        "On the dignity of work",
+        "What is work?",
+    ]
     assert ck.answers_frame(chosen).height == 2
     assert ck.citations_frame(chosen)["cited_text"].to_list().count("A passage.") == 1
     assert chosen.count() == 2
@@ -108,7 +111,7 @@ def test_a_log_without_the_index_says_why(tmp_path: Path) -> None:
 # Text a user types, with every character FTS5 reads as syntax, quotes, and any Unicode.
 HOSTILE = st.one_of(
     st.text(),
-    st.text(alphabet='"*:^()-+ ANDORNEAR{}[]\'\\.,;', max_size=30),
+    st.text(alphabet="\"*:^()-+ ANDORNEAR{}[]'\\.,;", max_size=30),
     st.sampled_from(["", " ", '"', '""', "*", "AND", "NOT x", "a:b", "NEAR(a b)", "^x", "\x00"]),
 )
 

@@ -101,7 +101,8 @@ with sqlite3.connect(home / "log.sqlite3") as conn:
                 else "'" + str(v).replace("'", "''") + "'"
                 for v in row
             )
-            statements.insert(-1, f'INSERT INTO "{name}" (rowid, {", ".join(columns)}) VALUES({values});')
+            into = f'INSERT INTO "{name}" (rowid, {", ".join(columns)})'
+            statements.insert(-1, f"{into} VALUES({values});")
     dump = "\n".join(statements)
 out.write_text(f"PRAGMA user_version = {version};\n{dump}\n")
 views = json.dumps([view(a) for a in answers], ensure_ascii=False, indent=1)
