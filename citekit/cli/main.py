@@ -264,7 +264,7 @@ def _chat(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) 
         try:
             _answer(args, client, conversation, question, out, styled)
         except CitekitError as exc:
-            err.write(f"citekit: {type(exc).__name__}: {shell_words(str(exc))}\n")
+            _failed(exc, err)
             err.write("citekit: the question was not answered; ask again, or Ctrl-D to end\n")
         except KeyboardInterrupt:
             err.write("\ncitekit: interrupted; the next question goes on (Ctrl-D to end)\n")
@@ -692,6 +692,17 @@ def _commands(args: argparse.Namespace, out: TextIO) -> int:
     return _log(args, out, styled)
 
 
+def _failed(exc: CitekitError, err: TextIO) -> None:
+    """A failed call on stderr: the error, then what to do about it (``citekit.last_error``'s
+    advice, worded for a shell)."""
+    from ..providers.failure import explain
+
+    print(f"citekit: {type(exc).__name__}: {shell_words(str(exc))}", file=err)
+    advice = explain(exc, shell=True).advice
+    if advice not in str(exc):  # a provider's own hint is in the message already
+        print(f"citekit: what to do: {shell_words(advice)}", file=err)
+
+
 @contextlib.contextmanager
 def _warnings_as_notes(err: TextIO) -> Iterator[None]:
     """citekit's warnings as one line each ("citekit: note: ..."), not Python's
@@ -734,7 +745,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"citekit: error: {exc}", file=err)
         return 2
     except CitekitError as exc:
-        print(f"citekit: {type(exc).__name__}: {shell_words(str(exc))}", file=err)
+        _failed(exc, err)
         return 1
     except sqlite3.Error as exc:
         print(f"citekit: error: cannot read the answer log: {exc}", file=err)

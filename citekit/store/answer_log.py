@@ -266,7 +266,7 @@ class Log:
         >>> ck.log.search("dignity of work").select("id", "provider").rows()
         [(1, 'magisterium')]
         >>> ck.citations_frame(ck.log.where(text="dignity of work")).height
-        6
+        9
         """
         return hits_frame(search_hits(self, text, selected(self, selection), limit))
 

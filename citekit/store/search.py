@@ -12,7 +12,7 @@ quotes each, so no text makes SQLite raise; text with no word matches nothing.
 '"dignity" "of" "work"'
 >>> match_query('"common good" subsid*')
 '"common good" "subsid"*'
->>> match_query('AND OR NOT ( ) * : ^') is None
+>>> match_query('( ) * : ^ "') is None  # no word: nothing to find
 True
 """
 

@@ -241,3 +241,18 @@ def test_log_export_leaves_recorded_samples_out_and_says_how_many(
     assert "Wrote the sources of 2 answers" in capsys.readouterr().out
     assert main(["log", "export", str(tmp_path / "rows.csv"), "--rows"]) == 0
     assert "Wrote 1 log rows" in capsys.readouterr().out
+
+
+def test_a_failed_call_says_what_to_do(
+    server: ProviderServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    down = server.base_url("magisterium", fault="status", status=500, times=100)
+    assert main(["ask", "What is grace?", "--base-url", down, "--no-stream"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("citekit: ServerError: Magisterium returned HTTP 500")
+    assert err[1] == (
+        "citekit: what to do: the provider failed on its side (citekit already retried): "
+        "ask again later"
+    )
+    assert main(["ask", "What is grace?", "--base-url", "http://127.0.0.1:9"]) == 1
+    assert "work offline (citekit --offline ...)" in capsys.readouterr().err
