@@ -200,7 +200,7 @@ class Failure:
     def _repr_html_(self) -> str:
         items = "".join(
             f"<dt style='font-weight:600'>{html.escape(k)}</dt>"
-            f"<dd style='margin:0 0 .4em 0'>{html.escape(v)}</dd>"
+            f"<dd style='margin:0 0 .4em 0;overflow-wrap:anywhere'>{html.escape(v)}</dd>"
             for k, v in self._lines()
         )
         return (
