@@ -90,25 +90,25 @@ def last_conversation(log: Any, provider: str | None) -> Conversation:
             'ask a first question without -c (citekit ask "What is grace?")'
         )
     name, request_json, text, conversation_id, base_url = found[0]
-    if name == "gptbots":
-        if not conversation_id:
-            raise NoConversation("ask -c: the last GPTBots answer has no conversation id")
-        return Conversation(name, conversation_id=conversation_id, base_url=base_url)
     try:
         request = json.loads(request_json or "null")
     except ValueError:
         request = None
     sent = request.get("messages") if isinstance(request, dict) else None
-    if not isinstance(sent, list) or not all(
-        isinstance(m, dict) and isinstance(m.get("role"), str) for m in sent
-    ):
-        raise NoConversation(
-            f"ask -c: the last {display_name(name)} call in the log has no message history "
-            "to continue; ask without -c to start a new conversation"
-        )
-    model = request.get("model") if isinstance(request.get("model"), str) else None
-    history = [*sent, {"role": "assistant", "content": text or ""}]
-    return Conversation(name, messages=history, model=model, base_url=base_url)
+    if (
+        isinstance(sent, list)
+        and sent
+        and all(isinstance(m, dict) and isinstance(m.get("role"), str) for m in sent)
+    ):  # a chat-completions conversation: its whole history goes with the next question
+        model = request.get("model") if isinstance(request.get("model"), str) else None
+        history = [*sent, {"role": "assistant", "content": text or ""}]
+        return Conversation(name, messages=history, model=model, base_url=base_url)
+    if conversation_id:  # a conversation the provider keeps (GPTBots)
+        return Conversation(name, conversation_id=conversation_id, base_url=base_url)
+    raise NoConversation(
+        f"ask -c: the last {display_name(name)} call in the log has neither a message history "
+        "nor a conversation id to continue; ask without -c to start a new conversation"
+    )
 
 
 def questions(stdin: TextIO | None = None, out: TextIO | None = None) -> Iterator[str]:

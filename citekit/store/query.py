@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ..core.columns import CITATION_COLUMNS, REFERENCE_COLUMNS
 from ..core.fields import MAX_INT64
-from .search import match_query
 
 if TYPE_CHECKING:
     from .selection import LogSelection
@@ -139,7 +138,7 @@ def _condition(selection: LogSelection, errors: bool) -> tuple[str, list[Any]]:
         where.append("sample IS NOT NULL" if selection.samples else "sample IS NULL")
     if selection.text is not None:
         where.append("id IN (SELECT rowid FROM log_text WHERE log_text MATCH ?)")
-        params.append(match_query(selection.text) or '""')  # no word: matches nothing
+        params.append(selection.match or '""')  # no word: matches nothing
     if not errors:
         where.append("error_type IS NULL AND response_json IS NOT NULL")
     return " AND ".join(where), params

@@ -10,6 +10,7 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
 from .query import row_limit, timestamp
+from .search import match_query
 
 if TYPE_CHECKING:
     import polars as pl
@@ -82,6 +83,12 @@ class LogSelection:
         return {
             f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("log", "part")
         }
+
+    @property
+    def match(self) -> str | None:
+        """``text`` as the FTS5 query the search runs (``search.match_query``); None without
+        ``text``, or when it has no word."""
+        return match_query(self.text) if self.text is not None else None
 
     @property
     def narrowed(self) -> bool:
