@@ -13,10 +13,13 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citekit.cli.main import main
 from citekit.core.names import ENTRIES
 from citekit.testing import ProviderServer
+from tests.budget import examples
 
 pytestmark = pytest.mark.filterwarnings("ignore::citekit.ContentFilteredWarning")
 
@@ -167,3 +170,22 @@ def test_offline_chat_in_a_terminal_ends_with_ctrl_d(tmp_path: Path) -> None:
     rows = json.loads(log.stdout)
     assert [r["question"] for r in rows] == ["Why was the Great Wall built?", "Who built it?"]
     assert rows[0]["conversation_id"] == rows[1]["conversation_id"] is not None
+
+
+@settings(max_examples=examples(300))
+@given(text=st.text())
+def test_any_piped_text_is_read_as_questions_a_line_each(text: str) -> None:
+    import io
+
+    from citekit.cli.chat import questions
+
+    echoed = io.StringIO()
+    asked = list(questions(io.StringIO(text), echoed))
+    expected = []
+    for line in io.StringIO(text):  # the lines a pipe gives, up to an exit or quit
+        if line.strip().lower() in ("exit", "quit"):
+            break
+        if line.strip():
+            expected.append(line.strip())
+    assert asked == expected
+    assert echoed.getvalue() == "".join(f"> {' '.join(q.split())}\n" for q in expected)
