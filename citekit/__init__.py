@@ -105,7 +105,7 @@ if TYPE_CHECKING:
         scan_sources,
         to_parquet,
     )
-    from .data.io.exports import export_answer, export_citations
+    from .data.io.exports import SamplesLeftOut, export_answer, export_citations
     from .notebook.explorer import explore
     from .notebook.magic import load_ipython_extension
     from .providers._chat import ContentFilteredWarning
@@ -164,6 +164,7 @@ _LAZY = {
     "ask_many": ".providers.batch",
     "export_answer": ".data.io.exports",
     "export_citations": ".data.io.exports",
+    "SamplesLeftOut": ".data.io.exports",
     "load_ipython_extension": ".notebook.magic",
     "log": ".store",
     "offline": ".providers.loopback",
@@ -308,6 +309,8 @@ __all__ = [
     "References",
     "ResponseFormatError",
     "ResponseTooLargeError",
+    "SamplesLeftOut",
+    "SamplesLeftOut",
     "SearchResult",
     "SearchResults",
     "ServerError",
