@@ -310,7 +310,6 @@ __all__ = [
     "ResponseFormatError",
     "ResponseTooLargeError",
     "SamplesLeftOut",
-    "SamplesLeftOut",
     "SearchResult",
     "SearchResults",
     "ServerError",

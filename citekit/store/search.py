@@ -123,14 +123,20 @@ def match_query(text: str) -> str | None:
 
 def search_sql(condition: str) -> str:
     """The ``SELECT`` of the hits: the calls ``condition`` keeps (on ``answers``, as ``a``)
-    whose text matches the query (the first parameter), best first (bm25, a word in the
-    question weighing three times one in the answer or a passage); the limit last."""
+    whose text matches the query, best first (bm25, a word in the question weighing three
+    times one in the answer or a passage). Its parameters: the query, ``condition``'s, the
+    limit, the query again. The best rows are chosen first, so that the snippets are made for
+    them only."""
+    rank = f"bm25({TABLE}, 3.0, 1.0, 1.0)"
+    best = (
+        f"SELECT {TABLE}.rowid FROM {TABLE} JOIN answers a ON a.id = {TABLE}.rowid "
+        f"WHERE {TABLE} MATCH ? AND ({condition}) ORDER BY {rank}, a.id DESC LIMIT ?"
+    )
     return (
         f"SELECT a.id, a.ts, a.provider, a.question, "
-        f"snippet({TABLE}, -1, '{MARK_START}', '{MARK_END}', '…', 16), "
-        f"bm25({TABLE}, 3.0, 1.0, 1.0) AS score "
+        f"snippet({TABLE}, -1, '{MARK_START}', '{MARK_END}', '…', 16), {rank} AS score "
         f"FROM {TABLE} JOIN answers a ON a.id = {TABLE}.rowid "
-        f"WHERE {TABLE} MATCH ? AND ({condition}) ORDER BY score, a.id DESC LIMIT ?"
+        f"WHERE {TABLE} MATCH ? AND {TABLE}.rowid IN ({best}) ORDER BY score, a.id DESC"
     )
 
 
@@ -152,7 +158,7 @@ def search_hits(log: Log, text: str, selection: LogSelection, limit: int) -> lis
         )
     condition, params = where_sql(selection, errors=False)
     hits = []
-    for row in log.fetch(search_sql(condition), [query, *params, count]):
+    for row in log.fetch(search_sql(condition), [query, query, *params, count]):
         hit = dict(zip(SEARCH_COLUMNS, row, strict=True))
         when = hit["time"]
         hit["time"] = datetime.fromtimestamp(when, tz=UTC) if type(when) is float else None
