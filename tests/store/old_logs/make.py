@@ -17,7 +17,7 @@ The layouts, and the commits that wrote them (every layout the log ever had):
   ``tools_json``, ``cited_inline``); ``v3_citation_keys`` (3abd8c7) and
   ``v3_citation_patches`` (d0bec33): with ``citation_keys``; ``v3`` (8b6c23f): with
   ``text_elided`` and ``reference_keys``;
-* ``v4`` (the commit that added it): schema 4, the ``log_text`` full-text search table
+* ``v4`` (a8a5203): schema 4, the ``log_text`` full-text search table
   (FTS5) and its trigger, the layout of today.
 """
 
