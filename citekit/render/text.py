@@ -18,6 +18,7 @@ from ._sources import (
     CUT_SHORT,
     Footnote,
     answer_notes,
+    empty_reason,
     file_facts,
     footnotes,
     format_score,
@@ -142,7 +143,7 @@ def answer_text(answer: Answer) -> str:
     if text:
         lines.append(text)
     elif not answer.content_filtered:
-        lines.append("(empty answer)")
+        lines.append(empty_reason(answer))
     for n, definition in sorted(definitions.items()):
         if n not in notes and definition:
             lines.append(f"[{n}] {definition}")
