@@ -19,7 +19,7 @@ The design follows what notebook front ends do to HTML (``shared/reference/noteb
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from ..text.escape import STYLE, esc, new_token, safe_url
@@ -65,6 +65,26 @@ def target_style(token: str) -> str:
         for name in ("citekit-footnote", "citekit-reference", "citekit-marker")
     )
     return f"<style>{targets}{{{STYLE.TARGET}}}</style>"
+
+
+def landing_style(token: str, footnotes: Iterable[int], markers: Mapping[int, int]) -> str:
+    """The footnote (or marker) a clicked link leads to, highlighted where the page keeps no
+    ``#`` in its address: JupyterLab handles an in-page link's click itself (it scrolls to the
+    target without changing the address, so ``:target`` never matches). The link keeps the
+    focus the click gave it, and a rule per target highlights the element a focused link points
+    to (``:has``). Like ``target_style``, kept where the output is trusted, and holding only
+    the render's token and numbers."""
+    scope = f"#{token}"
+    hrefs = [f"{token}-fn-{n}" for n in footnotes]
+    hrefs += [
+        f"{token}-m-{n}-{k}"
+        for n, count in markers.items()
+        for k in range(1, min(count, _MAX_BACKLINKS) + 1)
+    ]
+    if not hrefs:
+        return ""
+    rules = ", ".join(f'{scope}:has(a[href="#{h}"]:focus) [id="{h}"]' for h in hrefs)
+    return f"<style>{rules}{{{STYLE.TARGET}}}</style>"
 
 
 class _MarkerLinks:
@@ -394,6 +414,8 @@ def render_answer_html(
         )
         out.append(_section("Sources (ranked by relevance)", inner, "citekit-references"))
     out.append(_footer(answer))
+    if not strict:
+        out.append(landing_style(token, notes, links.occurrences))
     out.append("</div>\n")
     return "".join(out)
 

@@ -35,6 +35,7 @@ from citekit.render import (
 )
 from citekit.render.html import target_style
 from citekit.render.live import streaming_html
+from citekit.text.escape import STYLE
 from citekit.wire.parsers import parse_response
 from tests.budget import examples
 
@@ -736,7 +737,13 @@ def assert_safe_html(html: str) -> None:
     for node in root.iter():
         if node.tag == "style":  # only the answer's own scoped style, constants and its token
             token = node.parent.attrs.get("id", "") if node.parent is not None else ""
-            assert node.children == [target_style(token)[7:-8]], node.children
+            (css,) = node.children
+            if css != target_style(token)[7:-8]:
+                # the landing rules: the token and numbers only, then the constant highlight
+                rule = f'#{token}:has\\(a\\[href="#{token}-(?:fn-\\d+|m-\\d+-\\d+)"\\]:focus\\) '
+                rule += f'\\[id="{token}-(?:fn-\\d+|m-\\d+-\\d+)"\\]'
+                style = re.escape("{" + STYLE.TARGET + "}")
+                assert re.fullmatch(f"{rule}(?:, {rule})*{style}", css), css
             continue
         assert node.tag not in {
             "script",
