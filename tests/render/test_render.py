@@ -1113,6 +1113,11 @@ def test_one_source_has_one_number_in_every_list_of_the_answer() -> None:
     labels = [c.text.split(" ")[0] for c in chunks]
     assert labels == ["[2]", "not", "[1]"]
     assert "rank 1" in chunks[0].text and "rank 3" in chunks[2].text
+    # The text and the Markdown number the chunks the same way.
+    text = answer_text(answer).split("Sources (ranked by relevance):")[1]
+    assert text.split("\n")[1].strip().startswith("[2] Silk Road (rank 1")
+    markdown = answer_markdown(answer).split("**Sources (ranked by relevance)**")[1]
+    assert "- \\[2\\] Silk Road — rank 1" in markdown and "\n1. " not in markdown
     assert not root.find_all("ol", None) or all(
         "decimal" not in (ol.attrs.get("style") or "") for ol in root.find_all("ol", None)
     )
