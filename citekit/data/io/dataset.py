@@ -312,7 +312,14 @@ def _log_sources(cited: pl.DataFrame, spans: pl.DataFrame) -> pl.DataFrame:
     cited number's first marker in the logged texts, ``log_spans``)."""
     from ..corpus.works import SOURCES_SCHEMA
 
-    joined = cited.join(spans, on=["answer", "marker"], how="left", maintain_order="left")
+    # Only the keys are joined (each number's first marker is one row of ``spans``), and the
+    # spans put beside the citations: their columns are not copied.
+    placed = (
+        cited.select("answer", "marker")
+        .join(spans, on=["answer", "marker"], how="left", maintain_order="left")
+        .select("start", "end")
+    )
+    joined = cited.hstack(placed)
     return joined.select(
         *(
             pl.col(name)
