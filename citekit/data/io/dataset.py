@@ -282,8 +282,15 @@ def _log_tables(selection: LogSelection, span: Partition) -> Iterator[tuple[Tabl
         [log_citations(b, CITATIONS_SCHEMA, with_answer=True, damaged=damaged) for b in batches]
     )
     yield "citations", cited.drop("answer")
-    yield "references", log_references(replace(selection, part=span), REFERENCES_SCHEMA)
-    if _citations_only(selection, span):
+    only = _citations_only(selection, span)
+    # No answer with saved knowledge chunks: none to read (a scan of the partition spared)
+    references = (
+        pl.DataFrame(schema=REFERENCES_SCHEMA)
+        if only
+        else log_references(replace(selection, part=span), REFERENCES_SCHEMA)
+    )
+    yield "references", references
+    if only:
         spans = pl.concat([log_spans(b, damaged=damaged) for b in batches])
         sources = _log_sources(cited, spans)
     else:
