@@ -429,16 +429,11 @@ def _search(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None
 def _exported(args: argparse.Namespace, log: Log) -> LogSelection:
     """What ``log export`` writes: the chosen calls, without the recorded samples unless
     ``--include-samples`` (a line on stderr says how many were left out)."""
-    chosen = _selection(args, log)
-    if args.include_samples:
-        return chosen
-    left_out = replace(chosen, samples=True).count()
-    if left_out:
-        from ..data.io.exports import samples_left_out
+    from ..data.io.exports import live_selection
 
-        note = samples_left_out(left_out, option="--include-samples")
-        print(f"citekit: note: {note}", file=sys.stderr)
-    return replace(chosen, samples=False)
+    return live_selection(
+        _selection(args, log), include_samples=args.include_samples, option="--include-samples"
+    )
 
 
 def _when(time: datetime | None) -> str:

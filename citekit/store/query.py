@@ -134,14 +134,16 @@ def _condition(selection: LogSelection, errors: bool) -> tuple[str, list[Any]]:
         escaped = selection.question_contains.replace("\\", "\\\\").replace("%", "\\%")
         where.append("question LIKE ? ESCAPE '\\'")
         params.append("%" + escaped.replace("_", "\\_") + "%")
-    if selection.samples is not None:
-        where.append("sample IS NOT NULL" if selection.samples else "sample IS NULL")
     if selection.text is not None:
         where.append("id IN (SELECT rowid FROM log_text WHERE log_text MATCH ?)")
         params.append(selection.match or '""')  # no word: matches nothing
     if not errors:
         where.append("error_type IS NULL AND response_json IS NOT NULL")
     return " AND ".join(where), params
+
+
+#: The condition keeping recorded samples (True) or live calls (False).
+_SAMPLES: Final = {True: "sample IS NOT NULL", False: "sample IS NULL"}
 
 
 def where_sql(selection: LogSelection, *, errors: bool) -> tuple[str, list[Any]]:
@@ -153,6 +155,8 @@ def where_sql(selection: LogSelection, *, errors: bool) -> tuple[str, list[Any]]
         condition = (
             f"id IN (SELECT id FROM answers WHERE {condition} ORDER BY id DESC LIMIT {count})"
         )
+    if selection.samples is not None:  # among the calls the limit chose
+        condition = f"({condition}) AND {_SAMPLES[selection.samples]}"
     if selection.part is not None:  # one partition of what the filters chose
         provider, month, first, last = selection.part
         condition = f"({condition}) AND id BETWEEN ? AND ? AND provider = ? AND {MONTH} = ?"
@@ -182,7 +186,7 @@ def partitions_sql(selection: LogSelection) -> tuple[str, list[Any]]:
 def select_sql(columns: str, selection: LogSelection, *, errors: bool) -> tuple[str, list[Any]]:
     """The ``SELECT`` of ``columns`` from ``answers`` for the selection (newest first), and its
     parameters."""
-    if selection.part is not None:
+    if selection.part is not None or selection.samples is not None:
         condition, params = where_sql(selection, errors=errors)
         return f"SELECT {columns} FROM answers WHERE {condition} ORDER BY id DESC", params
     condition, params = _condition(selection, errors)

@@ -26,6 +26,8 @@ from .lifecycle import LOGGER, RECORD_WAIT, LogFile, LogWarning, on_event_loop
 from .query import ANSWER_COLUMNS, BY_ID, LOG_COLUMNS, LOOKUP, select_sql
 from .query import row_id as query_row_id
 from .schema import BUSY_WAIT, is_busy
+from .search import TABLE as SEARCH_TABLE
+from .search import NoSearchIndex
 
 if TYPE_CHECKING:
     import polars as pl
@@ -55,6 +57,8 @@ def read_rows(
     try:
         return conn.execute(sql, params).fetchall()
     except sqlite3.OperationalError as exc:
+        if f"no such table: {SEARCH_TABLE}" in str(exc):  # ``where(text=...)`` on an old log
+            raise NoSearchIndex() from None
         if "decode" not in str(exc):
             raise
     bad: list[bool] = []

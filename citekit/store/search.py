@@ -91,6 +91,17 @@ def index_calls(conn: sqlite3.Connection, ids: list[int]) -> None:
             raise
 
 
+class NoSearchIndex(CitekitError):
+    """A search of a log that has no search table (a read-only log of an older citekit)."""
+
+    def __init__(self, path: object = None) -> None:
+        where = f"the answer log {path}" if path is not None else "the answer log"
+        super().__init__(
+            f"{where} has no search index: it is read-only here and was written by an older "
+            "citekit; open it once where it can be written"
+        )
+
+
 def has_index(conn: sqlite3.Connection) -> bool:
     """Whether the file has the search table (a read-only log of an older citekit has not)."""
     found = conn.execute(
@@ -122,7 +133,8 @@ def match_query(text: str) -> str | None:
 
 
 def search_sql(condition: str) -> str:
-    """The ``SELECT`` of the hits: the calls ``condition`` keeps (on ``answers``, as ``a``)
+    """The ``SELECT`` of the hits: the calls ``condition`` keeps (on ``answers``, read in a
+    subquery of its own, so that its columns are never those of the search table)
     whose text matches the query, best first (bm25, a word in the question weighing three
     times one in the answer or a passage). Its parameters: the query, ``condition``'s, the
     limit, the query again. The best rows are chosen first, so that the snippets are made for
@@ -130,7 +142,8 @@ def search_sql(condition: str) -> str:
     rank = f"bm25({TABLE}, 3.0, 1.0, 1.0)"
     best = (
         f"SELECT {TABLE}.rowid FROM {TABLE} JOIN answers a ON a.id = {TABLE}.rowid "
-        f"WHERE {TABLE} MATCH ? AND ({condition}) ORDER BY {rank}, a.id DESC LIMIT ?"
+        f"WHERE {TABLE} MATCH ? AND a.id IN (SELECT id FROM answers WHERE {condition}) "
+        f"ORDER BY {rank}, a.id DESC LIMIT ?"
     )
     return (
         f"SELECT a.id, a.ts, a.provider, a.question, "
@@ -152,10 +165,7 @@ def search_hits(log: Log, text: str, selection: LogSelection, limit: int) -> lis
     if query is None or count == 0:
         return []
     if log.path.exists() and not has_index(log.connect()):
-        raise CitekitError(
-            f"the answer log {log.path} has no search index: it is read-only here and was "
-            "written by an older citekit; open it once where it can be written"
-        )
+        raise NoSearchIndex(log.path)
     condition, params = where_sql(selection, errors=False)
     hits = []
     for row in log.fetch(search_sql(condition), [query, query, *params, count]):

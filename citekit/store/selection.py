@@ -38,8 +38,9 @@ class LogSelection:
     passages hold all its words (full-text search, ``Log.search``: accents and case folded,
     ``"a phrase"``, ``work*``; a text with no word keeps none); ``samples=False`` leaves
     recorded samples out (the offline answers of the loopback server), ``samples=True`` keeps
-    only them; ``limit`` keeps the most recent ones. A bad bound or limit is refused when the
-    selection is made.
+    only them; ``limit`` keeps the most recent ones (``samples=`` then keeps its kind among
+    them: an export that leaves samples out writes the same calls less the samples). A bad
+    bound or limit is refused when the selection is made.
 
     Failed calls are left out of the answers and the frames, partial answers (an interrupted
     stream) kept; :meth:`rows` and :meth:`frame` have the failed calls too unless

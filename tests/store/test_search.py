@@ -105,6 +105,12 @@ def test_a_log_without_the_index_says_why(tmp_path: Path) -> None:
     again = Log(own.path)
     with pytest.raises(CitekitError, match="no search index"):
         again.search("written")
+    # Every route that reads a selection by its text says so too, never a raw sqlite3 error.
+    chosen = again.where(text="written")
+    for read in (chosen.rows, chosen.answers, chosen.count, lambda: ck.citations_frame(chosen)):
+        with pytest.raises(CitekitError, match="no search index"):
+            read()
+    assert again.where(provider="magisterium").count() == 1  # the rest of the log reads on
     again.close()
 
 
@@ -131,3 +137,18 @@ def test_no_query_makes_sqlite_raise(query: str) -> None:
         for ident, text in holding.items():
             if query.strip().casefold() in text.casefold().split():
                 assert ident in chosen
+
+
+@hsettings(max_examples=examples(100))
+@given(query=HOSTILE, contains=HOSTILE, provider=st.sampled_from([None, "magisterium", "gptbots"]))
+def test_a_search_within_any_selection_is_that_selection_searched(
+    query: str, contains: str, provider: str | None
+) -> None:
+    """The selection's filters (a question's words too, whose column the search table also
+    has) narrow the ranked search exactly as they narrow ``where(text=...)``."""
+    if not log.count():
+        fill(log)
+    within = log.where(provider=provider, question_contains=contains)
+    hits = log.search(query, within)
+    chosen = log.where(provider=provider, question_contains=contains, text=query)
+    assert set(hits["id"].to_list()) == {row["id"] for row in chosen.rows(errors=False)}

@@ -135,18 +135,21 @@ def live_answers(answers: list[Answer], *, include_samples: bool) -> list[Answer
     return live
 
 
-def live_selection(selection: LogSelection, *, include_samples: bool) -> LogSelection:
+def live_selection(
+    selection: LogSelection, *, include_samples: bool, option: str = "include_samples=True"
+) -> LogSelection:
     """``selection`` without the recorded samples (unless ``include_samples``, or unless it
-    chose by ``samples=`` itself), with a ``SamplesLeftOut`` warning saying how many."""
+    chose by ``samples=`` itself), with a ``SamplesLeftOut`` warning saying how many (and
+    ``option``, the words that would keep them). With a ``limit``, the same calls less the
+    samples among them."""
     from dataclasses import replace
 
     if include_samples or selection.samples is not None:
         return selection
-    live = replace(selection, samples=False)
     count = replace(selection, samples=True).count()
     if count:
-        warn(samples_left_out(count), SamplesLeftOut)
-    return live
+        warn(samples_left_out(count, option=option), SamplesLeftOut)
+    return replace(selection, samples=False)
 
 
 # -- many answers' sources ---------------------------------------------------------------------

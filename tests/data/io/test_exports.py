@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import warnings
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -533,3 +534,32 @@ def test_exports_leave_recorded_samples_out_unless_asked(
     assert whole.rows["answers"] == 2
     only = ck.to_parquet(ck.log.where(samples=True), tmp_path / "only", progress=False)
     assert only.rows["answers"] == 1  # a source that chose by samples= itself: no warning
+
+
+def test_a_limited_selection_exports_its_own_calls_less_its_samples(
+    server: ProviderServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``where(limit=2)`` names the two newest calls: the export writes those less the samples
+    among them, counts only those, and never reaches further back for other live calls."""
+    from citekit.data.io.exports import SamplesLeftOut
+
+    monkeypatch.setenv("CITEKIT_HOME", str(tmp_path / "home"))
+    client = Magisterium(api_key="sk-test", base_url=server.base_url("magisterium"))
+    request = {"model": "m", "messages": [{"role": "user", "content": "q"}]}
+    old = chat("An old live question?", [citation(0, "Rerum Novarum", "1")], "Yes [1].")
+    ck.log.record(old, request=request)
+    client.ask("What is the principle of subsidiarity?")  # a recorded sample
+    new = chat("A new live question?", [citation(0, "Laborem exercens", "2")], "Yes [1].")
+    ck.log.record(new, request=request)
+    assert ck.log.flush(30)
+
+    newest = ck.log.where(limit=2)  # the sample and the new live call
+    with pytest.warns(SamplesLeftOut, match="left out 1 recorded sample"):
+        written = ck.to_parquet(newest, tmp_path / "two", progress=False)
+    assert ck.scan_answers(tmp_path / "two").collect()["question"].to_list() == [new.question]
+    assert written.rows["answers"] == 1
+
+    live_only = ck.log.where(limit=1)  # the new live call alone: nothing left out, no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SamplesLeftOut)
+        assert ck.to_parquet(live_only, tmp_path / "one", progress=False).rows["answers"] == 1
