@@ -106,7 +106,7 @@ if TYPE_CHECKING:
         scan_sources,
         to_parquet,
     )
-    from .data.io.exports import export_answer, export_citations
+    from .data.io.exports import SamplesLeftOut, export_answer, export_citations
     from .notebook.explorer import explore
     from .notebook.magic import load_ipython_extension
     from .providers._chat import ContentFilteredWarning
@@ -118,6 +118,7 @@ if TYPE_CHECKING:
         aask_many,
         ask_many,
     )
+    from .providers.failure import Failure
     from .providers.gptbots import GPTBots
     from .providers.magisterium import Magisterium
     from .providers.maritaca import Maritaca, MaritacaModel
@@ -134,6 +135,8 @@ if TYPE_CHECKING:
     last_batch: BatchResult | None
     #: The most recent answer, whole or partial (see ``_Facade.last_answer``).
     last_answer: Answer | None
+    #: The most recent failure, explained (see ``_Facade.last_error``).
+    last_error: Failure | None
 
 # A library logs, the application decides what is shown: nothing unless logging is set up.
 logging.getLogger(__name__).addHandler(logging.NullHandler())
@@ -162,6 +165,7 @@ _LAZY = {
     "ask_many": ".providers.batch",
     "export_answer": ".data.io.exports",
     "export_citations": ".data.io.exports",
+    "SamplesLeftOut": ".data.io.exports",
     "load_ipython_extension": ".notebook.magic",
     "log": ".store",
     "offline": ".providers.loopback",
@@ -203,7 +207,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY) | {"last_answer", "last_batch"})
+    return sorted(set(globals()) | set(_LAZY) | {"last_answer", "last_batch", "last_error"})
 
 
 class _Facade(types.ModuleType):
@@ -238,6 +242,30 @@ class _Facade(types.ModuleType):
         from .providers._client import last_answer
 
         return last_answer()
+
+    @property
+    def last_error(self) -> Failure | None:
+        """The most recent failure of a call in this process, explained, or None before any:
+        the exception's type, the provider, the HTTP status, the provider's message and what
+        to do (``citekit.providers.failure.Failure``; ``.error`` is the exception itself).
+        ``%ask --error`` shows it in a notebook; ``print`` writes it as lines of text.
+
+        >>> from citekit.testing import serve
+        >>> with serve() as srv:
+        ...     url = srv.base_url("magisterium", api_key="the-right-key")
+        ...     try:
+        ...         ck.Magisterium(api_key="a-wrong-key", base_url=url).ask("What is grace?")
+        ...     except ck.AuthenticationError:
+        ...         pass
+        >>> failure = ck.last_error
+        >>> failure.kind, failure.provider, failure.status
+        ('AuthenticationError', 'magisterium', 401)
+        """
+        if "citekit.providers.failure" not in sys.modules:
+            return None  # no call has run: nothing to import
+        from .providers.failure import last_error
+
+        return last_error()
 
 
 sys.modules[__name__].__class__ = _Facade
@@ -284,6 +312,7 @@ __all__ = [
     "References",
     "ResponseFormatError",
     "ResponseTooLargeError",
+    "SamplesLeftOut",
     "SearchResult",
     "SearchResults",
     "ServerError",

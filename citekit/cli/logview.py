@@ -1,6 +1,7 @@
 """How ``citekit log`` prints the log: ``log list`` as a table with a header row (or JSON
 with ``--json``), ``log show`` as a Markdown document when it is not styled for a terminal,
-so ``citekit log show 12 > answer.md`` is a page any Markdown reader shows."""
+so ``citekit log show 12 > answer.md`` is a page any Markdown reader shows, and ``log search``
+as its hits, best first, each with the part of its text that matched."""
 
 from __future__ import annotations
 
@@ -11,8 +12,17 @@ from typing import Any, TextIO
 
 from ..core.names import display_name
 from ..model import Answer
+from ..render.text import StyledTerminal, TerminalLines
+from ..store.search import MARK_END, MARK_START
 
-__all__ = ["list_json", "list_table", "show_markdown"]
+__all__ = [
+    "list_json",
+    "list_table",
+    "row_json",
+    "search_json",
+    "search_table",
+    "show_markdown",
+]
 
 #: ``log list``'s header, aligned with its rows.
 HEADER = (
@@ -49,6 +59,49 @@ def list_table(rows: Sequence[Mapping[str, Any]], out: TextIO) -> None:
         )
 
 
+def _marked(snippet: str, *, bold: str = "bold") -> list[tuple[str, str]]:
+    """A hit's snippet as ``(text, style)`` parts: the words found in ``bold``."""
+    parts: list[tuple[str, str]] = []
+    for i, piece in enumerate(snippet.replace(MARK_END, MARK_START).split(MARK_START)):
+        if piece:
+            parts.append((piece, bold * (i % 2)))
+    return parts
+
+
+def search_table(
+    hits: Sequence[Mapping[str, Any]], out: TextIO, styled: StyledTerminal | None = None
+) -> None:
+    """The hits of ``log search``, best first: id, time, provider and question on one line,
+    the matching part of the text under it (the words found in bold, or in ``**`` when not
+    styled)."""
+    lines = TerminalLines(out, styled)
+    for hit in hits:
+        question = " ".join((hit["question"] or "").split())[:90]
+        lines.line(
+            (f"{hit['id']:>6}  ", "bold"),
+            (f"{_when(hit)}  {hit['provider'] or '?':<11} ", "dim"),
+            (question, "bold"),
+        )
+        snippet = " ".join((hit["snippet"] or "").split())
+        if styled is None:
+            snippet = snippet.replace(MARK_START, "**").replace(MARK_END, "**")
+            lines.line(("        " + snippet, ""))
+        else:
+            lines.line(("        ", ""), *_marked(snippet))
+
+
+def search_json(hits: Sequence[Mapping[str, Any]], out: TextIO) -> None:
+    """The hits of ``log search --json``: a JSON array, the words found in ``**``."""
+    data = [
+        {
+            **{key: _plain(value) for key, value in hit.items()},
+            "snippet": (hit["snippet"] or "").replace(MARK_START, "**").replace(MARK_END, "**"),
+        }
+        for hit in hits
+    ]
+    out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
 def _plain(value: Any) -> Any:
     if isinstance(value, dt.datetime | dt.date):
         return value.isoformat()
@@ -58,6 +111,12 @@ def _plain(value: Any) -> Any:
 def list_json(rows: Sequence[Mapping[str, Any]], out: TextIO) -> None:
     """The rows of ``log list --json``: one JSON array of the log's rows, times in ISO 8601."""
     data = [{key: _plain(value) for key, value in row.items()} for row in rows]
+    out.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+
+
+def row_json(row: Mapping[str, Any], out: TextIO) -> None:
+    """``log show --json`` of a failed call (no answer to print): its row as a JSON object."""
+    data = {key: _plain(value) for key, value in row.items()}
     out.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
 
 

@@ -4,9 +4,12 @@
 
     citekit ask "What is subsidiarity?" --provider magisterium --html out.html
     citekit ask "What is subsidiarity?" --support
+    citekit ask -c "And who wrote about it first?"     # continues the last conversation
+    citekit chat                                        # a question a line, Ctrl-D to end
     citekit demo --out citekit-demo.html
     citekit log list --provider magisterium --since 2026-11-01
     citekit log show 12
+    citekit log search "dignity of work"
     citekit log export refs.bib
     citekit log export corpus/ --parquet
 
@@ -39,7 +42,7 @@ from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from ..core.errors import CitekitError, CitekitWarning, ConfigurationError, DiskFullError
 from ..core.fields import MAX_INT64
-from ..core.names import DEFAULT_PROVIDER, ENTRIES, PROVIDERS, check_model_choice
+from ..core.names import DEFAULT_PROVIDER, ENTRIES, PROVIDERS, check_model_choice, display_name
 from ..model import Answer, TextDelta
 from ..render._sources import format_size
 from ..render.text import (
@@ -51,8 +54,9 @@ from ..render.text import (
     print_sources,
 )
 from .args import CliParser, provider_name, read_question, shell_words
+from .chat import Conversation, NoConversation, last_conversation, questions
 from .keys import add_keys_commands, run_keys
-from .logview import list_json, list_table, show_markdown
+from .logview import list_json, list_table, row_json, search_json, search_table, show_markdown
 from .models import add_models_command, run_models
 
 if TYPE_CHECKING:
@@ -126,12 +130,12 @@ class TerminalOut:
 
 
 # -- printing an answer -----------------------------------------------------------------------
-def _stream_styled(client: Any, question: str, styled: StyledTerminal) -> Answer | None:
+def _stream_styled(events: Any, styled: StyledTerminal) -> Answer | None:
     """Stream an answer onto a colour terminal: the last screenful rendered as it arrives,
     then the whole answer rendered once (what arrived, when Ctrl-C stops it)."""
     answer: Answer | None = None
     text = ""
-    with client.stream(question) as events:  # Ctrl-C reaches the stream, which keeps the text
+    with events:  # Ctrl-C reaches the stream, which keeps the text
         try:
             with styled.live() as show:
                 for event in events:
@@ -147,25 +151,29 @@ def _stream_styled(client: Any, question: str, styled: StyledTerminal) -> Answer
     return answer
 
 
-def _ask(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -> int:
-    if args.html:
-        from ..data.io.exports import ANSWER_SUFFIXES
-
-        _require_suffix("--html", Path(args.html), ANSWER_SUFFIXES)  # before paying for an answer
-        _require_writable("--html", Path(args.html))
-    args.question = read_question(args.question)
-    client = make_client(args.provider, base_url=args.base_url, model=args.model)
+def _answer(
+    args: argparse.Namespace,
+    client: Any,
+    conversation: Conversation,
+    question: str,
+    out: TextIO,
+    styled: StyledTerminal | None,
+) -> Answer:
+    """Ask ``question`` in ``conversation`` and print the answer (``ask`` and each turn of
+    ``chat``): streamed or whole, a notice on top when it is another question's recorded
+    answer, its sources under it; or its JSON with ``--json``."""
+    json_out = getattr(args, "json", False)
     # Offline, an answer comes whole unless --stream is asked: whether it is another
     # question's recorded answer is known before its text is printed, so the notice is on top.
-    stream = args.stream if args.stream is not None else not (args.json or args.offline)
+    stream = args.stream if args.stream is not None else not (json_out or args.offline)
     answer: Answer | None = None
     noticed = False
     if stream and styled is not None:
-        answer = _stream_styled(client, args.question, styled)
-    elif stream and not args.json:
+        answer = _stream_styled(conversation.stream(client, question), styled)
+    elif stream and not json_out:
         # As a context: Ctrl-C while the text is printed (not only while it is read) reaches
         # the stream, which keeps what arrived (logged as partial).
-        with client.stream(args.question) as events:
+        with conversation.stream(client, question) as events:
             for event in events:
                 if type(event) is TextDelta and event.choice == 0:
                     out.write(event.text)
@@ -174,12 +182,12 @@ def _ask(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
                     answer = event
         out.write("\n")
     else:
-        answer = client.ask(args.question, stream=stream, display=False)
-        if not args.json:
+        answer = conversation.ask(client, question)
+        if not json_out:
             noticed = print_notice(answer, out, styled)
             TerminalLines(out, styled).markdown(body_text(answer)[0].rstrip())
     assert answer is not None
-    if args.json:
+    if json_out:
         from ..data.io.exports import answer_json
 
         out.write(json.dumps(answer_json(answer), ensure_ascii=False, indent=2) + "\n")
@@ -187,11 +195,50 @@ def _ask(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
         if not noticed:  # streamed: the notice comes when the answer has said whose it is
             print_notice(answer, out, styled)
         print_sources(answer, out, styled)
-        if args.support:
+        if getattr(args, "support", False):
             from ..data.corpus.support_view import show_support
             from ..render.support import print_support
 
             print_support(show_support(answer), out, styled)
+    conversation.went_on(question, answer)
+    return answer
+
+
+def _conversation(args: argparse.Namespace) -> tuple[Conversation, Any]:
+    """The conversation the command goes on with (the last one of the log with ``-c``, else
+    a new one) and the client it is held with."""
+    from ..store import log
+
+    conversation = Conversation(args.provider or DEFAULT_PROVIDER)
+    if args.continue_conversation:
+        try:
+            conversation = last_conversation(log, args.provider)
+        except NoConversation as exc:
+            raise UsageError(str(exc)) from None
+    model = args.model or conversation.model
+    client = make_client(conversation.provider, base_url=args.base_url, model=model)
+    held = conversation.base_url
+    if conversation.conversation_id and held and held.rstrip("/") != client.base_url:
+        # GPTBots knows a conversation only where it was held (an offline one ended with
+        # the loopback server of its command): a new one is started, and said so.
+        print(
+            f"citekit: note: the last {display_name(conversation.provider)} conversation was "
+            f"held at {held}, not {client.base_url}: a new conversation is started",
+            file=sys.stderr,
+        )
+        conversation = Conversation(conversation.provider)
+    return conversation, client
+
+
+def _ask(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -> int:
+    if args.html:
+        from ..data.io.exports import ANSWER_SUFFIXES
+
+        _require_suffix("--html", Path(args.html), ANSWER_SUFFIXES)  # before paying for an answer
+        _require_writable("--html", Path(args.html))
+    question = read_question(args.question)
+    conversation, client = _conversation(args)
+    answer = _answer(args, client, conversation, question, out, styled)
     if args.html:
         from ..data.io.exports import export_answer
 
@@ -203,6 +250,33 @@ def _ask(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
             raise UsageError(f"--html {args.html}: cannot write it ({exc.strerror})") from None
         print(f"Wrote {path}", file=sys.stderr)
     return 0 if answer.sample_question is None else EXIT_OTHER_QUESTION
+
+
+def _chat(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -> int:
+    """``citekit chat``: a question a line, each answer continuing the conversation, until
+    Ctrl-D (or ``exit``). A failed turn is reported and the chat goes on; Ctrl-C stops the
+    answer being printed (kept as partial in the log), a second one at the prompt ends."""
+    conversation, client = _conversation(args)
+    err = cast(TextIO, TerminalOut(sys.stderr))
+    if sys.stdin.isatty():
+        name = display_name(conversation.provider)
+        how = (
+            "continuing the last conversation"
+            if conversation.messages or (conversation.conversation_id)
+            else "a new conversation"
+        )
+        print(f"Chatting with {name}, {how}. Ctrl-D (or exit) to end.", file=sys.stderr)
+    for question in questions(out=out):
+        try:
+            _answer(args, client, conversation, question, out, styled)
+        except CitekitError as exc:
+            _failed(exc, err)
+            err.write("citekit: the question was not answered; ask again, or Ctrl-D to end\n")
+        except KeyboardInterrupt:
+            err.write("\ncitekit: interrupted; the next question goes on (Ctrl-D to end)\n")
+        out.write("\n")
+        out.flush()
+    return 0
 
 
 # -- the answer log ---------------------------------------------------------------------------
@@ -222,6 +296,16 @@ def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
     from ..store import log
 
     if args.log_command == "path":
+        if args.json:
+            there = log.path.exists()
+            data = {
+                "path": str(log.path),
+                "exists": there,
+                "bytes": log.size() if there else 0,
+                "calls": log.count() if there else 0,
+            }
+            out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+            return 0
         # The path alone on stdout (scripts read it); its size for the reader on stderr.
         out.write(f"{log.path}\n")
         if log.path.exists():
@@ -235,6 +319,10 @@ def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
         return 0
     if args.log_command == "vacuum":
         before, after = log.vacuum()
+        if args.json:
+            data = {"path": str(log.path), "bytes_before": before, "bytes_after": after}
+            out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+            return 0
         out.write(f"{log.path}: {format_size(before)} before, {format_size(after)} after\n")
         return 0
     if args.log_command == "show":
@@ -245,6 +333,9 @@ def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
             if failed is None:
                 raise UsageError(str(exc.args[0])) from None
             # A failed call has no answer: what was asked, and how it failed.
+            if args.json:
+                row_json(failed, out)
+                return 0
             when = _when(failed["time"])
             out.write(
                 f"{failed['provider']} · {failed['question'] or ''}\n\n"
@@ -265,13 +356,15 @@ def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
         lines.markdown(body_text(answer)[0].rstrip())
         print_sources(answer, out, styled)
         return 0
+    if args.log_command == "search":
+        return _search(args, out, styled)
     if args.log_command == "export":
         path = Path(args.path)
         if args.parquet:
             return _export_parquet(args, path, out)
         if args.rows:
             _require_suffix("log export --rows", path, _ROW_SUFFIXES)
-            frame = _selection(args, log).frame()
+            frame = _exported(args, log).frame()
             if frame.height == 0:
                 return _nothing_to_export(path, out)
             suffix = path.suffix.lower()
@@ -294,10 +387,10 @@ def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
         from ..data.io.exports import CITATION_SUFFIXES, export_citations
 
         _require_suffix("log export", path, CITATION_SUFFIXES)  # before reading the log
-        answers = _selection(args, log).answers()
+        answers = _exported(args, log).answers()
         if not answers:
             return _nothing_to_export(path, out)
-        export_citations(answers, path)
+        export_citations(answers, path, include_samples=True)  # chosen by _exported
         out.write(f"Wrote the sources of {len(answers)} answers to {path}\n")
         return 0
     rows = _selection(args, log).rows()
@@ -308,6 +401,44 @@ def _log(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -
     else:
         list_table(rows, out)
     return 0
+
+
+def _search(args: argparse.Namespace, out: TextIO, styled: StyledTerminal | None) -> int:
+    """``log search WORDS``: the calls whose question, answer or cited passages hold every
+    word, best first, each with the part of its text that matched; exit 1 when none does."""
+    from ..store import log
+    from ..store.search import match_query, search_hits
+
+    text = " ".join(args.words)
+    if match_query(text) is None:
+        raise UsageError(
+            f"log search: {text.strip()[:40]!r} has no word to search for; "
+            'give words (citekit log search "dignity of work")'
+        )
+    chosen = log.where(provider=args.provider, since=args.since, until=args.until)
+    hits = search_hits(log, text, chosen, args.limit)
+    if args.json:
+        search_json(hits, out)
+    elif hits:
+        search_table(hits, out, styled)
+    else:
+        out.write(f"No logged answer in {log.path} holds {text.strip()!r}.\n")
+    return 0 if hits else 1
+
+
+def _exported(args: argparse.Namespace, log: Log) -> LogSelection:
+    """What ``log export`` writes: the chosen calls, without the recorded samples unless
+    ``--include-samples`` (a line on stderr says how many were left out)."""
+    chosen = _selection(args, log)
+    if args.include_samples:
+        return chosen
+    left_out = replace(chosen, samples=True).count()
+    if left_out:
+        from ..data.io.exports import samples_left_out
+
+        note = samples_left_out(left_out, option="--include-samples")
+        print(f"citekit: note: {note}", file=sys.stderr)
+    return replace(chosen, samples=False)
 
 
 def _when(time: datetime | None) -> str:
@@ -322,11 +453,11 @@ def _export_parquet(args: argparse.Namespace, folder: Path, out: TextIO) -> int:
 
     if args.rows:
         raise UsageError("log export: --parquet writes the whole dataset; leave out --rows")
-    chosen = _selection(args, log)
+    chosen = _exported(args, log)
     if not replace(chosen, limit=1).rows(errors=False):  # before anything is written
         return _nothing_to_export(folder, out)
     try:
-        written = to_parquet(chosen, folder, overwrite=args.overwrite)
+        written = to_parquet(chosen, folder, overwrite=args.overwrite, include_samples=True)
     except FileExistsError as exc:
         raise UsageError(str(exc).replace("overwrite=True", "--overwrite")) from None
     out.write(f"{written}\n")
@@ -401,6 +532,33 @@ def _row_id(text: str) -> int:
     return _whole_number(text, lo=1, what="a row id")
 
 
+def _asking(parser: argparse.ArgumentParser) -> None:
+    """The options of ``ask`` and ``chat``."""
+    parser.add_argument(
+        "--provider",
+        type=provider_name,
+        choices=PROVIDERS,
+        help=f"who answers (default {DEFAULT_PROVIDER}, or with -c the last conversation's); "
+        "its key comes from <PROVIDER>_API_KEY or `citekit keys set`",
+    )
+    parser.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_conversation",
+        action="store_true",
+        help="continue the last conversation of the log (of --provider, when given)",
+    )
+    choosers = ", ".join(e.display_name for e in ENTRIES if e.chooses_model)
+    parser.add_argument("--model", help=f"model name ({choosers})")
+    parser.add_argument(
+        "--stream",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="print the answer as it arrives (default, except with --json and --offline)",
+    )
+    parser.add_argument("--base-url", help="send requests here instead of the provider's API")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = CliParser(
         prog="citekit",
@@ -427,21 +585,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument(
         "question", nargs="?", help="the question, quoted; - (or none, from a pipe): read stdin"
     )
-    ask.add_argument(
-        "--provider",
-        type=provider_name,
-        choices=PROVIDERS,
-        default=DEFAULT_PROVIDER,
-        help=f"who answers (default {DEFAULT_PROVIDER}); its key comes from <PROVIDER>_API_KEY",
-    )
-    choosers = ", ".join(e.display_name for e in ENTRIES if e.chooses_model)
-    ask.add_argument("--model", help=f"model name ({choosers})")
-    ask.add_argument(
-        "--stream",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="print the answer as it arrives (default, except with --json)",
-    )
+    _asking(ask)
     ask.add_argument("--json", action="store_true", help="print the raw answer JSON")
     ask.add_argument(
         "--support",
@@ -450,7 +594,10 @@ def build_parser() -> argparse.ArgumentParser:
         "say so?",
     )
     ask.add_argument("--html", metavar="PATH", help="also write the answer as an HTML page")
-    ask.add_argument("--base-url", help="send requests here instead of the provider's API")
+    chat = commands.add_parser(
+        "chat", help="a conversation: a question a line, Ctrl-D to end (-c: the last one)"
+    )
+    _asking(chat)
 
     demo = commands.add_parser("demo", help="offline: sample answers, frames, charts in one page")
     demo.add_argument(
@@ -468,6 +615,24 @@ def build_parser() -> argparse.ArgumentParser:
     show = log_commands.add_parser("show", help="print one logged answer")
     show.add_argument("id", type=_row_id, help="the id `citekit log list` shows")
     show.add_argument("--json", action="store_true", help="print the raw answer JSON")
+    search = log_commands.add_parser(
+        "search", help="full-text search of questions, answers and cited passages"
+    )
+    search.add_argument(
+        "words",
+        nargs="+",
+        help='the words (all of them are found; "a phrase" in quotes, work* for words '
+        "starting so; accents and case do not matter)",
+    )
+    search.add_argument(
+        "--provider", type=provider_name, choices=PROVIDERS, help="only this provider's calls"
+    )
+    search.add_argument("--since", help="ISO date or time, e.g. 2026-11-01")
+    search.add_argument("--until", help="ISO date or time (exclusive)")
+    search.add_argument(
+        "-n", "--limit", type=_row_count, default=20, help="the best N (default %(default)s)"
+    )
+    search.add_argument("--json", action="store_true", help="print the hits as JSON")
     export = log_commands.add_parser("export", help="write logged sources (.bib .json .csv ...)")
     export.add_argument("path", help="the file to write: .bib .json .csv .parquet")
     export.add_argument("--rows", action="store_true", help="write the log rows instead")
@@ -480,9 +645,16 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument(
         "--overwrite", action="store_true", help="with --parquet: replace the dataset in PATH"
     )
+    export.add_argument(
+        "--include-samples",
+        action="store_true",
+        help="also export the recorded samples (offline answers); left out by default",
+    )
     _log_filters(export, None)
-    log_commands.add_parser("path", help="print where the log file is (its size on stderr)")
-    log_commands.add_parser("vacuum", help="rewrite the log file without free space")
+    where = log_commands.add_parser("path", help="print where the log file is (its size on stderr)")
+    where.add_argument("--json", action="store_true", help="the path, size and calls as JSON")
+    vacuum = log_commands.add_parser("vacuum", help="rewrite the log file without free space")
+    vacuum.add_argument("--json", action="store_true", help="the sizes before and after as JSON")
     return parser
 
 
@@ -490,7 +662,10 @@ def _styled_terminal(args: argparse.Namespace) -> StyledTerminal | None:
     """A colour terminal for answers (``ask``, ``log show``): with ``--color auto`` only when
     stdout is a terminal, ``NO_COLOR`` is unset and ``TERM`` is not ``dumb``; never for
     JSON. Elsewhere everything prints as plain text."""
-    answers = args.command == "ask" or getattr(args, "log_command", None) == "show"
+    answers = args.command in ("ask", "chat") or getattr(args, "log_command", None) in (
+        "show",
+        "search",
+    )
     if not answers or getattr(args, "json", False) or args.color == "never":
         return None
     if args.color == "auto":
@@ -515,6 +690,8 @@ def _commands(args: argparse.Namespace, out: TextIO) -> int:
     styled = _styled_terminal(args)
     if args.command == "ask":
         return _ask(args, out, styled)
+    if args.command == "chat":
+        return _chat(args, out, styled)
     if args.command == "keys":
         return run_keys(args, out)
     if args.command == "models":
@@ -525,6 +702,19 @@ def _commands(args: argparse.Namespace, out: TextIO) -> int:
         _require_suffix("--out", Path(args.out), (".html", ".htm"))  # the demo page is HTML
         return run_demo(Path(args.out), open_browser=args.open, out=out)
     return _log(args, out, styled)
+
+
+def _failed(exc: CitekitError, err: TextIO) -> None:
+    """A failed call on stderr: the error, then what to do about it (``citekit.last_error``'s
+    advice, worded for a shell)."""
+    from ..providers.failure import explain, generic_advice
+
+    print(f"citekit: {type(exc).__name__}: {shell_words(str(exc))}", file=err)
+    advice = explain(exc, shell=True).advice
+    # A provider's own hint is in the message already; an error of citekit's own (a full
+    # disk) says all in its message.
+    if advice not in str(exc) and advice != generic_advice(shell=True):
+        print(f"citekit: what to do: {shell_words(advice)}", file=err)
 
 
 @contextlib.contextmanager
@@ -569,7 +759,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"citekit: error: {exc}", file=err)
         return 2
     except CitekitError as exc:
-        print(f"citekit: {type(exc).__name__}: {shell_words(str(exc))}", file=err)
+        _failed(exc, err)
         return 1
     except sqlite3.Error as exc:
         print(f"citekit: error: cannot read the answer log: {exc}", file=err)

@@ -9,7 +9,8 @@
 The options come first: a provider (``magisterium``, ``maritaca``, ``gptbots``, or the name of
 a client variable such as ``mg``), ``--stream``, ``--model M``, ``--out NAME``,
 ``--base-url URL`` and ``--offline`` (the recorded samples of a loopback server, started once
-for the session: no key, no network); ``%%ask --help`` prints them. ``{name}`` in the
+for the session: no key, no network); ``%%ask --help`` prints them. ``%ask --error`` explains
+the last failure of a call (``citekit.last_error``). ``{name}`` in the
 question is replaced by the value of ``name`` in the notebook (``{{`` and ``}}`` for literal
 braces). The answer is displayed and kept in ``_`` (and in ``NAME``). A line ending in ``?``
 is a question, not IPython's help request.
@@ -80,12 +81,20 @@ def _parser() -> _Parser:
         action="store_true",
         help="answer from recorded samples (a loopback server for the session; no key)",
     )
+    parser.add_argument(
+        "--error",
+        action="store_true",
+        help="explain the last failure of a call (citekit.last_error): its type, the "
+        "provider, the HTTP status, the message, what to do",
+    )
     parser.add_argument("-h", "--help", action="store_true", help="print this help")
     return parser
 
 
 #: A word that is meant as an option: ``--x``, ``-x`` (not ``-`` or ``-5``).
 _OPTION_LIKE = re.compile(r"-[A-Za-z-]")
+#: Options of the line that take no value.
+_FLAGS = ("-h", "--help", "--stream", "--offline", "--error")
 #: Options of the line that take a value.
 _VALUED = ("--model", "--out", "--base-url")
 
@@ -110,7 +119,7 @@ def split_line(line: str, namespace: Mapping[str, Any]) -> tuple[list[str], str]
     named = False
     while rest:
         word, _, after = rest.partition(" ")
-        if word in ("-h", "--help", "--stream", "--offline") or word.split("=")[0] in _VALUED:
+        if word in _FLAGS or word.split("=")[0] in _VALUED:
             options.append(word)
             if word in _VALUED:
                 value, _, after = after.strip().partition(" ")
@@ -217,7 +226,7 @@ def _ask(client: Any, question: str, *, stream: bool, model: str | None) -> Answ
     return answer
 
 
-def ask_cell(shell: Any, line: str, cell: str) -> Answer | None:
+def ask_cell(shell: Any, line: str, cell: str) -> Any:
     """What ``%%ask`` does with its ``line`` and ``cell`` in ``shell``.
 
     ``shell`` is IPython's shell; only its ``user_ns`` (the notebook's variables) is used, so
@@ -248,6 +257,8 @@ def ask_cell(shell: Any, line: str, cell: str) -> Answer | None:
         if args.help:
             print(parser.format_help())
             return None
+        if args.error:
+            return _last_error()
         if args.out is not None and not args.out.isidentifier():
             raise _MagicUsage(f"%%ask: --out {args.out!r} is not a valid variable name")
         question = interpolate(cell, namespace).strip()
@@ -256,7 +267,14 @@ def ask_cell(shell: Any, line: str, cell: str) -> Answer | None:
         client = _client_for(args, namespace)
     except _MagicUsage as exc:
         raise UsageError(str(exc)) from None
-    answer = _ask(client, question, stream=args.stream, model=args.model)
+    try:
+        answer = _ask(client, question, stream=args.stream, model=args.model)
+    except Exception as exc:
+        from ..providers.failure import remember_error
+
+        remember_error(exc)  # also what failed before a request was sent
+        exc.add_note("%ask --error explains this failure (citekit.last_error)")
+        raise
     if args.out:
         namespace[args.out] = answer
     if args.stream:
@@ -265,7 +283,18 @@ def ask_cell(shell: Any, line: str, cell: str) -> Answer | None:
     return answer
 
 
-def ask_line(shell: Any, line: str) -> Answer | None:
+def _last_error() -> Any:
+    """``%ask --error``: the last failure explained (displayed by the cell), or a line saying
+    there was none."""
+    from ..providers.failure import last_error
+
+    failure = last_error()
+    if failure is None:
+        print("No call has failed in this session.")
+    return failure
+
+
+def ask_line(shell: Any, line: str) -> Any:
     """What ``%ask`` does with its line: the options, then the question (``split_line``)."""
     options, question = split_line(line, shell.user_ns)
     return ask_cell(shell, shlex.join(options), question)
@@ -295,7 +324,7 @@ def _question_marks(lines: list[str]) -> list[str]:
 def load_ipython_extension(ipython: Any) -> None:
     """Register ``%%ask`` and ``%ask`` (``%load_ext citekit``)."""
 
-    def ask(line: str, cell: str | None = None) -> Answer | None:
+    def ask(line: str, cell: str | None = None) -> Any:
         if cell is None:
             return ask_line(ipython, line)
         return ask_cell(ipython, line, cell)

@@ -34,6 +34,7 @@ from ..wire.flow import Flow
 from ..wire.guard import guarded
 from ..wire.response import MAX_BODY_BYTES, MAX_LINE_BYTES, Wire
 from ..wire.retry import RetryPolicy
+from .failure import remember_error
 
 if TYPE_CHECKING:
     from ..store import LoggedCall
@@ -414,13 +415,15 @@ class ProviderClient:
 
 def _remembered(flow: Flow[T]) -> Flow[T]:
     """``flow`` (a guarded one), with the answer it ends with, whole or partial (a broken
-    stream's, a deadline's, Ctrl-C's ``.answer``), kept as ``last_answer``."""
+    stream's, a deadline's, Ctrl-C's ``.answer``), kept as ``last_answer``, and the exception
+    it failed with as ``last_error`` (``failure``)."""
     try:
         result = yield from flow
     except BaseException as exc:
         partial = getattr(exc, "answer", None)
         if isinstance(partial, Answer):
             _remember(partial)
+        remember_error(exc)  # ``citekit.last_error`` explains it
         raise
     if isinstance(result, Answer):
         _remember(result)

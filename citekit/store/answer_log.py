@@ -1,23 +1,5 @@
-"""The local log of every answer: one SQLite file shared by notebooks, scripts and processes.
-
-Each call to a provider becomes one row of ``answers`` (request body without secrets, the
-response JSON, timings, the error if any) with its ``citations`` and ``knowledge_references``
-rows, whose columns have the names of every table of sources (``citekit.core.columns``).
-The file lives at ``$CITEKIT_HOME/log.sqlite3``, or in the user's data directory
-(``~/.local/share/citekit`` on Linux, ``~/Library/Application Support/citekit`` on macOS,
-``%LOCALAPPDATA%\\citekit`` on Windows). ``CITEKIT_LOG=0`` turns recording off.
-
-Several processes can write at once, and a process killed mid-write leaves a file that still
-opens (``schema``). What the tables hold is stored once and large JSON compressed (``encode``,
-``decode``). A busy log delays the record, never the answer (``write``: ``log.flush()`` waits
-for the rows still waiting, and the reads do). A file deleted or replaced while a session runs
-is noticed at the next use (``lifecycle``). An older citekit's file is migrated in place when
-first opened (``migrations``); a newer one's, or one this process cannot write, is read, never
-written. With caching on (``cache=True`` per call, ``with log.options(cache=True)``, or
-``CITEKIT_CACHE=1``) a request identical to a logged one (same provider, base URL and body)
-is answered from the log, with ``Answer.cached == True``. ``Log`` is the front over those
-parts, the reads (``read``: a damaged row never hides the others) and ``LogSelection``.
-"""
+"""``Log``, the front of the answer log (``citekit.log``): the file, the write path, the reads
+and ``LogSelection`` over the parts the package docstring names."""
 
 from __future__ import annotations
 
@@ -44,6 +26,7 @@ from .schema import FILE_NAME as FILE_NAME
 from .schema import HOME_ENV as HOME_ENV
 from .schema import SCHEMA_VERSION as SCHEMA_VERSION
 from .schema import default_path as default_path
+from .search import hits_frame, search_hits
 from .selection import LogSelection, selected
 from .write import Writer
 
@@ -244,6 +227,8 @@ class Log:
         since: str | date | datetime | float | None = None,
         until: str | date | datetime | float | None = None,
         question_contains: str | None = None,
+        text: str | None = None,
+        samples: bool | None = None,
         limit: int | None = None,
     ) -> LogSelection:
         """The logged calls that pass these filters (``LogSelection``, which says what each
@@ -266,7 +251,24 @@ class Log:
         >>> ck.citations_frame(mg).equals(ck.citations_frame(mg.answers()))
         True
         """
-        return LogSelection(self, provider, since, until, question_contains, limit)
+        return LogSelection(self, provider, since, until, question_contains, limit, text, samples)
+
+    def search(
+        self, text: str, selection: LogSelection | None = None, *, limit: int = 20
+    ) -> pl.DataFrame:
+        """The calls whose question, answer or cited passages hold every word of ``text``,
+        best first (FTS5, bm25): ``id``, ``time``, ``provider``, ``question``, ``snippet``
+        (the words found in ``**``), ``score``; ``selection`` narrows the calls searched, and
+        ``ck.log.where(text=...)`` is the same search for the frames (``citekit.store.search``).
+
+        >>> mg = ck.Magisterium()
+        >>> _ = mg.ask("What does Catholic social teaching say about the dignity of human work?")
+        >>> ck.log.search("dignity of work").select("id", "provider").rows()
+        [(1, 'magisterium')]
+        >>> ck.citations_frame(ck.log.where(text="dignity of work")).height
+        9
+        """
+        return hits_frame(search_hits(self, text, selected(self, selection), limit))
 
     def answers(self, selection: LogSelection | None = None) -> list[Answer]:
         """Every logged answer (failed calls left out), oldest first.
@@ -360,8 +362,6 @@ class Log:
 
         Examples
         --------
-        >>> ck.log.size()
-        0
         >>> _ = ck.Magisterium().ask("What is the principle of subsidiarity?")
         >>> ck.log.size() > 0
         True
@@ -387,8 +387,6 @@ class Log:
 
         Examples
         --------
-        >>> ck.log.count()
-        0
         >>> _ = ck.GPTBots().ask("Why was the Great Wall built?")
         >>> ck.log.count()
         1

@@ -20,6 +20,7 @@ from ..core.fields import utc_micros as micros
 from .decode import answer_from_row
 from .encode import tools_json
 from .query import ANSWER_COLUMNS
+from .search import create_index
 
 #: The sources' columns are named as in ``citekit.core.columns`` (the vocabulary of every table
 #: of sources); ``answer`` and ``position`` tie a row to its answer. ``response_json`` and
@@ -187,11 +188,19 @@ def m003_stored_once(conn: sqlite3.Connection) -> None:
             )
 
 
+def m004_search(conn: sqlite3.Connection) -> None:
+    """Full-text search (``Log.search``): the ``log_text`` FTS5 table of every call's
+    question, answer and cited passages, filled from the calls already logged, and the trigger
+    that drops a deleted call's row (the write path indexes each new call)."""
+    create_index(conn)
+
+
 #: The schema versions in order: a file at version ``n`` has had the first ``n``.
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_tables,
     m002_source_columns,
     m003_stored_once,
+    m004_search,
 ]
 #: The layout of the tables: one more for each change, made by adding a function above.
 SCHEMA_VERSION = len(MIGRATIONS)

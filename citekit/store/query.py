@@ -134,6 +134,11 @@ def _condition(selection: LogSelection, errors: bool) -> tuple[str, list[Any]]:
         escaped = selection.question_contains.replace("\\", "\\\\").replace("%", "\\%")
         where.append("question LIKE ? ESCAPE '\\'")
         params.append("%" + escaped.replace("_", "\\_") + "%")
+    if selection.samples is not None:
+        where.append("sample IS NOT NULL" if selection.samples else "sample IS NULL")
+    if selection.text is not None:
+        where.append("id IN (SELECT rowid FROM log_text WHERE log_text MATCH ?)")
+        params.append(selection.match or '""')  # no word: matches nothing
     if not errors:
         where.append("error_type IS NULL AND response_json IS NOT NULL")
     return " AND ".join(where), params

@@ -27,13 +27,17 @@ from .encode import answer_row, insert_many
 from .keys import request_key
 from .lifecycle import LOGGER, RECORD_WAIT, LogFile, LogWarning, on_event_loop
 from .schema import BUSY_WAIT, HOME_ENV, ReadOnlyLog, is_busy, write_transaction
+from .search import index_calls
 from .writer import Pending, Row
 
 
 def insert(conn: sqlite3.Connection, row: Mapping[str, Any], answer: Answer | None) -> int:
-    """Write ``row`` and the answer's citations and references in one transaction; its id."""
+    """Write ``row`` and the answer's citations and references in one transaction, indexed
+    for search (``search``); its id."""
     with write_transaction(conn):
-        return insert_many(conn, [(row, answer)])[0]
+        ids = insert_many(conn, [(row, answer)])
+        index_calls(conn, ids)
+        return ids[0]
 
 
 class Writer:
@@ -149,7 +153,7 @@ class Writer:
         if refused is not None:
             raise refused
         with write_transaction(conn):
-            insert_many(conn, [(row.values, row.answer) for row in rows])
+            index_calls(conn, insert_many(conn, [(row.values, row.answer) for row in rows]))
 
     def _write(self, row: Row, wait: float) -> int:
         # The file deleted or replaced: start anew (said where the record was made).

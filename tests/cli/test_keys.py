@@ -56,7 +56,7 @@ def test_a_stored_key_answers_without_a_variable_and_is_never_shown(
     assert main(["keys", "list"]) == 0
     assert main(["keys", "list", "--json"]) == 0
     assert main(["log", "list", "--json"]) == 0
-    assert main(["log", "export", str(tmp_path / "rows.csv"), "--rows"]) == 0
+    assert main(["log", "export", str(tmp_path / "rows.csv"), "--rows", "--include-samples"]) == 0
     captured = capsys.readouterr()
     assert server.requests[-1].headers["authorization"] == f"Bearer {STORED}"
     seen = [captured.out, captured.err, caplog.text, log.path.read_bytes().decode("latin-1"),

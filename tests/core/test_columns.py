@@ -114,7 +114,9 @@ def test_one_name_holds_one_value_everywhere(server: ProviderServer, tmp_path: P
     answers = [magisterium.ask(s.question) for s in server.samples("magisterium")[:4]]
     answers += [gptbots.ask(s.question) for s in server.samples("gptbots")[:3]]
     assert sum(len(a.citations) for a in answers) and sum(len(a.references or ()) for a in answers)
-    exported = pl.read_parquet(ck.export_citations(answers, tmp_path / "sources.parquet"))
+    exported = pl.read_parquet(
+        ck.export_citations(answers, tmp_path / "sources.parquet", include_samples=True)
+    )
 
     references = tuple(REFERENCE_COLUMNS)
     for kind, frame, table, fields in (

@@ -574,7 +574,7 @@ def test_cli_log_export_rows_csv_is_formula_safe(
     # another question's recorded answer (exit 3), logged with the question asked
     assert main(["ask", '=HYPERLINK("https://evil.example")', "--base-url", url]) == 3
     path = cli_env / "rows.csv"
-    assert main(["log", "export", str(path), "--rows"]) == 0
+    assert main(["log", "export", str(path), "--rows", "--include-samples"]) == 0
     (row,) = _read_csv(path)
     assert row["question"] == '\'=HYPERLINK("https://evil.example")'
     capsys.readouterr()

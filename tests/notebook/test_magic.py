@@ -210,3 +210,28 @@ def test_no_leading_option_word_reaches_the_question(line: str) -> None:
     assert not (
         first.startswith("-") and len(first) > 1 and (first[1].isalpha() or first[1] == "-")
     )
+
+
+def test_ask_error_explains_the_last_failure(
+    shell: InteractiveShell, server: ProviderServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from citekit import AuthenticationError
+    from citekit.providers import failure
+
+    failure._last = None  # a session where nothing failed yet
+    assert run(shell, "%ask --error") is None
+    assert "No call has failed in this session." in capsys.readouterr().out
+    url = server.base_url("magisterium", api_key="the-right-key")
+    shell.user_ns["mg"] = Magisterium(api_key=KEY, base_url=url, max_retries=0)
+    with pytest.raises(AuthenticationError) as raised:
+        run(shell, "%ask mg What is subsidiarity?")
+    assert "%ask --error explains this failure" in "".join(raised.value.__notes__)
+    explained = run(shell, "%ask --error")
+    assert explained.error is raised.value
+    bundle = explained._repr_mimebundle_()
+    assert "AuthenticationError from Magisterium (HTTP 401)" in bundle["text/plain"]
+    assert "MAGISTERIUM_API_KEY" in bundle["text/html"] and "What to do" in bundle["text/html"]
+    assert KEY not in str(bundle)
+    import citekit as ck
+
+    assert ck.last_error is not None and ck.last_error.error is raised.value

@@ -60,8 +60,8 @@ def columns(path: Path) -> dict[str, list[str]]:
 
 
 def test_the_versions_are_the_list_of_migrations() -> None:
-    assert SCHEMA_VERSION == len(MIGRATIONS) == 3
-    assert [m.__name__[:4] for m in MIGRATIONS] == [f"m{n:03d}" for n in range(1, 4)]
+    assert SCHEMA_VERSION == len(MIGRATIONS) == 4
+    assert [m.__name__[:4] for m in MIGRATIONS] == [f"m{n:03d}" for n in range(1, 5)]
 
 
 def test_a_log_of_every_layout_is_kept() -> None:
@@ -70,6 +70,24 @@ def test_a_log_of_every_layout_is_kept() -> None:
         for name in LAYOUTS
     }
     assert versions == set(range(1, SCHEMA_VERSION + 1))
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_an_old_log_is_searched_once_migrated(layout: str, tmp_path: Path) -> None:
+    path = tmp_path / "old" / "log.sqlite3"
+    path.parent.mkdir()
+    old_log(layout, path)
+    old = Log(path)
+    hits = old.search("dignity of work")  # opening the file built the index
+    assert hits["id"].to_list() == [1]
+    assert hits["question"][0].startswith("What does Catholic social teaching say")
+    assert old.search("Great Wall")["provider"].to_list() == ["gptbots"]
+    # The failed call's question is indexed too: its row, never an answer.
+    assert [r["error_type"] for r in old.where(text="server fails").rows()] == ["ServerError"]
+    assert old.where(text="server fails").answers() == []
+    old.record(chat_answer("q new subsidiarity"), request=body("q new"))
+    assert old.search("subsidiarity q new")["question"].to_list() == ["q new subsidiarity"]
+    old.close()
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -237,7 +255,7 @@ def test_a_schema_1_log_is_migrated_in_place_with_nothing_lost(tmp_path: Path) -
     old = log.answers()  # opening the file migrates it
     log.close()
     after = table_dump(path)
-    assert after["user_version"][1] == [(SCHEMA_VERSION,)] and SCHEMA_VERSION == 3
+    assert after["user_version"][1] == [(SCHEMA_VERSION,)] and SCHEMA_VERSION == 4
     # Schema 3 added columns at the end, filled from the answers: the rest stays as it was.
     added = ["created_us", "tools_json", "citation_keys", "text_elided", "reference_keys"]
     assert [row[: -len(added)] for row in after["answers"][1]] == before["answers"][1]

@@ -110,6 +110,8 @@ def test_a_selection_shows_its_filters(tmp_path: Path) -> None:
         "provider": "gptbots",
         "since": None,
         "until": None,
+        "text": None,
+        "samples": None,
         "question_contains": None,
         "limit": 5,
     }

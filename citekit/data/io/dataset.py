@@ -135,6 +135,7 @@ def to_parquet(
     *,
     overwrite: bool = False,
     progress: bool | None = None,
+    include_samples: bool = False,
 ) -> ParquetDataset:
     """Write the answers, citations, references and sources of ``source`` as a Parquet
     dataset in ``folder``, partitioned by provider and month (see ``citekit.data.io.dataset``).
@@ -162,6 +163,10 @@ def to_parquet(
     progress
         A progress bar over the answers (a widget in a notebook, text on a terminal);
         ``None`` shows it on a terminal or in a notebook, ``False`` never.
+    include_samples
+        From the log: also write the recorded samples (the offline answers citekit ships),
+        which are left out by default with a ``SamplesLeftOut`` warning saying how many (a
+        ``ck.log.where(samples=...)`` source chooses for itself).
 
     Returns
     -------
@@ -191,6 +196,10 @@ def to_parquet(
     from ..frames.log import log_selection
 
     selection = log_selection(source)
+    if selection is not None:
+        from .exports import live_selection
+
+        selection = live_selection(selection, include_samples=include_samples)
     groups = _log_groups(selection) if selection is not None else _answer_groups(source)
     return _write(groups, Path(folder), overwrite=overwrite, progress=progress)
 

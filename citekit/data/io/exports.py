@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ...core.errors import CitekitWarning, warn
 from ...core.files import replacing, write_text
 from ...core.secrets import environment_keys, scrub, scrub_value
 from ...core.unicode import valid_text
@@ -29,9 +30,11 @@ from .rows import answers_only, export_frame
 if TYPE_CHECKING:
     import polars as pl
 
+    from ...store import LogSelection
     from ..identity.aliases import AliasSpec
 
 __all__ = [
+    "SamplesLeftOut",
     "csv_safe",
     "csv_safe_text",
     "export_answer",
@@ -102,6 +105,50 @@ def html_document(title: str, body: str, *, lang: str = "en") -> str:
     )
 
 
+# -- recorded samples --------------------------------------------------------------------------
+class SamplesLeftOut(CitekitWarning):
+    """An export left recorded samples out (answers of the offline loopback server, not of a
+    provider): a study's files hold live answers only unless ``include_samples=True``."""
+
+
+def samples_left_out(count: int, *, option: str = "include_samples=True") -> str:
+    """The sentence saying that ``count`` recorded samples were left out of an export."""
+    if count == 1:
+        return (
+            "left out 1 recorded sample (an offline answer citekit ships, not a provider's); "
+            f"{option} exports it too"
+        )
+    return (
+        f"left out {count} recorded samples (offline answers citekit ships, not a "
+        f"provider's); {option} exports them too"
+    )
+
+
+def live_answers(answers: list[Answer], *, include_samples: bool) -> list[Answer]:
+    """``answers`` without the recorded samples (unless ``include_samples``), with a
+    ``SamplesLeftOut`` warning saying how many were left out."""
+    if include_samples:
+        return answers
+    live = [a for a in answers if a.sample is None]
+    if len(live) < len(answers):
+        warn(samples_left_out(len(answers) - len(live)), SamplesLeftOut)
+    return live
+
+
+def live_selection(selection: LogSelection, *, include_samples: bool) -> LogSelection:
+    """``selection`` without the recorded samples (unless ``include_samples``, or unless it
+    chose by ``samples=`` itself), with a ``SamplesLeftOut`` warning saying how many."""
+    from dataclasses import replace
+
+    if include_samples or selection.samples is not None:
+        return selection
+    live = replace(selection, samples=False)
+    count = replace(selection, samples=True).count()
+    if count:
+        warn(samples_left_out(count), SamplesLeftOut)
+    return live
+
+
 # -- many answers' sources ---------------------------------------------------------------------
 def export_citations(
     answers: Iterable[Answer] | Answer,
@@ -109,6 +156,7 @@ def export_citations(
     *,
     aliases: AliasSpec = None,
     lang: str | None = None,
+    include_samples: bool = False,
 ) -> Path:
     """Write the sources of ``answers`` to ``path`` by suffix: ``.csv`` / ``.parquet`` (one row
     per source, ``citekit.sources_frame``'s columns and ``document_index`` and
@@ -117,12 +165,19 @@ def export_citations(
 
     ``aliases`` and ``lang`` are ``citekit.sources_frame``'s: they decide which sources are
     one work, and its title and author's name (``lang="pt"``: the Portuguese ones where the
-    alias table has them). ``Failed`` or ``None`` items (from ``ask_many``) are skipped.
-    Returns the path.
+    alias table has them). ``Failed`` or ``None`` items (from ``ask_many``) are skipped, and so
+    are recorded samples (``Answer.sample``: the offline answers citekit ships) unless
+    ``include_samples=True``, with a ``SamplesLeftOut`` warning saying how many: a study's
+    files hold live answers only. Returns the path.
     """
     target = Path(path)
     suffix = target.suffix.lower()
-    items = answers_only(answers)
+    if suffix not in CITATION_SUFFIXES:
+        raise ValueError(
+            f"Cannot export citations as {suffix or 'a file without suffix'!r}: "
+            f"use one of {', '.join(CITATION_SUFFIXES)}"
+        )
+    items = live_answers(answers_only(answers), include_samples=include_samples)
     options: dict[str, Any] = {"aliases": aliases, "lang": lang}
     if suffix == ".csv":
         write_csv(export_frame(items, **options), target)
@@ -134,11 +189,6 @@ def export_citations(
     elif suffix == ".json":
         text = json.dumps(csl_json(items, **options), ensure_ascii=False, indent=2)
         _write_text(target, text + "\n")
-    else:
-        raise ValueError(
-            f"Cannot export citations as {suffix or 'a file without suffix'!r}: "
-            f"use one of {', '.join(CITATION_SUFFIXES)}"
-        )
     return target
 
 

@@ -179,13 +179,15 @@ def logged(server: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list
 
 
 def test_log_to_parquet_with_filters(logged: list[Answer], tmp_path: Path) -> None:
-    written = ck.to_parquet(ck.log, tmp_path / "all", progress=False)
+    written = ck.to_parquet(ck.log, tmp_path / "all", progress=False, include_samples=True)
     assert written.rows["answers"] == 3
     assert_frame_equal(
         _sorted(ck.scan_citations(tmp_path / "all").drop("month").collect()),
         _sorted(ck.citations_frame(ck.log.answers())),
     )
-    only = ck.to_parquet(ck.log.where(provider="magisterium"), tmp_path / "mg", progress=False)
+    only = ck.to_parquet(
+        ck.log.where(provider="magisterium"), tmp_path / "mg", progress=False, include_samples=True
+    )
     assert only.rows["answers"] == 2
     assert not (tmp_path / "mg/answers/provider=gptbots").exists()
 
@@ -194,14 +196,14 @@ def test_log_export_parquet(
     logged: list[Answer], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     folder = tmp_path / "corpus"
-    assert main(["log", "export", str(folder), "--parquet"]) == 0
+    assert main(["log", "export", str(folder), "--parquet", "--include-samples"]) == 0
     printed = capsys.readouterr().out
     assert printed.startswith("Wrote 3 answers, 15 citations, 8 references, 23 sources in ")
     assert "KB) to " in printed and str(folder) in printed
-    assert main(["log", "export", str(folder), "--parquet"]) == 2
+    assert main(["log", "export", str(folder), "--parquet", "--include-samples"]) == 2
     assert "pass --overwrite to replace it" in capsys.readouterr().err
     assert main(["log", "export", str(folder), "--parquet", "--overwrite",
-                 "--provider", "gptbots"]) == 0  # fmt: skip
+                 "--provider", "gptbots", "--include-samples"]) == 0  # fmt: skip
     assert ck.scan_answers(folder).collect()["provider"].to_list() == ["gptbots"]
 
 
@@ -209,10 +211,20 @@ def test_log_export_parquet_with_no_match_writes_nothing(
     logged: list[Answer], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     folder = tmp_path / "corpus"
-    assert main(["log", "export", str(folder), "--parquet", "--contains", "no such question"]) == 1
+    assert main(
+        [
+            "log",
+            "export",
+            str(folder),
+            "--parquet",
+            "--contains",
+            "no such question",
+            "--include-samples",
+        ]
+    )  # fmt: skip == 1
     assert "match" in capsys.readouterr().out
     assert not folder.exists()  # so a later export is not refused as over an existing dataset
-    assert main(["log", "export", str(folder), "--parquet"]) == 0
+    assert main(["log", "export", str(folder), "--parquet", "--include-samples"]) == 0
 
 
 # -- charts from a LazyFrame -------------------------------------------------------------------
@@ -439,7 +451,7 @@ def test_the_log_dataset_from_sql_equals_the_dataset_of_its_answers(
     monkeypatch.setattr(dataset, "SOURCES_BATCH", 4)
     monkeypatch.setattr(dataset, "ROWS_BATCH", 3)  # the partitions' rows read in parts
     monkeypatch.setattr(Reader, "answers", counted)
-    from_sql = ck.to_parquet(source, tmp_path / "sql", progress=False)
+    from_sql = ck.to_parquet(source, tmp_path / "sql", progress=False, include_samples=True)
     others = [a for a in answers if a.provider != "magisterium"]
     assert max(rebuilt, default=0) <= 4 and sum(rebuilt) == len(others)
     monkeypatch.setattr(Reader, "answers", whole)

@@ -284,7 +284,8 @@ def test_exports_of_live_answers(server: ProviderServer, tmp_path: Path) -> None
     client = Magisterium(api_key="sk-test", base_url=server.base_url("magisterium"))
     live = [client.ask(s.question) for s in server.samples("magisterium")]
     for suffix in (".csv", ".parquet", ".bib", ".json"):
-        assert export_citations(live, tmp_path / f"live{suffix}").stat().st_size > 0
+        path = export_citations(live, tmp_path / f"live{suffix}", include_samples=True)
+        assert path.stat().st_size > 0
     entries = read_bibtex((tmp_path / "live.bib").read_text("utf-8"))
     works = ck.sources_frame(live)["work_id"]
     assert works.null_count() == 0 and len(entries) == works.n_unique()
@@ -499,3 +500,36 @@ def test_the_export_columns_are_the_corpus_columns_and_two_more() -> None:
     assert {n: t for n, t in export_frame([]).schema.items() if n in SOURCES_SCHEMA} == dict(
         SOURCES_SCHEMA
     )
+
+
+# -- recorded samples are left out unless asked ---------------------------------------------------
+def test_exports_leave_recorded_samples_out_unless_asked(
+    server: ProviderServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from citekit.data.io.exports import SamplesLeftOut
+
+    monkeypatch.setenv("CITEKIT_HOME", str(tmp_path / "home"))
+    client = Magisterium(api_key="sk-test", base_url=server.base_url("magisterium"))
+    recorded = [client.ask("What is the best pizza topping?")]  # another question's sample
+    live = chat("What is a live question?", [citation(0, "Rerum Novarum", "1")], "Yes [1].")
+    assert recorded[0].sample is not None and live.sample is None
+    ck.log.record(live, request={"model": "m", "messages": [{"role": "user", "content": "q"}]})
+
+    for suffix in (".csv", ".bib", ".json", ".parquet"):
+        with pytest.warns(SamplesLeftOut, match="left out 1 recorded sample .*include_samples"):
+            export_citations([*recorded, live], tmp_path / f"mixed{suffix}")
+    [(_, fields)] = read_bibtex((tmp_path / "mixed.bib").read_text("utf-8")).values()
+    assert "Rerum Novarum" in fields["title"]
+    assert pl.read_csv(tmp_path / "mixed.csv")["document_title"].to_list() == ["Rerum Novarum"]
+    everything = export_citations([*recorded, live], tmp_path / "all.csv", include_samples=True)
+    assert pl.read_csv(everything).height == len(recorded[0].citations) + 1
+
+    # The log's dataset: the same rule, the count said.
+    with pytest.warns(SamplesLeftOut, match="left out 1 recorded sample"):
+        written = ck.to_parquet(ck.log, tmp_path / "ds", progress=False)
+    assert written.rows["answers"] == 1
+    assert ck.scan_answers(tmp_path / "ds").collect()["question"].to_list() == [live.question]
+    whole = ck.to_parquet(ck.log, tmp_path / "whole", progress=False, include_samples=True)
+    assert whole.rows["answers"] == 2
+    only = ck.to_parquet(ck.log.where(samples=True), tmp_path / "only", progress=False)
+    assert only.rows["answers"] == 1  # a source that chose by samples= itself: no warning

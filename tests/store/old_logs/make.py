@@ -16,7 +16,9 @@ The layouts, and the commits that wrote them (every layout the log ever had):
 * ``v3_first`` (a2ecf57): schema 3 as first written (compressed JSON, ``created_us``,
   ``tools_json``, ``cited_inline``); ``v3_citation_keys`` (3abd8c7) and
   ``v3_citation_patches`` (d0bec33): with ``citation_keys``; ``v3`` (8b6c23f): with
-  ``text_elided`` and ``reference_keys``, the layout of today.
+  ``text_elided`` and ``reference_keys``;
+* ``v4`` (a8a5203): schema 4, the ``log_text`` full-text search table
+  (FTS5) and its trigger, the layout of today.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ ROOT = HERE.parents[2]
 
 #: Runs inside the old checkout: asks, records, dumps.
 WRITE = r"""
-import importlib, json, os, sqlite3, sys
+import importlib, json, os, re, sqlite3, sys
 from pathlib import Path
 
 out, home = Path(sys.argv[1]), Path(sys.argv[2])
@@ -77,7 +79,31 @@ log.close()
 with sqlite3.connect(home / "log.sqlite3") as conn:
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     version = conn.execute("PRAGMA user_version").fetchone()[0]
-    dump = "\n".join(conn.iterdump())
+    # iterdump writes a virtual table (the FTS5 search table) as rows of sqlite_master and
+    # inserts into it before it exists: it is written as its CREATE and its rows instead.
+    virtual = conn.execute(
+        "SELECT name, sql FROM sqlite_master WHERE sql LIKE 'CREATE VIRTUAL TABLE%'"
+    ).fetchall()
+    names = tuple(name for name, _ in virtual)
+    shadow = re.compile("^(INSERT INTO \"?|CREATE TABLE '?)(%s)" % "|".join(names or ["-"]))
+    statements = [
+        s for s in conn.iterdump()
+        if not shadow.match(s) and "writable_schema" not in s
+        and not (s.startswith("INSERT INTO sqlite_master") and any(f"'{n}'" in s for n in names))
+    ]
+    for name, sql in virtual:
+        columns = [row[1] for row in conn.execute(f'PRAGMA table_info("{name}")')]
+        rows = conn.execute(f'SELECT rowid, * FROM "{name}"').fetchall()
+        statements.insert(-1, f"{sql};")
+        for row in rows:
+            values = ", ".join(
+                "NULL" if v is None else str(v) if isinstance(v, int)
+                else "'" + str(v).replace("'", "''") + "'"
+                for v in row
+            )
+            into = f'INSERT INTO "{name}" (rowid, {", ".join(columns)})'
+            statements.insert(-1, f"{into} VALUES({values});")
+    dump = "\n".join(statements)
 out.write_text(f"PRAGMA user_version = {version};\n{dump}\n")
 views = json.dumps([view(a) for a in answers], ensure_ascii=False, indent=1)
 out.with_suffix(".json").write_text(views + "\n")
