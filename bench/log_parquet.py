@@ -9,7 +9,8 @@ generator, written with ``Log.record`` from an event loop), then, each in a fres
 
 ``--tree`` runs the two against another checkout's code on the same log file (the code
 before a change, side by side in one sitting). Run:
-``.venv/bin/python bench/log_parquet.py [--answers 10000 50000] [--repeat 2] [--tree PATH]``
+``.venv/bin/python bench/log_parquet.py [--answers 10000 50000] [--repeat 2] [--tree PATH]
+[--logs FOLDER]`` (``--logs`` keeps the generated logs there and reuses them)
 """
 
 from __future__ import annotations
@@ -76,12 +77,18 @@ def main() -> None:
     parser.add_argument("--answers", type=int, nargs="+", default=[10_000, 50_000])
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--tree", type=Path, action="append", default=[])
+    parser.add_argument(
+        "--logs", type=Path, help="keep the generated logs in this folder, and reuse them"
+    )
     args = parser.parse_args()
     trees = [ROOT, *args.tree]
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = args.logs or Path(scratch)
+        folder.mkdir(parents=True, exist_ok=True)
         for n in args.answers:
             path = Path(folder) / f"log-{n}.sqlite"
-            build(path, n)
+            if not path.exists():
+                build(path, n)
             print(f"{n:,} logged answers x 10 citations")
             for _ in range(args.repeat):
                 for tree in trees:

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CITATION_COLUMNS",
     "COLUMNS",
+    "COUNTS",
     "REFERENCE_COLUMNS",
     "TOOL_USAGE_COLUMNS",
     "Column",
@@ -39,6 +40,21 @@ __all__ = [
 ]
 
 Kind = Literal["str", "int", "float", "bool", "words"]
+
+#: The three words every count of citekit uses, each with its one meaning: the answers table,
+#: the comparison's columns, the explorer, the charts and the demo page count these and call
+#: them by these names.
+COUNTS: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "sources": "what an answer lists as its sources: one per footnote number (a document "
+        "it cites, however many passages), and one per knowledge chunk retrieved for it that "
+        "no footnote already lists.",
+        "citations": "the passages cited: one per citation row (citations_frame); a document "
+        "cited for three passages is one source and three citations.",
+        "works": "distinct works after identity merging: one work however many languages, "
+        "editions, titles, answers or providers it was cited under.",
+    }
+)
 
 
 class Column(NamedTuple):

@@ -147,6 +147,45 @@ def explore(
     return Explorer(refs, "references", answers, page_size=page_size, chart=chart)
 
 
+def _groups(frame: pl.DataFrame, kind: Kind) -> pl.Expr | pl.Series:
+    """Each row's entry in the author (citations) or source (knowledge chunks) dropdown. An
+    author is counted by identity, as the authors chart counts (Francis, Francesco and
+    Franziskus are one entry, under the chart's label); a source by its name."""
+    if kind == "references" or frame.height == 0:
+        unknown = charts.UNKNOWN_AUTHOR if kind == "citations" else charts.UNKNOWN_SOURCE
+        column = "document_author" if kind == "citations" else "document_title"
+        return labelled(column, unknown).alias(_GROUP)
+    from ..data.charts.tables import MAX_ROWS, top_authors
+    from ..data.identity.clusters import identify
+
+    ided = identify(frame.select("document_author", "document_title", "source_url"))
+    tally = top_authors(ided, top=MAX_ROWS).table
+    names = tally.select("author_id", pl.col("author").alias(_GROUP))
+    label = ided.select("author_id").join(
+        names, on="author_id", how="left", nulls_equal=True, maintain_order="left"
+    )
+    return label[_GROUP].fill_null(charts.UNKNOWN_AUTHOR)
+
+
+def _plus_one(value: int) -> int:
+    return value + 1
+
+
+def _minus_one(value: int) -> int:
+    return value - 1
+
+
+def _count(n: int, noun: str) -> str:
+    """``"1 citation"``, ``"5 citations"``, ``"2 knowledge chunks"``."""
+    return f"{n} {noun[:-1] if n == 1 else noun}"
+
+
+def traitlets_link(source: tuple[Any, str], target: tuple[Any, str], **options: Any) -> Any:
+    import traitlets
+
+    return traitlets.link(source, target, **options)
+
+
 @functools.cache
 def _widget_classes() -> tuple[type[Any], type[Any], type[Any]]:
     """The table, search-box and chart widget classes (anywidget is imported on first use)."""
@@ -256,9 +295,7 @@ class Explorer:
         self.answers = answers
         self.page_size = max(1, min(int(page_size), 200))
         self._draw_chart = chart
-        unknown = charts.UNKNOWN_AUTHOR if kind == "citations" else charts.UNKNOWN_SOURCE
-        group_column = "document_author" if kind == "citations" else "document_title"
-        self._rows = frame.with_columns(labelled(group_column, unknown).alias(_GROUP))
+        self._rows = frame.with_columns(_groups(frame, kind))
         self.frame = self._rows.drop(_HIDDEN, strict=False)
         self._kept = self._rows
         self._busy = False
@@ -266,9 +303,11 @@ class Explorer:
         self.status_text = ""
 
         counts = self._rows.group_by(_GROUP).len().sort(["len", _GROUP], descending=[True, False])
+        # "All authors (21)" counts authors, as the authors chart does; each one's count is
+        # of the rows the table lists (citations, or knowledge chunks).
         noun = "authors" if kind == "citations" else "sources"
-        options = [(f"All {noun} ({self._rows.height})", ALL)]
-        options += [(f"{name} ({n})", name) for name, n in counts.iter_rows()]
+        options = [(f"All {noun} ({counts.height})", ALL)]
+        options += [(f"{name} ({_count(n, self._noun)})", name) for name, n in counts.iter_rows()]
         group = w.Dropdown(
             options=options,
             value=ALL,
@@ -320,8 +359,13 @@ class Explorer:
         self.page: Any = w.BoundedIntText(
             value=1, min=1, max=1, description="Page", style=small, layout=w.Layout(width="7.5em")
         )
-        self.selected: Any = w.BoundedIntText(
-            value=0, min=0, max=0, description="Row #", style=small, layout=w.Layout(width="9em")
+        # The row as the table numbers it, from 1 like the pages; ``selected`` is its index.
+        self.row: Any = w.BoundedIntText(
+            value=1, min=1, max=1, description="Row", style=small, layout=w.Layout(width="8em")
+        )
+        self.selected: Any = w.BoundedIntText(value=0, min=0, max=0)
+        traitlets_link(
+            (self.selected, "value"), (self.row, "value"), transform=(_plus_one, _minus_one)
         )
         # The count line takes what the page and row boxes leave, and never wraps onto them.
         self.status: Any = w.HTML(layout=w.Layout(flex="1 1 auto", min_width="0", width="auto"))
@@ -341,7 +385,7 @@ class Explorer:
         filters = w.HBox([group, range_control, self.search], layout=w.Layout(flex_flow="wrap"))
         chart_row = [self.chart_kind] if len(_CHARTS[kind]) > 1 else []
         paging = w.HBox(
-            [self.status, self.page, self.selected],
+            [self.status, self.page, self.row],
             layout=w.Layout(width="100%", align_items="center", flex_flow="row nowrap"),
         )
         self.widget: Any = w.VBox(
@@ -403,6 +447,7 @@ class Explorer:
         try:
             self.page.max = pages
             self.page.value = 1
+            self.row.max = max(1, self._kept.height)
             self.selected.max = max(0, self._kept.height - 1)
             self.selected.value = 0
         finally:

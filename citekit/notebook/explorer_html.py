@@ -272,7 +272,7 @@ def table_html(page: pl.DataFrame, kind: str, *, first: int) -> str:
     body = []
     for offset, row in enumerate(page.iter_rows(named=True)):
         index = first + offset
-        cells = [f"<td class='citekit-ex-muted'>{index}</td>"]
+        cells = [f"<td class='citekit-ex-muted'>{index + 1}</td>"]  # numbered from 1, as pages
         for column, _, _ in columns:
             text, whole = _cell(row.get(column), column)
             tip = f" title='{whole}'" if whole else ""

@@ -22,9 +22,12 @@ __all__ = [
     "CUT_SHORT",
     "Footnote",
     "answer_notes",
+    "chunk_markers",
+    "empty_reason",
     "file_facts",
     "footnotes",
     "format_size",
+    "listed_sources",
     "marked",
     "reference_label",
     "score_fractions",
@@ -103,10 +106,24 @@ def marked(notes: Mapping[int, Footnote]) -> dict[int, Footnote]:
     return {n: note for n, note in notes.items() if not note.linked}
 
 
+def _passage_key(citation: Citation) -> tuple[str, str, str]:
+    return (
+        _clean(citation.document_reference) or "",
+        _clean(citation.cited_text_heading) or "",
+        " ".join(citation.cited_text.split()),
+    )
+
+
 def footnotes(citations: Sequence[Citation]) -> dict[int, Footnote]:
-    """Citations grouped by marker number, in number order."""
+    """Citations grouped by marker number, in number order; a passage the provider sent twice
+    for one footnote (same reference, heading and text) is listed once."""
     groups: dict[int, list[Citation]] = {}
+    seen: set[tuple[int, tuple[str, str, str]]] = set()
     for citation in sorted(citations, key=lambda c: c.document_index):
+        key = (citation.marker, _passage_key(citation))
+        if key in seen:
+            continue
+        seen.add(key)
         groups.setdefault(citation.marker, []).append(citation)
     out: dict[int, Footnote] = {}
     for number, passages in groups.items():
@@ -125,6 +142,39 @@ def footnotes(citations: Sequence[Citation]) -> dict[int, Footnote]:
             url=_first(c.source_url for c in passages),
         )
     return out
+
+
+def _source_key(value: str | None) -> str | None:
+    cleaned = _clean(value)
+    return cleaned.casefold() if cleaned else None
+
+
+def chunk_markers(items: Sequence[Reference], notes: Mapping[int, Footnote]) -> list[int | None]:
+    """For each knowledge chunk, the footnote number of the source it comes from (the same
+    document name or address), ``None`` for a chunk no footnote lists: one number for one
+    source in every list of an answer."""
+    by_key: dict[str, int] = {}
+    for number, note in sorted(notes.items()):
+        for key in (_source_key(note.title), _source_key(note.url)):
+            if key is not None:
+                by_key.setdefault(key, number)
+    out: list[int | None] = []
+    for ref in items:
+        found = None
+        for key in (_source_key(ref.data_name), _source_key(ref.source_url)):
+            if key is not None and key in by_key:
+                found = by_key[key]
+                break
+        out.append(found)
+    return out
+
+
+def listed_sources(answer: Answer) -> int:
+    """How many sources ``answer`` lists (``core.columns.COUNTS``): its footnotes, and the
+    knowledge chunks no footnote already lists."""
+    notes = footnotes(answer.citations)
+    chunks = answer.references.items if answer.references is not None else ()
+    return len(notes) + sum(1 for n in chunk_markers(chunks, notes) if n is None)
 
 
 def passage_caption(citation: Citation, footnote: Footnote, *, fallback: bool = True) -> str:
@@ -181,6 +231,20 @@ CUT_SHORT: Final = (
 def unmatched_notice(question: str) -> str:
     """The notice on top of a recorded answer served for a question it does not answer."""
     return f"No recorded answer for this question; showing the recorded answer to '{question}'"
+
+
+def empty_reason(answer: Answer) -> str:
+    """What an answer without text shows instead, saying why it has none."""
+    if answer.tool_calls:
+        calls = ", ".join(dict.fromkeys(c.name for c in answer.tool_calls if c.name))
+        named = f" ({calls})" if calls else ""
+        return (
+            f"(no text: the answer is a tool call{named}; the model asks your code to run it "
+            "and send back the result)"
+        )
+    if answer.files:
+        return "(no text: the answer is the files below)"
+    return "(empty answer: the provider sent no text)"
 
 
 def answer_notes(answer: Answer) -> list[tuple[str, str]]:

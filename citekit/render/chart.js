@@ -115,8 +115,10 @@ function tooltip(p) {
         const row = table.insertRow();
         const name = document.createElement("th");
         name.textContent = key;
+        // A key is a word or two: it keeps its line ("Author", never "Autho/r"); the value wraps.
         Object.assign(name.style, { textAlign: "left", paddingRight: "8px", fontWeight: "600",
-                                    verticalAlign: "top" });
+                                    verticalAlign: "top", whiteSpace: "nowrap",
+                                    overflowWrap: "normal", wordBreak: "normal" });
         const cell = row.insertCell();
         cell.textContent = String(text);
         row.prepend(name);
@@ -133,7 +135,28 @@ function tooltip(p) {
   };
 }
 
+// A widget draws its chart before the notebook puts it on the page (ipywidgets renders a view,
+// then attaches it): the colours of a detached element are nobody's (black on white), so a
+// chart waits until its element is on the page, then reads the theme around it.
+function attached(chart) {
+  if (chart.el.isConnected) return Promise.resolve(true);
+  chart.waiting = true;
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const check = () => {
+      if (chart.gone) { chart.waiting = false; resolve(false); return; }
+      if (chart.el.isConnected) { chart.waiting = false; resolve(true); return; }
+      // Not attached within a minute: the static image stays, drawn live on a later theme
+      // change or when the pointer reaches it.
+      if (Date.now() - started > 60000) { chart.waiting = false; resolve(false); return; }
+      setTimeout(check, 50);
+    };
+    setTimeout(check, 0);
+  });
+}
+
 async function draw(chart) {
+  if (!(await attached(chart))) return;
   const p = palette(chart.el);
   const key = JSON.stringify(p);
   if (chart.key === key) return;
@@ -169,7 +192,7 @@ async function draw(chart) {
 // when the pointer reaches it.
 function sweep() {
   for (const chart of [...charts]) {
-    if (chart.el.isConnected) continue;
+    if (chart.el.isConnected || chart.waiting) continue;
     if (chart.view) chart.view.finalize();
     chart.view = null;
     chart.gone = true;
@@ -203,7 +226,7 @@ if (window.matchMedia) {
 
 function mount(el, spec) {
   sweep();
-  const chart = { el, spec, key: null, view: null, gone: false };
+  const chart = { el, spec, key: null, view: null, gone: false, waiting: false };
   charts.add(chart);
   return draw(chart).catch((error) => {
     console.warn("citekit chart: kept the static image:", error);

@@ -19,7 +19,7 @@ The design follows what notebook front ends do to HTML (``shared/reference/noteb
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from ..text.escape import STYLE, esc, new_token, safe_url
@@ -29,6 +29,8 @@ from ..text.reader import read
 from ._sources import (
     Footnote,
     answer_notes,
+    chunk_markers,
+    empty_reason,
     file_facts,
     footnotes,
     format_score,
@@ -39,6 +41,7 @@ from ._sources import (
     references_notes,
     score_fractions,
     snippet,
+    unmatched_notice,
 )
 
 if TYPE_CHECKING:
@@ -62,6 +65,26 @@ def target_style(token: str) -> str:
         for name in ("citekit-footnote", "citekit-reference", "citekit-marker")
     )
     return f"<style>{targets}{{{STYLE.TARGET}}}</style>"
+
+
+def landing_style(token: str, footnotes: Iterable[int], markers: Mapping[int, int]) -> str:
+    """The footnote (or marker) a clicked link leads to, highlighted where the page keeps no
+    ``#`` in its address: JupyterLab handles an in-page link's click itself (it scrolls to the
+    target without changing the address, so ``:target`` never matches). The link keeps the
+    focus the click gave it, and a rule per target highlights the element a focused link points
+    to (``:has``). Like ``target_style``, kept where the output is trusted, and holding only
+    the render's token and numbers."""
+    scope = f"#{token}"
+    hrefs = [f"{token}-fn-{n}" for n in footnotes]
+    hrefs += [
+        f"{token}-m-{n}-{k}"
+        for n, count in markers.items()
+        for k in range(1, min(count, _MAX_BACKLINKS) + 1)
+    ]
+    if not hrefs:
+        return ""
+    rules = ", ".join(f'{scope}:has(a[href="#{h}"]:focus) [id="{h}"]' for h in hrefs)
+    return f"<style>{rules}{{{STYLE.TARGET}}}</style>"
 
 
 class _MarkerLinks:
@@ -190,14 +213,31 @@ def _footnotes_html(
     return _section("Sources", f'<{tag} style="{STYLE.LIST}">\n{items}</{tag}>', "citekit-sources")
 
 
-def _references_list(refs: References, token: str, *, strict: bool) -> str:
+def _references_list(
+    refs: References, token: str, *, strict: bool, notes: Mapping[int, Footnote] | None = None
+) -> str:
+    """The chunks in the provider's order. A chunk of a source the answer's footnotes list
+    carries that footnote's number (and links to it), so one source has one number on the
+    whole answer; its rank is said in words, not as a second numbering."""
     if not refs.items:
         return f'<div style="{STYLE.MUTED}">No knowledge chunks were retrieved.</div>'
     items: list[str] = []
-    for ref, fraction in zip(refs.items, score_fractions(refs.items), strict=True):
+    numbers = chunk_markers(refs.items, notes or {})
+    for ref, fraction, number in zip(refs.items, score_fractions(refs.items), numbers, strict=True):
+        if not notes:  # no footnotes: the chunks are the only list, no number to match
+            label = ""
+        elif number is not None:
+            label = (
+                f'<a class="citekit-chunk-source" href="#{token}-fn-{number}"'
+                f' title="Source [{number}] in the list above">[{number}]</a>'
+            )
+        else:
+            label = f'<span style="{STYLE.SMALL_MUTED}">not cited</span>'
         parts = [
             f'<li class="citekit-reference" id="{token}-ref-{ref.rank}" style="{STYLE.ITEM}">',
+            f'<span style="{STYLE.LABEL}">{label}</span> ' if label else "",
             _link(ref.source_url, reference_title(ref)),
+            f' <span style="{STYLE.SMALL_MUTED}">rank {ref.rank}</span>',
         ]
         score = format_score(ref.score)
         if score is not None:
@@ -222,7 +262,7 @@ def _references_list(refs: References, token: str, *, strict: bool) -> str:
             )
         parts.append("</li>\n")
         items.append("".join(parts))
-    return f'<ol style="{STYLE.RANKED_LIST}">\n{"".join(items)}</ol>'
+    return f'<ul style="{STYLE.LIST}">\n{"".join(items)}</ul>'
 
 
 def _file_html(position: int, file: GeneratedFile) -> str:
@@ -282,6 +322,17 @@ def _footer(answer: Answer) -> str:
     return f'<div class="citekit-footer" style="{STYLE.FOOTER}">{esc(" · ".join(parts))}</div>'
 
 
+def _split_notes(answer: Answer) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """The notes shown above the question (what the answer is: a recorded sample, one served
+    for another question, from cache) and those below it, next to the text they are about
+    (what happened to it: withheld, cut short, interrupted; the provider's notes)."""
+    notes = answer_notes(answer)
+    other = answer.sample_question
+    served = unmatched_notice(other) if other is not None else None
+    above = [n for n in notes if n[0] in ("sample", "info") or n[1] == served]
+    return above, [n for n in notes if n not in above]
+
+
 def answer_html(answer: Answer, *, strict: bool = False) -> str:
     """The answer as one self-contained HTML fragment with clickable footnotes.
 
@@ -313,16 +364,18 @@ def render_answer_html(
     out = [f'<div class="citekit-answer" id="{token}" style="{STYLE.ROOT}">\n']
     if not strict:  # nbconvert's sanitizer keeps no <style>
         out.append(target_style(token))
-    out.append(_notes_html(answer_notes(answer), strict=strict))
+    notes_above, notes_below = _split_notes(answer)
+    out.append(_notes_html(notes_above, strict=strict))
     if answer.question:
         out.append(f'<div class="citekit-question" style="{STYLE.QUESTION}">')
         out.append(f"Question: {esc(answer.question)}</div>\n")
+    out.append(_notes_html(notes_below, strict=strict))
     if body_html is not None and not strict:
         text_html = fill_markers(body_html, links)
     else:
         text_html = render_markdown(body, strict=strict, markers=links)
     if not text_html and not answer.content_filtered:
-        text_html = f'<div style="{STYLE.MUTED}">(empty answer)</div>'
+        text_html = f'<div style="{STYLE.MUTED}">{esc(empty_reason(answer))}</div>'
     out.append(f'<div class="citekit-text">\n{text_html}</div>\n')
     for choice in answer.choices[1:]:
         rendered = render_markdown(choice.text, strict=strict, markers=links)
@@ -357,10 +410,12 @@ def render_answer_html(
     if answer.references is not None:
         refs_notes = [n for n in references_notes(answer.references) if n[0] != "sample"]
         inner = _notes_html(refs_notes, strict=strict) + _references_list(
-            answer.references, token, strict=strict
+            answer.references, token, strict=strict, notes=notes
         )
         out.append(_section("Sources (ranked by relevance)", inner, "citekit-references"))
     out.append(_footer(answer))
+    if not strict:
+        out.append(landing_style(token, notes, links.occurrences))
     out.append("</div>\n")
     return "".join(out)
 

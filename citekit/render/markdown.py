@@ -28,6 +28,7 @@ from ..text.reader import read
 from ._sources import (
     Footnote,
     answer_notes,
+    chunk_markers,
     file_facts,
     footnotes,
     format_score,
@@ -369,12 +370,24 @@ def _sources_md(notes: Mapping[int, Footnote], cited: set[int]) -> list[str]:
     return lines
 
 
-def _references_md(refs: References) -> list[str]:
+def _references_md(refs: References, notes: Mapping[int, Footnote] | None = None) -> list[str]:
+    """The chunks, rank 1 first; beside an answer's footnotes a bulleted list where a chunk of
+    a footnoted source carries that source's number (one number per source), its rank in words."""
     lines: list[str] = []
-    for ref in refs.items:
+    numbers = chunk_markers(refs.items, notes or {})
+    for ref, number in zip(refs.items, numbers, strict=True):
         score = format_score(ref.score)
         suffix = f" — score {score}" if score is not None else ""
         item = f"{ref.rank}. "
+        if notes:
+            item = "- "
+            label = f"\\[{number}\\]" if number is not None else "(not cited)"
+            suffix = f" — rank {ref.rank}" + (f" · score {score}" if score is not None else "")
+            lines.append(f"{item}{label} {md_link(ref.source_url, reference_title(ref))}{suffix}")
+            lines.append("")
+            lines.extend(_quote(ref.content, "  ") if ref.content.strip() else [])
+            lines.append("")
+            continue
         lines.append(f"{item}{md_link(ref.source_url, reference_title(ref))}{suffix}")
         lines.append("")
         # The quote is indented as deep as the item's text ("10. " needs four spaces).
@@ -446,7 +459,7 @@ def answer_markdown(answer: Answer) -> str:
     lines.extend(_related_md(answer.related_questions))
     if answer.references is not None and answer.references.items:
         lines += ["", "**Sources (ranked by relevance)**", ""]
-        lines.extend(_references_md(answer.references))
+        lines.extend(_references_md(answer.references, notes))
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -18,6 +18,8 @@ from ._sources import (
     CUT_SHORT,
     Footnote,
     answer_notes,
+    chunk_markers,
+    empty_reason,
     file_facts,
     footnotes,
     format_score,
@@ -74,13 +76,21 @@ def _footnote_text(note: Footnote, cited: bool) -> list[str]:
     return lines
 
 
-def _references_text(refs: References) -> list[str]:
+def _references_text(refs: References, notes: Mapping[int, Footnote] | None = None) -> list[str]:
+    """The chunks, rank 1 first; beside an answer's footnotes a chunk of a footnoted source
+    carries that source's number (one number per source, as the HTML does), its rank in words."""
     lines: list[str] = []
-    for ref in refs.items:
+    numbers = chunk_markers(refs.items, notes or {})
+    for ref, number in zip(refs.items, numbers, strict=True):
         score = format_score(ref.score)
-        head = f"  {ref.rank}. {reference_title(ref)}"
-        if score is not None:
-            head += f" (score {score})"
+        if notes:
+            label = f"[{number}]" if number is not None else "(not cited)"
+            head = f"  {label} {reference_title(ref)} (rank {ref.rank}"
+            head += f", score {score})" if score is not None else ")"
+        else:
+            head = f"  {ref.rank}. {reference_title(ref)}"
+            if score is not None:
+                head += f" (score {score})"
         lines.append(head)
         if ref.source_url:
             lines.append(f"      {ref.source_url.strip()}")
@@ -106,7 +116,7 @@ def sources_text(answer: Answer, *, cited: set[int] | None = None) -> str:
         lines.extend(f"  - {q.strip()}" for q in questions)
     if answer.references is not None and answer.references.items:
         lines.append("Sources (ranked by relevance):")
-        lines.extend(_references_text(answer.references))
+        lines.extend(_references_text(answer.references, notes))
     return "\n".join(lines)
 
 
@@ -142,7 +152,7 @@ def answer_text(answer: Answer) -> str:
     if text:
         lines.append(text)
     elif not answer.content_filtered:
-        lines.append("(empty answer)")
+        lines.append(empty_reason(answer))
     for n, definition in sorted(definitions.items()):
         if n not in notes and definition:
             lines.append(f"[{n}] {definition}")

@@ -165,7 +165,9 @@ def test_click_keys_search_and_theme_in_jupyterlab(
     table.locator(f"tr[data-row='{row}']").click()
     expect(detail).to_contain_text(passage, timeout=30_000)
     expect(table.locator("tr.citekit-ex-selected")).to_have_attribute("data-row", str(row))
-    expect(out.locator("input[type='number']").nth(1)).to_have_value(str(row))
+    # The row box numbers rows from 1, as the table's # column and the pages do.
+    expect(out.locator("input[type='number']").nth(1)).to_have_value(str(row + 1))
+    expect(table.locator(f"tr[data-row='{row}'] td").first).to_have_text(str(row + 1))
 
     # The keys move the selection; going down past the visible rows keeps it in view.
     table.press("ArrowDown")

@@ -157,7 +157,7 @@ def test_references_search_comparison_and_a_stream_render_in_marimo(
     expect(pg.get_by_text("Something went wrong")).to_have_count(0)
     references = cells.nth(_fronts.REFERENCES).locator(".output-area")
     expect(references).to_contain_text("Sources (ranked by relevance)")
-    expect(references.locator("ol > li").first).to_be_visible()
+    expect(references.locator("li.citekit-reference").first).to_be_visible()
     search = cells.nth(_fronts.SEARCH).locator(".output-area")
     expect(search).to_contain_text("results for")
     comparison = cells.nth(_fronts.COMPARISON).locator(".output-area")

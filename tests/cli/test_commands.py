@@ -121,24 +121,31 @@ def test_demo_offline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     page = out.read_text("utf-8")
     printed = capsys.readouterr().out
     assert page.startswith("<!DOCTYPE html>") and "recorded sample" in page
+    # A short summary: the page's path and --open come first, before any work is done.
+    lines = printed.splitlines()
+    assert len(lines) <= 8, printed
+    assert "every answer is a RECORDED SAMPLE" in lines[0]
+    assert lines[1] == f"Writing {out.resolve()} (add --open to open it in a browser)."
+    assert "citekit demo --open" in lines[-1]
     with ProviderServer() as srv:
         for provider in ("magisterium", "maritaca", "gptbots"):
+            n = len(srv.samples(provider))
+            assert any(line.startswith("  ") and f": {n} answers, " in line for line in lines)
             for sample in srv.samples(provider):
-                assert sample.question in printed
-                assert f"[recorded sample {sample.label}]" in printed
-    assert "every answer below is a RECORDED SAMPLE" in printed
-    assert '<h2 id="frames">Frames</h2>' in page and '<h2 id="charts">Charts</h2>' in page
-    assert 'href="#corpus"' in page and page.count("<h2 id=") == 6  # the contents' targets
-    # authors, works, years, citations per answer, scores and the co-citation heatmap
-    assert page.count("<svg") == 6 and "skipped" not in page
+                assert sample.label in page  # every recorded answer is on the page
+    for anchor in ("answers", "counts", "charts", "compare", "corpus", "more"):
+        assert f'<section class="demo-section" id="{anchor}">' in page
+        assert f'href="#{anchor}"' in page  # the contents' targets
+    # authors, works, years, citations per answer, scores and the co-citation heatmap, each
+    # drawn for three column widths
+    assert page.count('<figure class="demo-figure"') == 6 and page.count("<svg") == 18
+    assert "skipped" not in page and "could not be made" not in page
     assert "One question, three providers" in page and "Shared works" in page
     assert "Citation health" in page
     assert str(out.resolve()) in printed
     assert log.count() == 0  # demo answers stay out of the user's log
-    # GPTBots' corner citations are footnotes on the page and [n] in the terminal.
-    assert "$[1]$" not in printed and "$[" not in printed
-    flights = printed.split("What does the travel policy say about booking flights?")[1]
-    assert "departure whenever you can.[1]" in flights.split("\n== ")[0]
+    # GPTBots' corner citations are footnotes on the page.
+    assert "$[1]$" not in page
     # The question shows once per answer (in the answer's own header, not also as a heading).
     question = "What does the travel policy say about booking flights?"
     assert f"<h3>{question}</h3>" not in page

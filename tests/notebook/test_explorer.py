@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
-from citekit import Answer, References, citations_frame, explore, references_frame
+from citekit import Answer, Citation, References, charts, citations_frame, explore, references_frame
 from citekit.notebook.explorer import ALL, Explorer
 from citekit.wire.parsers import parse_response
 from tests.budget import examples
@@ -55,13 +55,15 @@ def test_explore_answers_starts_unfiltered(answers: list[Answer]) -> None:
     assert ex.source is None and ex.min_score is None
     assert ex.author.value == ALL
     labels = [label for label, _ in ex.author.options]
+    # "All authors" counts authors, as the authors chart does; each entry its citations.
     assert labels == [
-        "All authors (6)",
-        "Leo XIII (2)",
-        "unknown author (2)",
-        "John Paul II (1)",
-        "Thomas Aquinas (1)",
+        "All authors (4)",
+        "Leo XIII (2 citations)",
+        "unknown author (2 citations)",
+        "John Paul II (1 citation)",
+        "Thomas Aquinas (1 citation)",
     ]
+    assert ex.author.options[0][0] == f"All authors ({charts.authors(ex.frame).data.height})"
     assert (ex.years.min, ex.years.max) == (1270, 1998)
     assert "1–6 of 6 citations" in ex.status.value
     assert "<svg" in ex.chart.value
@@ -417,3 +419,29 @@ def test_any_provider_text_makes_one_escaped_line_per_row(
     rows = shown.split("<tbody>", 1)[1]
     assert "\n" not in rows and "\r" not in rows  # one line per cell
     assert [f"data-row='{first + i}'" in rows for i in range(page.height)] == [True] * page.height
+
+
+def test_one_author_under_several_names_is_one_entry_and_rows_count_from_one() -> None:
+    names = ("Francis", "Pope Francis", "Francesco", "Franziskus")
+    answer = Answer(
+        provider="magisterium",
+        text="x[^1]",
+        citations=tuple(
+            Citation(cited_text=f"p{i}", document_index=0, document_title="Laudato si'",
+                     document_author=name, document_year="2015")
+            for i, name in enumerate(names)
+        ),
+    )  # fmt: skip
+    ex = explore([answer])
+    labels = [label for label, _ in ex.author.options]
+    assert labels == ["All authors (1)", "Francis (4 citations)"]
+    ex.author.value = "Francis"
+    assert ex.filtered.height == 4
+    # The table and the row box number rows from 1, as the pages are; selected is the index.
+    assert "<td class='citekit-ex-muted'>1</td>" in ex.table.value
+    assert "<td class='citekit-ex-muted'>0</td>" not in ex.table.value
+    assert (ex.row.value, ex.row.max) == (1, 4)
+    ex.row.value = 3
+    assert ex.selected.value == 2 and ex.selected_row()["cited_text"] == "p2"
+    ex.selected.value = 0
+    assert ex.row.value == 1

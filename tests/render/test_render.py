@@ -35,6 +35,7 @@ from citekit.render import (
 )
 from citekit.render.html import target_style
 from citekit.render.live import streaming_html
+from citekit.text.escape import STYLE
 from citekit.wire.parsers import parse_response
 from tests.budget import examples
 
@@ -345,10 +346,11 @@ def test_related_questions_and_labels() -> None:
     )
     root = parse(answer_html(answer))
     labels = [s.text for s in root.find_all("span", "citekit-label")]
+    # What the answer is sits above the question, what happened to its text below it.
     assert labels == [
         "recorded sample · magisterium/01_x",
-        "incomplete: the stream was interrupted",
         "from cache",
+        "incomplete: the stream was interrupted",
     ]
     assert root.find_all("div", "citekit-note")[0].text == "References could not be fetched."
     related = root.find_all("div", "citekit-related")[0]
@@ -364,6 +366,27 @@ def test_content_filtered_answer_says_so() -> None:
     assert "withheld by the provider&#x27;s content filter" in html
     assert "withheld by the provider's content filter" in answer_text(answer)
     assert "(empty answer)" not in html
+
+
+def test_the_content_filter_notice_sits_below_the_question() -> None:
+    answer = Answer(
+        provider="magisterium", text="", finish_reason="content_filter", question="Why?"
+    )
+    html = answer_html(answer)
+    assert html.index("Question: Why?") < html.index("withheld by the provider")
+
+
+def test_an_answer_that_is_a_tool_call_says_why_it_has_no_text() -> None:
+    answer = Answer(
+        provider="maritaca",
+        text="",
+        tool_calls=(ToolCall(id="c1", name="get_weather", arguments='{"city": "Recife"}'),),
+    )
+    root = parse(answer_html(answer))
+    said = root.find_all("div", "citekit-text")[0].text.strip()
+    assert said.startswith("(no text: the answer is a tool call (get_weather)")
+    assert "(empty answer)" not in str(root)
+    assert "the answer is a tool call (get_weather)" in answer_text(answer)
 
 
 def test_gptbots_answer_shows_ranked_references_with_score_bars() -> None:
@@ -714,7 +737,13 @@ def assert_safe_html(html: str) -> None:
     for node in root.iter():
         if node.tag == "style":  # only the answer's own scoped style, constants and its token
             token = node.parent.attrs.get("id", "") if node.parent is not None else ""
-            assert node.children == [target_style(token)[7:-8]], node.children
+            (css,) = node.children
+            if css != target_style(token)[7:-8]:
+                # the landing rules: the token and numbers only, then the constant highlight
+                rule = f'#{token}:has\\(a\\[href="#{token}-(?:fn-\\d+|m-\\d+-\\d+)"\\]:focus\\) '
+                rule += f'\\[id="{token}-(?:fn-\\d+|m-\\d+-\\d+)"\\]'
+                style = re.escape("{" + STYLE.TARGET + "}")
+                assert re.fullmatch(f"{rule}(?:, {rule})*{style}", css), css
             continue
         assert node.tag not in {
             "script",
@@ -1059,3 +1088,48 @@ def test_an_answer_cut_at_its_token_limit_says_so() -> None:
     out = io.StringIO()
     print_sources(cut, out)
     assert "cut short" in out.getvalue()
+
+
+def test_one_source_has_one_number_in_every_list_of_the_answer() -> None:
+    """A GPTBots answer lists its sources as footnotes [1]-[2] and its chunks ranked by
+    relevance: a chunk of a footnoted file carries that file's footnote number, not a rank."""
+    answer = Answer(
+        provider="gptbots",
+        text="Built for defence[1] and trade[2].",
+        citations=(
+            Citation(cited_text="Defence.", document_index=0, document_title="wall.pdf"),
+            Citation(cited_text="Trade.", document_index=1, document_title="Silk Road"),
+        ),
+        references=References(
+            items=(
+                Reference(content="Trade.", rank=1, data_name="Silk Road", score=0.9),
+                Reference(content="Lessons.", rank=2, data_name="plan.md", score=0.5),
+                Reference(content="Defence.", rank=3, data_name="wall.pdf", score=0.4),
+            )
+        ),
+    )
+    root = parse(answer_html(answer))
+    chunks = root.find_all("li", "citekit-reference")
+    labels = [c.text.split(" ")[0] for c in chunks]
+    assert labels == ["[2]", "not", "[1]"]
+    assert "rank 1" in chunks[0].text and "rank 3" in chunks[2].text
+    # The text and the Markdown number the chunks the same way.
+    text = answer_text(answer).split("Sources (ranked by relevance):")[1]
+    assert text.split("\n")[1].strip().startswith("[2] Silk Road (rank 1")
+    markdown = answer_markdown(answer).split("**Sources (ranked by relevance)**")[1]
+    assert "- \\[2\\] Silk Road — rank 1" in markdown and "\n1. " not in markdown
+    assert not root.find_all("ol", None) or all(
+        "decimal" not in (ol.attrs.get("style") or "") for ol in root.find_all("ol", None)
+    )
+
+
+def test_a_passage_sent_twice_is_listed_once() -> None:
+    twice = Citation(
+        cited_text="Work is for man.", document_index=0, document_title="Laborem exercens",
+        document_reference="45",
+    )  # fmt: skip
+    answer = Answer(provider="magisterium", text="Work[^1].", citations=(twice, twice))
+    html = answer_html(answer)
+    assert html.count('class="citekit-passage"') == 1
+    assert html.count("Work is for man.") == 1
+    assert answer_text(answer).count("Work is for man.") <= 1

@@ -10,7 +10,7 @@ import polars as pl
 from ..frames import Source
 from .heatmap import heatmap
 from .parts import Frame, Period, drawable_rows
-from .style import axis, chart_title, count_axis, drawn, legend
+from .style import axis, chart_title, count_axis, drawn, label_room, legend, sized
 from .tables import (
     MAX_ROWS,
     UNKNOWN_AUTHOR,
@@ -52,7 +52,7 @@ _WORK_LABEL_LIMIT: Final = 480
 
 
 @drawn
-def authors(cits: Frame | Source, *, top: int = 15) -> alt.Chart:
+def authors(cits: Frame | Source, *, top: int = 15, width: int | None = None) -> alt.Chart:
     """The most cited authors, counted by identity: a bar per author, longest first.
 
     An author cited under several names (Francis, Francesco, Franziskus) is one bar, labelled
@@ -67,6 +67,10 @@ def authors(cits: Frame | Source, *, top: int = 15) -> alt.Chart:
         ``citations_frame`` accepts (identified on the way, with the shipped alias table).
     top
         How many authors to show.
+    width
+        The chart's whole width in pixels, labels and legends included, to fit a page column
+        (long labels are cut to leave the bars room; the tooltip has them whole). By default
+        the plot is ``WIDTH`` pixels wide and the labels take what they need.
 
     Returns
     -------
@@ -92,7 +96,7 @@ def authors(cits: Frame | Source, *, top: int = 15) -> alt.Chart:
 
     shown, subtitle, what = top_authors(cits, top=top)
     chart: alt.Chart = (
-        alt.Chart(drawable_rows(shown), title=chart_title("Most cited authors", subtitle))
+        alt.Chart(drawable_rows(shown), title=chart_title("Most cited authors", subtitle, width))
         .mark_bar()
         .encode(
             x=alt.X(
@@ -100,7 +104,12 @@ def authors(cits: Frame | Source, *, top: int = 15) -> alt.Chart:
                 title=what.capitalize(),
                 axis=count_axis(shown["citations"].max()),
             ),
-            y=alt.Y("author:N", sort="-x", title=None, axis=axis(labelLimit=_LABEL_LIMIT)),
+            y=alt.Y(
+                "author:N",
+                sort="-x",
+                title=None,
+                axis=axis(labelLimit=label_room(width, _LABEL_LIMIT)),
+            ),
             tooltip=[
                 alt.Tooltip("author:N", title="Author"),
                 alt.Tooltip("names:N", title="Names seen"),
@@ -109,13 +118,12 @@ def authors(cits: Frame | Source, *, top: int = 15) -> alt.Chart:
                 alt.Tooltip("answers:Q", title="Answers"),
             ],
         )
-        .properties(width=WIDTH, height=alt.Step(STEP))
     )
-    return chart
+    return sized(chart, width, plot=WIDTH, height=alt.Step(STEP))  # type: ignore[no-any-return]
 
 
 @drawn
-def works(cits: Frame | Source, *, top: int = 15) -> alt.Chart:
+def works(cits: Frame | Source, *, top: int = 15, width: int | None = None) -> alt.Chart:
     """The most cited works, counted by identity: a bar per work, most citations first.
 
     A work cited under several titles, languages or editions is one bar, labelled
@@ -131,6 +139,10 @@ def works(cits: Frame | Source, *, top: int = 15) -> alt.Chart:
         ``citations_frame`` accepts (identified on the way, with the shipped alias table).
     top
         How many works to show.
+    width
+        The chart's whole width in pixels, labels and legends included, to fit a page column
+        (long labels are cut to leave the bars room; the tooltip has them whole). By default
+        the plot is ``WIDTH`` pixels wide and the labels take what they need.
 
     Returns
     -------
@@ -155,7 +167,7 @@ def works(cits: Frame | Source, *, top: int = 15) -> alt.Chart:
 
     shown, subtitle, what = top_works(cits, top=top)
     chart: alt.Chart = (
-        alt.Chart(drawable_rows(shown), title=chart_title("Most cited works", subtitle))
+        alt.Chart(drawable_rows(shown), title=chart_title("Most cited works", subtitle, width))
         .mark_bar()
         .encode(
             x=alt.X(
@@ -163,7 +175,12 @@ def works(cits: Frame | Source, *, top: int = 15) -> alt.Chart:
                 title=what.capitalize(),
                 axis=count_axis(shown["citations"].max()),
             ),
-            y=alt.Y("label:N", sort="-x", title=None, axis=axis(labelLimit=_WORK_LABEL_LIMIT)),
+            y=alt.Y(
+                "label:N",
+                sort="-x",
+                title=None,
+                axis=axis(labelLimit=label_room(width, _WORK_LABEL_LIMIT)),
+            ),
             tooltip=[
                 alt.Tooltip("work:N", title="Work"),
                 alt.Tooltip("author:N", title="Author"),
@@ -175,13 +192,12 @@ def works(cits: Frame | Source, *, top: int = 15) -> alt.Chart:
                 alt.Tooltip("providers:N", title="Providers"),
             ],
         )
-        .properties(width=WIDTH, height=alt.Step(STEP))
     )
-    return chart
+    return sized(chart, width, plot=WIDTH, height=alt.Step(STEP))  # type: ignore[no-any-return]
 
 
 @drawn
-def documents(cits: Frame | Source, *, top: int = 15) -> alt.Chart:
+def documents(cits: Frame | Source, *, top: int = 15, width: int | None = None) -> alt.Chart:
     """The most cited documents: the ``works`` chart, under the name it had before works.
 
     Documents are counted by work since works have an identity (a title cited in five
@@ -195,11 +211,11 @@ def documents(cits: Frame | Source, *, top: int = 15) -> alt.Chart:
     True
     """
 
-    return works(cits, top=top)
+    return works(cits, top=top, width=width)
 
 
 @drawn
-def years(cits: Frame | Source, *, by: Period = "auto") -> alt.Chart:
+def years(cits: Frame | Source, *, by: Period = "auto", width: int | None = None) -> alt.Chart:
     """When the cited documents were written: citations per year, decade or century.
 
     Uses the ``year`` column (parsed from the provider's ``document_year``). Citations without
@@ -212,6 +228,10 @@ def years(cits: Frame | Source, *, by: Period = "auto") -> alt.Chart:
     by
         The width of a bar. ``"auto"`` picks years when the cited years span at most 40 years,
         decades up to 400 years, and centuries beyond (Augustine and Francis in one chart).
+    width
+        The chart's whole width in pixels, labels and legends included, to fit a page column
+        (long labels are cut to leave the bars room; the tooltip has them whole). By default
+        the plot is ``WIDTH`` pixels wide and the labels take what they need.
 
     Returns
     -------
@@ -238,7 +258,7 @@ def years(cits: Frame | Source, *, by: Period = "auto") -> alt.Chart:
     chart: alt.Chart = (
         alt.Chart(
             drawable_rows(table),
-            title=chart_title("When the cited documents were written", subtitle),
+            title=chart_title("When the cited documents were written", subtitle, width),
         )
         .mark_bar(stroke="white", strokeWidth=1)
         .encode(
@@ -258,9 +278,8 @@ def years(cits: Frame | Source, *, by: Period = "auto") -> alt.Chart:
                 alt.Tooltip("works:Q", title="Works"),
             ],
         )
-        .properties(width=WIDTH, height=220)
     )
-    return chart
+    return sized(chart, width, plot=WIDTH, height=220)  # type: ignore[no-any-return]
 
 
 def _span_of(table: pl.DataFrame) -> list[int] | Any:
@@ -273,7 +292,7 @@ def _span_of(table: pl.DataFrame) -> list[int] | Any:
 
 
 @drawn
-def citations_per_answer(cits: Frame | Source) -> alt.Chart:
+def citations_per_answer(cits: Frame | Source, *, width: int | None = None) -> alt.Chart:
     """How many citations answers carry: a bar per count, its height the number of answers.
 
     Given an ``answers_frame`` (it has ``n_citations``), answers without citations are
@@ -284,6 +303,10 @@ def citations_per_answer(cits: Frame | Source) -> alt.Chart:
     cits
         A ``citations_frame`` or an ``answers_frame`` (or any source ``citations_frame``
         accepts).
+    width
+        The chart's whole width in pixels, labels and legends included, to fit a page column
+        (long labels are cut to leave the bars room; the tooltip has them whole). By default
+        the plot is ``WIDTH`` pixels wide and the labels take what they need.
 
     Returns
     -------
@@ -324,14 +347,13 @@ def citations_per_answer(cits: Frame | Source) -> alt.Chart:
         ],
     }
     if several:
-        encoding["color"] = alt.Color("provider:N", title="Provider", legend=legend())
+        encoding["color"] = alt.Color("provider:N", title="Provider", legend=legend(width))
     chart: alt.Chart = (
-        alt.Chart(drawable_rows(table), title=chart_title("Citations per answer", subtitle))
+        alt.Chart(drawable_rows(table), title=chart_title("Citations per answer", subtitle, width))
         .mark_bar()
         .encode(**encoding)
-        .properties(width=WIDTH, height=220)
     )
-    return chart
+    return sized(chart, width, plot=WIDTH, height=220)  # type: ignore[no-any-return]
 
 
 # -- references --------------------------------------------------------------------------------
@@ -339,7 +361,12 @@ def citations_per_answer(cits: Frame | Source) -> alt.Chart:
 
 @drawn
 def scores(
-    refs: Frame | Source, *, threshold: float = 0.5, bins: int = 20, top: int = 20
+    refs: Frame | Source,
+    *,
+    threshold: float = 0.5,
+    bins: int = 20,
+    top: int = 20,
+    width: int | None = None,
 ) -> alt.LayerChart:
     """Relevance scores of the retrieved knowledge chunks: a dot strip per knowledge source.
 
@@ -359,6 +386,10 @@ def scores(
     top
         How many knowledge sources to show (most chunks first, then best score); the rest
         share one row, ``"other sources"``.
+    width
+        The chart's whole width in pixels, labels and legends included, to fit a page column
+        (long labels are cut to leave the bars room; the tooltip has them whole). By default
+        the plot is ``WIDTH`` pixels wide and the labels take what they need.
 
     Returns
     -------
@@ -398,19 +429,19 @@ def scores(
                 "source:N",
                 title=None,
                 sort=order,
-                axis=axis(labelLimit=_LABEL_LIMIT),
+                axis=axis(labelLimit=label_room(width, _LABEL_LIMIT)),
             ),
             size=alt.Size(
                 "chunks:Q",
                 title="Chunks",
                 scale=alt.Scale(range=[60, 400]),
-                legend=legend(),
+                legend=legend(width),
             ),
             color=alt.Color(
                 "side:N",
                 title="Score",
                 scale=alt.Scale(domain=[above, below], range=["#1f6fb4", "#9a9a9a"]),
-                legend=legend(),
+                legend=legend(width),
             ),
             tooltip=[
                 alt.Tooltip("source:N", title="Source"),
@@ -429,19 +460,20 @@ def scores(
             tooltip=[alt.Tooltip("threshold:Q", title="Threshold")],
         )
     )
-    return alt.LayerChart(
+    layers = alt.LayerChart(
         layer=[strip, rule],
-        title=chart_title("Relevance of the retrieved knowledge", subtitle),
-        width=WIDTH,
-        height=alt.Step(STEP),
+        title=chart_title("Relevance of the retrieved knowledge", subtitle, width),
     )
+    return sized(layers, width, plot=WIDTH, height=alt.Step(STEP))  # type: ignore[no-any-return]
 
 
 # -- co-citation ------------------------------------------------------------------------------
 
 
 @drawn
-def cocitation(co: pl.DataFrame | Source, *, top: int = 15) -> alt.LayerChart:
+def cocitation(
+    co: pl.DataFrame | Source, *, top: int = 15, width: int | None = None
+) -> alt.LayerChart:
     """Which works are cited together: a heatmap of the most cited works against each other.
 
     A cell holds how many answers cite both works (its count written in it while cells are
@@ -457,6 +489,9 @@ def cocitation(co: pl.DataFrame | Source, *, top: int = 15) -> alt.LayerChart:
         only the pairs of the works shown are built (``cocitation_frame(..., top=)``).
     top
         How many works to show (at most 70).
+    width
+        The chart's whole width in pixels, labels included, to fit a page column: the cells
+        and the labels shrink to it (long names are cut; the tooltip has them whole).
 
     Returns
     -------
@@ -473,4 +508,4 @@ def cocitation(co: pl.DataFrame | Source, *, top: int = 15) -> alt.LayerChart:
     >>> chart.title.subtitle
     'answers citing both works; grey diagonal: answers citing the work; top 4 of 8 works'
     """
-    return heatmap(co, top=top)
+    return heatmap(co, top=top, width=width)

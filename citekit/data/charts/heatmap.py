@@ -9,7 +9,7 @@ import polars as pl
 
 from ..frames import Source
 from .parts import drawable_rows
-from .style import TEXT_SIZE, axis, chart_title, legend
+from .style import NARROW, TEXT_SIZE, axis, chart_title, label_room, legend
 from .tables import cocitation_cells
 
 if TYPE_CHECKING:
@@ -21,25 +21,37 @@ __all__ = ["heatmap"]
 _CELL: Final = 30
 _CELL_WITH_TEXT: Final = 20
 _GRID: Final = 460
+_LABELS: Final = 240
+#: How far a label slanted at -40 degrees reaches past its column, as a share of its length.
+_SLANT_REACH: Final = 0.77
 
 
-def heatmap(co: pl.DataFrame | Source, *, top: int = 15) -> alt.LayerChart:
+def heatmap(
+    co: pl.DataFrame | Source, *, top: int = 15, width: int | None = None
+) -> alt.LayerChart:
     """The co-citation heatmap of ``citekit.data.charts.cocitation`` (documented there)."""
     import altair as alt
 
     title = "Works cited together"
     drawn = cocitation_cells(co, top=top)
     if drawn is None:
-        return _empty(title)
+        return _empty(title, width)
     cells, diagonal, order, subtitle = drawn
-    cell = min(_CELL, max(8, _GRID // len(order)))
+    room = label_room(width, _LABELS)
+    # Slanted column labels reach past the last column; upright ones (a narrow chart) do not.
+    angle = -40 if width is None or width >= NARROW else -90
+    grid = _GRID
+    if width is not None:
+        reach = room * _SLANT_REACH if angle == -40 else TEXT_SIZE
+        grid = int(width - room - reach - 12)
+    cell = min(_CELL, max(8, grid // len(order)))
     x = alt.X(
         "label_b:N",
         sort=order,
         title=None,
-        axis=axis(labelAngle=-40, labelLimit=240, orient="top"),
+        axis=axis(labelAngle=angle, labelLimit=room, orient="top"),
     )
-    y = alt.Y("label_a:N", sort=order, title=None, axis=axis(labelLimit=240))
+    y = alt.Y("label_a:N", sort=order, title=None, axis=axis(labelLimit=room))
     pair_tip = [
         alt.Tooltip("name_a:N", title="Work"),
         alt.Tooltip("name_b:N", title="Cited with"),
@@ -61,7 +73,7 @@ def heatmap(co: pl.DataFrame | Source, *, top: int = 15) -> alt.LayerChart:
                 scale=alt.Scale(
                     scheme=alt.SchemeParams(name="blues", extent=[0, 0.7]), domainMin=0
                 ),
-                legend=legend(tickMinStep=1, format="d"),
+                legend=legend(width, tickMinStep=1, format="d"),
             ),
             tooltip=pair_tip,
         )
@@ -101,13 +113,13 @@ def heatmap(co: pl.DataFrame | Source, *, top: int = 15) -> alt.LayerChart:
         )  # fmt: skip
     return alt.LayerChart(
         layer=layers,
-        title=chart_title(title, subtitle),
+        title=chart_title(title, subtitle, width),
         width=alt.Step(cell),
         height=alt.Step(cell),
     )
 
 
-def _empty(title: str) -> alt.LayerChart:
+def _empty(title: str, width: int | None) -> alt.LayerChart:
     import altair as alt
 
     message = (
@@ -119,7 +131,7 @@ def _empty(title: str) -> alt.LayerChart:
     )
     return alt.LayerChart(
         layer=[message],
-        title=chart_title(title, "answers citing both works"),
-        width=460,
+        title=chart_title(title, "answers citing both works", width),
+        width=460 if width is None else max(width - 20, 100),
         height=80,
     )

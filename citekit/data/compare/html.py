@@ -35,6 +35,7 @@ from ...core.errors import (
 )
 from ...core.names import display_name, find_provider
 from ...model import SAMPLE_FIELD, Answer
+from ...render._sources import listed_sources
 from ...render.html import answer_html
 from ...render.support import plain_sentence
 from ...text.escape import STYLE, esc, new_token
@@ -156,7 +157,7 @@ def comparison_html(cmp: Comparison) -> str:
     token = new_token()
     frame = cmp.frame()
     shared = cmp.shared()
-    counts = dict(cmp.sources.group_by("label").len().iter_rows())
+    named = _names_in_languages(cmp)
     keys = {label: _key(i) for i, label in enumerate(cmp.labels)}
     failed = len(cmp.errors)
     status = [f"{len(cmp.labels)} asked", f"{len(cmp.labels) - failed} answered"]
@@ -169,7 +170,7 @@ def comparison_html(cmp: Comparison) -> str:
         f'<div class="citekit-compare-question" style="{_QUESTION}">',
         f"<strong>Question:</strong> {_text(cmp.question)}</div>\n",
         f'<div class="citekit-compare-status" style="{_STATUS}">{esc(" · ".join(status))}</div>\n',
-        _strip(shared, keys, token),
+        _strip(shared, keys, token, named.get(None, {})),
         _supported(cmp, keys, token),
         f'<div class="citekit-compare-grid" style="{_GRID}">\n',
     ]
@@ -178,8 +179,8 @@ def comparison_html(cmp: Comparison) -> str:
         mine = frame.filter(pl.col("label") == label)
         out.append(f'<div class="citekit-compare-column" id="{token}-col-{i}" style="{_COLUMN}">\n')
         if isinstance(value, Answer):
-            out.append(_header(label, keys[label], value, counts.get(label, 0), mine.height))
-            out.append(_works(mine, keys))
+            out.append(_header(label, keys[label], value, mine.height))
+            out.append(_works(mine, keys, named.get(label, {})))
             out.append(answer_html(_inner(value)))
         else:
             out.append(_error_card(label, keys[label], value, cmp._providers.get(label)))
@@ -198,7 +199,44 @@ def _inner(answer: Answer) -> Answer:
     return replace(answer, question=None, raw=raw, references=refs)
 
 
-def _strip(shared: pl.DataFrame, keys: dict[str, str], token: str) -> str:
+def _names_in_languages(cmp: Comparison) -> dict[str | None, dict[str, str]]:
+    """label -> work_id -> the work's name in the language that label's answer cites in
+    (the language most of its works were cited in, where the alias table knows it), and under
+    ``None`` the names in the comparison's ``lang=`` or, without one, the language most
+    columns cite in: an English answer's column names the Compendium in English even when a
+    Portuguese answer cites it too."""
+    from collections import Counter
+
+    from ..corpus.works import works_frame
+    from ..identity.aliases import Aliases
+
+    if cmp.sources.height == 0:
+        return {}
+    try:
+        table = Aliases.resolve(cmp._aliases)
+    except Exception:  # an alias table that cannot be read names nothing anew
+        return {}
+    languages: dict[str, str] = {}
+    for label in cmp.answered:
+        mine = cmp.sources.filter(pl.col("label") == label).drop("label")
+        seen = Counter(code for codes in works_frame(mine)["languages"] for code in codes)
+        if seen:
+            languages[label] = min(seen, key=lambda code: (-seen[code], code))
+    ids = cmp.frame()["work_id"].unique().to_list()
+
+    def names(lang: str | None) -> dict[str, str]:
+        return {w: n for w in ids if lang and (n := table.work_name(w, lang))}
+
+    out: dict[str | None, dict[str, str]] = {
+        label: names(lang) for label, lang in languages.items()
+    }
+    most = Counter(languages.values())
+    overall = cmp._lang or (min(most, key=lambda code: (-most[code], code)) if most else None)
+    out[None] = names(overall)
+    return out
+
+
+def _strip(shared: pl.DataFrame, keys: dict[str, str], token: str, names: dict[str, str]) -> str:
     title = f'<div style="{STYLE.SECTION_TITLE}">Shared works ({shared.height})</div>'
     if shared.height == 0:
         inner = f'<div style="{STYLE.MUTED}">No work is cited by more than one answer.</div>'
@@ -216,10 +254,8 @@ def _strip(shared: pl.DataFrame, keys: dict[str, str], token: str) -> str:
                 if row["author"]
                 else ""
             )
-            items.append(
-                f'<li style="{STYLE.ITEM}">{by} {_text(row["work"] or row["work_id"])}'
-                f"{author}</li>\n"
-            )
+            work = names.get(row["work_id"]) or row["work"] or row["work_id"]
+            items.append(f'<li style="{STYLE.ITEM}">{by} {_text(work)}{author}</li>\n')
         inner = f'<ul style="{STYLE.LIST}">\n{"".join(items)}</ul>'
     return f'<div class="citekit-compare-shared" style="{_STRIP}">{title}{inner}</div>\n'
 
@@ -278,10 +314,14 @@ def _claim(sentence: str) -> str:
     return flat if len(flat) <= 200 else flat[:199].rstrip() + "…"
 
 
-def _header(label: str, key: str, answer: Answer, sources: int, works: int) -> str:
-    # Provider and model where the label does not already say them.
+def _header(label: str, key: str, answer: Answer, works: int) -> str:
+    # Provider and model where the label does not already say them; the counts in the words
+    # of core.columns.COUNTS, as the answer below lists them.
     facts = [x for x in (display_name(answer.provider), answer.model) if x and x not in label]
+    sources, citations = listed_sources(answer), len(answer.citations)
     facts.append(f"{sources} source{'' if sources == 1 else 's'}")
+    if citations:
+        facts.append(f"{citations} citation{'' if citations == 1 else 's'}")
     facts.append(f"{works} work{'' if works == 1 else 's'}")
     sample = ""
     if answer.sample:
@@ -297,7 +337,7 @@ def _header(label: str, key: str, answer: Answer, sources: int, works: int) -> s
     )
 
 
-def _works(mine: pl.DataFrame, keys: dict[str, str]) -> str:
+def _works(mine: pl.DataFrame, keys: dict[str, str], names: dict[str, str]) -> str:
     if mine.height == 0:
         return ""
     items = []
@@ -315,9 +355,8 @@ def _works(mine: pl.DataFrame, keys: dict[str, str]) -> str:
                 f'<span class="citekit-compare-shared-mark" style="{_SHARED_BADGE}"'
                 f' title="Also cited by: {esc(others)}">shared · {esc(letters)}</span>'
             )
-        items.append(
-            f'<li style="{STYLE.ITEM}">{_text(row["work"] or row["work_id"])}{author}{mark}</li>\n'
-        )
+        work = names.get(row["work_id"]) or row["work"] or row["work_id"]
+        items.append(f'<li style="{STYLE.ITEM}">{_text(work)}{author}{mark}</li>\n')
     return (
         f'<div class="citekit-compare-works" style="{_WORKS}">'
         f'<div style="{STYLE.SECTION_TITLE}">Works cited</div>'

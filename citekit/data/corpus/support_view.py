@@ -296,9 +296,10 @@ def passage_marks(passage: str, shared: Sequence[str]) -> tuple[tuple[int, int],
     return tuple(out)
 
 
-def support_section_html(answers: Iterable[Answer]) -> str:
+def support_section_html(answers: Iterable[Answer], *, heading: bool = True) -> str:
     """A page's section "Does the source say so?": what the tints mean, then each answer's
-    support view (:meth:`SupportView.to_html`), for a whole HTML page such as ``citekit demo``'s.
+    support view (:meth:`SupportView.to_html`), for a whole HTML page such as ``citekit demo``'s
+    (``heading=False``: without its own heading, under the page's).
     """
     from ...text.escape import esc
 
@@ -313,6 +314,8 @@ def support_section_html(answers: Iterable[Answer]) -> str:
     )
     return (
         '<section class="citekit-support-section">\n'
-        "<h2>Does the source say so?</h2>\n"
-        f"<p>{esc(intro)}</p>\n" + "".join(views) + "</section>\n"
+        + ("<h2>Does the source say so?</h2>\n" if heading else "")
+        + f"<p>{esc(intro)}</p>\n"
+        + "".join(views)
+        + "</section>\n"
     )

@@ -2,10 +2,10 @@
 
 A source (answers, saved responses, ``.json``/``.jsonl`` files and folders, the answer log) is
 walked by ``sources``; saved chat completions are read column-wise by ``columnar`` (a JSON
-Lines file's decoded with their types by ``typed``), the log's tables by ``log``; ``rows`` builds the rows of citations and knowledge chunks, and ``loaders``
-turns them into ``citations_frame``, ``references_frame`` and ``answers_frame`` (documented
-there), of the ``schemas`` named there. Every package above reads its
-sources through these names.
+Lines file's decoded with their types by ``typed``), the log's tables by ``log``; ``rows``
+builds the rows of citations and knowledge chunks, and ``loaders`` turns them into
+``citations_frame``, ``references_frame`` and ``answers_frame`` (documented there), of the
+``schemas`` named there. Every package above reads its sources through these names.
 """
 
 from __future__ import annotations

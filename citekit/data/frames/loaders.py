@@ -38,9 +38,10 @@ shape) are parsed into ``Answer`` objects and read field by field; the frames ar
 either way (``tests/data/frames/test_columnar.py``). In a JSON Lines file, ``citations_frame``
 decodes each plain chat completion with msgspec, with its types, straight into the citation
 columns (``citekit.data.frames.typed``: no dict per JSON object); any other line is read as
-above, and so is every error and skipped line (``tests/data/frames/test_typed.py``). Year parsing and the repeated per-answer
-columns are computed in polars over whole columns (``bench/frames.py`` measures 100,000 saved
-responses, as dicts and as a JSON Lines file, against pandas and a polars floor).
+above, and so is every error and skipped line (``tests/data/frames/test_typed.py``). Year
+parsing and the repeated per-answer columns are computed in polars over whole columns
+(``bench/frames.py`` measures 100,000 saved responses, as dicts and as a JSON Lines file,
+against pandas and a polars floor).
 """
 
 from __future__ import annotations

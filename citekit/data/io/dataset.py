@@ -291,8 +291,15 @@ def _log_tables(selection: LogSelection, span: Partition) -> Iterator[tuple[Tabl
         [log_citations(b, CITATIONS_SCHEMA, with_answer=True, damaged=damaged) for b in batches]
     )
     yield "citations", cited.drop("answer")
-    yield "references", log_references(replace(selection, part=span), REFERENCES_SCHEMA)
-    if _citations_only(selection, span):
+    only = _citations_only(selection, span)
+    # No answer with saved knowledge chunks: none to read (a scan of the partition spared)
+    references = (
+        pl.DataFrame(schema=REFERENCES_SCHEMA)
+        if only
+        else log_references(replace(selection, part=span), REFERENCES_SCHEMA)
+    )
+    yield "references", references
+    if only:
         spans = pl.concat([log_spans(b, damaged=damaged) for b in batches])
         sources = _log_sources(cited, spans)
     else:
@@ -321,7 +328,14 @@ def _log_sources(cited: pl.DataFrame, spans: pl.DataFrame) -> pl.DataFrame:
     cited number's first marker in the logged texts, ``log_spans``)."""
     from ..corpus.works import SOURCES_SCHEMA
 
-    joined = cited.join(spans, on=["answer", "marker"], how="left", maintain_order="left")
+    # Only the keys are joined (each number's first marker is one row of ``spans``), and the
+    # spans put beside the citations: their columns are not copied.
+    placed = (
+        cited.select("answer", "marker")
+        .join(spans, on=["answer", "marker"], how="left", maintain_order="left")
+        .select("start", "end")
+    )
+    joined = cited.hstack(placed)
     return joined.select(
         *(
             pl.col(name)

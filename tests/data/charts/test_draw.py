@@ -551,3 +551,35 @@ def test_the_years_axis_starts_and_ends_at_the_data() -> None:
         assert scale["domain"] == [data["start"].min(), data["end"].max()], by
         assert scale["nice"] is False
     assert ck.charts.years([]).to_dict()  # no data: no domain, still a chart
+
+
+@pytest.mark.parametrize("width", [340, 560, 760])
+def test_a_chart_given_a_width_fits_it_whole(width: int) -> None:
+    """Labels, legends and padding included: the drawn SVG is no wider than ``width``, and a
+    bar chart's labels leave its bars most of it."""
+    import re
+
+    c = cits(
+        [{"provider": p, "answer_id": f"a{i}", "document_author": f"Author number {i} " * 3,
+          "document_title": f"A rather long title of a work, number {i} " * 2, "year": 1900 + i}
+         for i in range(12) for p in ("magisterium", "gptbots")]
+    )  # fmt: skip
+    r = refs([{"document_title": f"file {i}.pdf", "score": i / 12} for i in range(12)])
+    drawn = {
+        "authors": charts.authors(c, width=width),
+        "works": charts.works(c, width=width),
+        "years": charts.years(c, width=width),
+        "citations_per_answer": charts.citations_per_answer(c, width=width),
+        "scores": charts.scores(r, width=width),
+        "cocitation": charts.cocitation(
+            [cited(f"a{i}", ("T1", "A", "1"), ("T2", "B", "2"), (f"T{i}", "C", "3"))
+             for i in range(3, 12)],
+            width=width,
+        ),
+    }  # fmt: skip
+    for name, chart in drawn.items():
+        svg = vl_convert.vegalite_to_svg(chart.to_dict())
+        size = re.search(r'<svg[^>]*?\swidth="([0-9.]+)"', svg)
+        assert size is not None and float(size[1]) <= width, (name, size and size[1])
+    spec = drawn["works"].to_dict()
+    assert spec["encoding"]["y"]["axis"]["labelLimit"] <= 0.42 * width

@@ -515,8 +515,9 @@ def test_hostile_text_never_becomes_markup(
     page = cmp._repr_html_()
     found = markup(page)
     assert set(found.tags) <= _ALLOWED_TAGS, set(found.tags) - _ALLOWED_TAGS
-    # the view's scoped style and each answer's own (its :target highlight)
-    styles = 1 + sum(isinstance(v, ck.Answer) for v in answers.values())
+    # the view's scoped style and each answer's own (its :target highlight, and for an answer
+    # with footnotes the highlight of the footnote a focused link points to)
+    styles = 1 + sum(1 + bool(v.citations) for v in answers.values() if isinstance(v, ck.Answer))
     assert found.tags["style"] == styles and found.tags.get("script", 0) == 0
     assert found.attributes <= _ALLOWED_ATTRIBUTES, found.attributes - _ALLOWED_ATTRIBUTES
     text = "".join(found.text)
@@ -562,3 +563,44 @@ def test_support_of_answers_without_passages_is_empty() -> None:
     cmp = ck.Comparison("q", {"a": plain, "b": replace(plain, id="y")})
     assert cmp.support().height == 0
     assert "Claims supported by the same work" not in cmp._repr_html_()
+
+
+def _column_works(page: str) -> list[list[str]]:
+    """The works each column lists, as a reader sees them (the work's name, before the author)."""
+    columns = page.split('class="citekit-compare-works"')[1:]
+    return [
+        [html.unescape(re.sub(r"<[^>]+>", "", item)).split(" — ")[0].removesuffix("shared")
+         for item in re.findall(r"<li [^>]*>(.*?)</li>", column.split("</ul>")[0])]
+        for column in columns
+    ]  # fmt: skip
+
+
+def test_each_column_names_its_works_in_its_own_language(three: ck.Comparison) -> None:
+    """The English answer's column names the Compendium and the Catechism in English though
+    the Portuguese answer cites them too; the Portuguese column in Portuguese."""
+    english, portuguese, _ = _column_works(three._repr_html_())
+    assert "Compendium of the Social Doctrine of the Church" in english
+    assert "Catechism of the Catholic Church" in english
+    assert not any("Compêndio" in w or "Catecismo" in w for w in english), english
+    assert "Compêndio da Doutrina Social da Igreja" in portuguese
+
+
+def test_column_counts_use_the_one_vocabulary(three: ck.Comparison) -> None:
+    """ "sources" are what the answer lists (its footnotes), "citations" its passages, "works"
+    the distinct works: the header's numbers are those of the answer below it."""
+    from citekit.render._sources import footnotes
+
+    page = three._repr_html_()
+    headers = re.findall(r'class="citekit-compare-header".*?</div>\s*</div>', page, re.S)
+    frame = three.frame()
+    for label, header in zip(three.labels, headers, strict=True):
+        answer = three.answers[label]
+        assert isinstance(answer, ck.Answer)
+        text = html.unescape(re.sub(r"<[^>]+>", " ", header))
+        n = len(footnotes(answer.citations))
+        if answer.references is None:
+            assert f"{n} source{'' if n == 1 else 's'}" in text, text
+        c = len(answer.citations)
+        assert f"{c} citation{'' if c == 1 else 's'}" in text, text
+        w = frame.filter(pl.col("label") == label).height
+        assert f"{w} work{'' if w == 1 else 's'}" in text, text
