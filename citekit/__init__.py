@@ -98,15 +98,9 @@ if TYPE_CHECKING:
     from .data.corpus.works import sources_frame, works_frame
     from .data.frames import answers_frame, citations_frame, references_frame
     from .data.identity.aliases import Aliases
-    from .data.io.dataset import (
-        ParquetDataset,
-        scan_answers,
-        scan_citations,
-        scan_references,
-        scan_sources,
-        to_parquet,
-    )
+    from .data.io.dataset import ParquetDataset, to_parquet
     from .data.io.exports import SamplesLeftOut, export_answer, export_citations
+    from .data.io.scan import scan_answers, scan_citations, scan_references, scan_sources
     from .notebook.explorer import explore
     from .notebook.magic import load_ipython_extension
     from .providers._chat import ContentFilteredWarning
@@ -186,10 +180,10 @@ _LAZY = {
     "explore": ".notebook.explorer",
     "charts": ".data.charts",
     "ParquetDataset": ".data.io.dataset",
-    "scan_answers": ".data.io.dataset",
-    "scan_citations": ".data.io.dataset",
-    "scan_references": ".data.io.dataset",
-    "scan_sources": ".data.io.dataset",
+    "scan_answers": ".data.io.scan",
+    "scan_citations": ".data.io.scan",
+    "scan_references": ".data.io.scan",
+    "scan_sources": ".data.io.scan",
     "to_parquet": ".data.io.dataset",
     "parse_chunks": ".wire.parsers",
     "parse_response": ".wire.parsers",

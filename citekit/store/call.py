@@ -139,8 +139,10 @@ class LoggedCall:
         if request is not None:
             self.cached = log.lookup(provider, request, base_url=base_url, cache=cache)
             if self.cached is not None:
-                question = (self.cached.question or "")[:80]
-                _logger.info("Answered %r from the cache of %s (%s)", question, log.path, provider)
+                if _logger.isEnabledFor(logging.INFO):  # the path is worked out for the line only
+                    question = (self.cached.question or "")[:80]
+                    where = log.path
+                    _logger.info("Answered %r from the cache of %s (%s)", question, where, provider)
             elif log.cache_enabled(cache):
                 self._board(request, lead=not stream)
         self.started = time.perf_counter()

@@ -16,9 +16,15 @@ from ..core.secrets import scrub
 _TRANSPORT_FIELDS = ("stream", "stream_options", "response_mode")
 
 
+#: ``json.dumps``'s encoder for these options, made once (``dumps`` makes one per call).
+_CANONICAL = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
+).encode
+
+
 def canonical_json(body: Any) -> str:
     """``body`` as compact JSON with sorted keys: equal requests give equal text."""
-    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return _CANONICAL(body)
 
 
 def request_key(provider: str, body: Any, base_url: str | None = None) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import stat
 import sys
 import threading
 from collections.abc import Iterator
@@ -56,26 +57,38 @@ def default_path() -> Path:
 
     Raises ``ConfigurationError`` when ``CITEKIT_HOME`` names something that is not a folder.
     """
-    home = os.environ.get(HOME_ENV)
-    path = _default_path(home, os.environ.get("XDG_DATA_HOME"))
-    if home and path.parent.exists() and not path.parent.is_dir():
-        raise ConfigurationError(
-            f"{HOME_ENV}={home!r} is not a folder (citekit keeps its answer log in a folder "
-            f"there): set {HOME_ENV} to a folder, or unset it to use the default one"
-        )
+    # Read on every call (each cached answer's look-up among them): two environment
+    # look-ups and, once a setting's folder has been seen, nothing else.
+    setting = (os.environ.get(HOME_ENV), os.environ.get("XDG_DATA_HOME"))
+    path = _RESOLVED.get(setting)
+    if path is None:
+        path = _RESOLVED.setdefault(setting, _resolve(*setting))
+    if setting[0] and setting not in _FOLDERS and _is_folder(setting[0], path.parent):
+        _FOLDERS.add(setting)
     return path
 
 
 #: Each setting's path as first resolved (a few settings per process, never evicted: a
 #: relative one resolved again after a ``chdir`` would name another file).
 _RESOLVED: dict[tuple[str | None, str | None], Path] = {}
+#: The settings whose ``CITEKIT_HOME`` was seen to be a folder: not looked at again (a folder
+#: later replaced by a file fails where the log is opened, as an unwritable log does).
+_FOLDERS: set[tuple[str | None, str | None]] = set()
 
 
-def _default_path(home: str | None, xdg: str | None) -> Path:
-    found = _RESOLVED.get((home, xdg))
-    if found is None:
-        found = _RESOLVED.setdefault((home, xdg), _resolve(home, xdg))
-    return found
+def _is_folder(home: str, folder: Path) -> bool:
+    """Whether ``folder`` is a folder (False: not there yet, the log's opening creates it);
+    ``ConfigurationError`` if it is something else."""
+    try:
+        mode = folder.stat().st_mode
+    except (OSError, ValueError):  # as ``Path.exists``: not there, or not reachable
+        return False
+    if not stat.S_ISDIR(mode):
+        raise ConfigurationError(
+            f"{HOME_ENV}={home!r} is not a folder (citekit keeps its answer log in a folder "
+            f"there): set {HOME_ENV} to a folder, or unset it to use the default one"
+        )
+    return True
 
 
 def _resolve(home: str | None, xdg: str | None) -> Path:

@@ -361,6 +361,10 @@ class AsyncDriver:
         self._size = wanted_connections()
         self._retired: list[httpx.AsyncClient] = []
         self._client = http_client or self._new_client(transport)
+        #: Requests enter the pool one at a time (``_send``): only a pool citekit made, whose
+        #: httpcore reports when a request has its connection.
+        self._gated = self._sized
+        self._gate = asyncio.Lock()
 
     def _new_client(self, transport: httpx.AsyncBaseTransport | None = None) -> httpx.AsyncClient:
         return httpx.AsyncClient(
@@ -422,7 +426,7 @@ class AsyncDriver:
                 client = self._pool()
                 timeout = self.config.timeout_for(client, op.spec)
                 request = self.config.build(client, op.spec, timeout=timeout, within=_left(run))
-                response = await client.send(request, stream=True, follow_redirects=False)
+                response = await self._send(client, request)
                 run.opened(response, response.aiter_bytes(), _stall(op, timeout))
             elif isinstance(op, Wait):
                 # Shielded: a cancelled wait never cancels the call it waits for.
@@ -434,6 +438,52 @@ class AsyncDriver:
                 await asyncio.sleep(_sleep(run, op))
             elif op is not CLOSE:
                 raise _unknown(op)
+
+    async def _send(self, client: httpx.AsyncClient, request: httpx.Request) -> httpx.Response:
+        """``client.send``; into a pool citekit owns, one request at a time until it holds
+        its connection.
+
+        httpcore hands a request an idle connection, and the request takes it (the
+        connection turns busy) only after the event loop has run others: requests sent in
+        the same turn of the loop (a batch's workers, when a wave of answers arrives) are all
+        handed the same connection, all but one find it taken, and they queue again, again
+        and again, each time checking every connection of the pool. The gate lets the next
+        request in once the one before has taken its connection (httpcore's first trace
+        event: a connection being opened or a request's headers going out), so each is
+        handed a connection of its own the first time. A request waits at the gate at most
+        its pool timeout, then fails as a pool timeout does.
+        """
+        if not self._gated:
+            return await client.send(request, stream=True, follow_redirects=False)
+        gate = self._gate
+        if gate.locked():
+            pool = request.extensions.get("timeout", {}).get("pool")
+            try:
+                async with asyncio.timeout(pool):
+                    await gate.acquire()
+            except TimeoutError:
+                raise httpx.PoolTimeout(
+                    "no connection became free within the pool timeout", request=request
+                ) from None
+        else:
+            await gate.acquire()
+        extensions = request.extensions
+        held = True
+
+        async def taken(event: str, info: dict[str, Any]) -> None:
+            nonlocal held
+            if held:
+                held = False
+                extensions.pop("trace", None)  # the rest of the request is traced no more
+                gate.release()
+
+        extensions["trace"] = taken
+        try:
+            return await client.send(request, stream=True, follow_redirects=False)
+        finally:
+            if held:
+                held = False
+                gate.release()
 
     @staticmethod
     async def _close(run: Run[Any]) -> None:

@@ -101,7 +101,7 @@ def _reads(log: Log, home: Path, capsys: pytest.CaptureFixture[str]) -> dict[str
         out[frame.__name__] = frame(log)
     # the Parquet dataset, read from the tables partition by partition
     folder = Path(tempfile.mkdtemp(prefix="citekit-damaged-ds-")) / "ds"
-    ck.to_parquet(log, folder, progress=False)
+    ck.to_parquet(log, folder, progress=False, include_samples=True)
     for scan in DATASET:
         out[scan.__name__] = scan(folder).drop("month").collect().sort(pl.all())
     shutil.rmtree(folder.parent, ignore_errors=True)

@@ -299,6 +299,33 @@ def test_a_writer_killed_mid_write_leaves_a_usable_file(tmp_path: Path) -> None:
     assert store.record(chat_answer("after"), request=body("after")) is not None
 
 
+def test_citekit_home_changed_between_calls_moves_the_log(
+    server: ProviderServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The log's path is worked out once per setting, yet follows ``CITEKIT_HOME`` at once:
+    the next call writes to (and answers from) the new folder's log."""
+    client = Magisterium(api_key=KEY, base_url=server.base_url("magisterium"))
+    question = server.samples("magisterium")[0].question
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    monkeypatch.setenv("CITEKIT_HOME", str(first))
+    assert not client.ask(question, cache=True).cached
+    assert client.ask(question, cache=True).cached
+    monkeypatch.setenv("CITEKIT_HOME", str(second))  # not there yet: made by the first write
+    assert not client.ask(question, cache=True).cached  # a new log: nothing to answer from
+    log.flush()
+    assert log.path == second / "log.sqlite3" and Log(second / "log.sqlite3").count() == 1
+    assert Log(first / "log.sqlite3").count() == 1
+    monkeypatch.setenv("CITEKIT_HOME", str(first))
+    assert client.ask(question, cache=True).cached
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("CITEKIT_HOME", str(blocker))
+    for _ in range(2):  # refused every time, not only when first seen
+        with pytest.raises(ck.ConfigurationError, match="is not a folder"):
+            default_path()
+
+
 # -- a log that cannot be written never costs an answer --------------------------------------------
 def test_unwritable_log_home_still_answers(
     server: ProviderServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
