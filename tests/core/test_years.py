@@ -207,8 +207,14 @@ def test_frames_bibtex_and_csl_read_one_year(
     )  # fmt: skip
     answer = ck.Answer(provider="magisterium", text="Said [1].", citations=(citation,))
     assert ck.citations_frame([answer])["year"].to_list() == [year]
-    bib = ck.export_citations([answer], tmp_path / "refs.bib").read_text(encoding="utf-8")
+    bib = ck.export_citations([answer], tmp_path / "refs.bib", include_samples=True).read_text(
+        encoding="utf-8"
+    )
     assert bib.startswith(f"@misc{{leo{key_year}acta,")
-    csl = json.loads(ck.export_citations([answer], tmp_path / "refs.json").read_text("utf-8"))
+    csl = json.loads(
+        ck.export_citations([answer], tmp_path / "refs.json", include_samples=True).read_text(
+            "utf-8"
+        )
+    )
     issued = csl[0].get("issued", {}).get("date-parts")
     assert (issued[0][0] if issued else None) == year

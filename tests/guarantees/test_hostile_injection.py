@@ -372,7 +372,9 @@ def test_csv_cells_never_start_a_formula(
         question=question,
         citations=(Citation(quote, 0, document_title=title, document_author=author),),
     )
-    path = export_citations(answer, tmp_path_factory.mktemp("csv") / "refs.csv")
+    path = export_citations(
+        answer, tmp_path_factory.mktemp("csv") / "refs.csv", include_samples=True
+    )
     (row,) = _read_csv(path)
     for column, value in [
         ("document_title", title),

@@ -203,7 +203,7 @@ def usable(answer: ck.Answer) -> None:
     for suffix in (".md", ".html", ".json"):
         export_answer(answer, folder / f"answer{suffix}")
     for suffix in (".csv", ".bib", ".json"):
-        ck.export_citations(answer, folder / f"citations{suffix}")
+        ck.export_citations(answer, folder / f"citations{suffix}", include_samples=True)
     log = _log()
     with warnings.catch_warnings():
         warnings.simplefilter("error", LogWarning)

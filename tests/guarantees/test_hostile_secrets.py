@@ -544,7 +544,7 @@ def everything_shown(outcome: Any, folder: Path) -> list[str]:
             texts.append(ck.export_answer(answer, folder / name).read_text(encoding="utf-8"))
         if answer.citations or answer.references:
             for name in ("c.csv", "c.bib", "c.json"):
-                path = ck.export_citations(answer, folder / name)
+                path = ck.export_citations(answer, folder / name, include_samples=True)
                 texts.append(path.read_text(encoding="utf-8"))
     return texts
 

@@ -65,7 +65,9 @@ _CHILD = textwrap.dedent(
     for suffix in (".md", ".html", ".json"):
         writers["answer" + suffix] = lambda p, s: ck.export_answer(small[0] if s else big[3], p)
     for suffix in (".csv", ".parquet", ".bib", ".json"):
-        writers["citations" + suffix] = lambda p, s: ck.export_citations(small if s else big, p)
+        writers["citations" + suffix] = lambda p, s: ck.export_citations(
+            small if s else big, p, include_samples=True
+        )
     for suffix in (".jsonl", ".json", ".parquet", ".csv"):
         writers["rows" + suffix] = lambda p, s: (
             pl.DataFrame({"x": [1]}).write_ndjson(p) if s else cli(p, "rows"))
@@ -162,8 +164,8 @@ def test_new_files_follow_the_umask_and_replaced_ones_keep_their_mode(
         written = [
             write_bytes(tmp_path / "a.bin", b"x"),
             ck.export_answer(answer, tmp_path / "a.md"),
-            ck.export_citations([answer], tmp_path / "c.csv"),
-            ck.export_citations([answer], tmp_path / "c.parquet"),
+            ck.export_citations([answer], tmp_path / "c.csv", include_samples=True),
+            ck.export_citations([answer], tmp_path / "c.parquet", include_samples=True),
         ]
         ck.to_parquet([answer], tmp_path / "ds", progress=False)
         written += [p for p in (tmp_path / "ds").rglob("*") if p.is_file()]
