@@ -323,10 +323,16 @@ _SUPPORT_SAMPLES: Final = (
 
 
 def _support_section(data: DemoData) -> str:
-    from ..data.corpus.support_view import support_section_html
+    from ..data.corpus.support_view import show_support, support_section_html
 
     chosen = [a for name in _SUPPORT_SAMPLES for a in data.answers if a.sample == name]
-    return support_section_html(chosen or data.answers[:1], heading=False)
+    first, *rest = chosen or data.answers[:1]
+    folded = "".join(  # the page stays short: the other answers open on a click
+        f"<details><summary>{_esc(a.question or a.sample)}</summary>"
+        f"{show_support(a).to_html()}</details>"
+        for a in rest
+    )
+    return support_section_html([first], heading=False) + folded
 
 
 def _corpus_section(data: DemoData) -> str:
