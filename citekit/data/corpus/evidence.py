@@ -100,6 +100,8 @@ class _Side(NamedTuple):
     prefixes: frozenset[str]  # the cognate keys of its content words
     denied: frozenset[str]  # the words its negations bear on, with their keys
     weights: dict[str, float]  # the weight of each key (see ``weight``)
+    quotes: tuple[str, ...]  # its quoted stretches (see ``quotes``)
+    quoted: float  # the share of its content keys inside them
 
 
 #: How much a name (a word written with a capital inside the sentence) weighs against another
@@ -160,8 +162,22 @@ def _side(text: str) -> _Side:
     for w, k in pairs:
         weights[k] = max(weights.get(k, 0.0), weight(w, w in names))
     negated = any(t in negations(code) for t in tokens)
+    quoted = tuple(quotes(text))
+    inside = {key(w, stem) for q in quoted for w in words(q)}
+    share = len(inside & stems) / len(stems) if stems else 0.0
     return _Side(
-        content, stem, stems, pairs, numbers, counted, negated, prefixes, frozenset(denied), weights
+        content,
+        stem,
+        stems,
+        pairs,
+        numbers,
+        counted,
+        negated,
+        prefixes,
+        frozenset(denied),
+        weights,
+        quoted,
+        share,
     )
 
 
@@ -298,7 +314,7 @@ def evidence(sentence: str, passage: str) -> Evidence:
     own = _side(sentence)
     read = _passage(passage)
     other, normal, folded = read.side, read.normal, read.folded
-    quoted = quotes(sentence)
+    quoted = own.quotes
     quote_found = all(_found(q, normal, folded) for q in quoted) if quoted else None
     found = tuple(sorted(own.numbers & other.numbers, key=_by_value))
     # A number the passage lacks is contradicted when the passage gives another of its
@@ -343,7 +359,7 @@ def evidence(sentence: str, passage: str) -> Evidence:
         len(own.stems),
         _negation_differs(own, keys, read),
         _coverage(own, shared, found),
-        _quoted(own, quoted),
+        own.quoted,
     )
 
 
@@ -360,14 +376,6 @@ def _coverage(own: _Side, shared: tuple[str, ...], found: tuple[str, ...]) -> fl
     return (sum(own.weights[k] for k in shared) + NUMBER * len(found)) / total
 
 
-def _quoted(own: _Side, quoted: list[str]) -> float:
-    """The share of the sentence's content words that stand inside its quotes."""
-    if not quoted or not own.stems:
-        return 0.0
-    inside = {key(w, own.stem) for q in quoted for w in words(q)}
-    return len(inside & own.stems) / len(own.stems)
-
-
 def _by_value(number: str) -> int:
     return int(number)
 
@@ -380,6 +388,8 @@ MATCHING: Final = 0.90
 #: The support of a pair that shares nothing with its sentence; pairs that evidence speaks
 #: against (a quote not found, a number contradicted, a negation) score below it.
 FLOOR: Final = 0.2
+#: The weight of the meaning against the words' coverage with an embedding model: alike.
+MEANING: Final = 0.5
 #: What a quote found lifts the score to, when it holds ``QUOTE_HALF`` of the sentence's
 #: content words or more; a shorter quote (a title, a name) lifts it in proportion.
 QUOTE_LIFT: Final = 0.9
@@ -395,8 +405,8 @@ def score(found: Evidence, similarity: float | None = None) -> float:
     """The support of one piece of evidence, in [0, 1] (see the module), with the cosine
     similarity of the two texts' vectors when an embedding model gave them."""
     value = found.coverage
-    if similarity is not None:  # what the words show and what the meaning shows, alike
-        value = (value + meaning(similarity)) / 2
+    if similarity is not None:  # what the words show and what the meaning shows
+        value = (1.0 - MEANING) * value + MEANING * meaning(similarity)
     if found.quote_found:
         value = max(value, QUOTE_LIFT * min(1.0, found.quoted / QUOTE_HALF))
     against = (found.quote_found is False) + bool(found.numbers_contradicted) + found.negated
