@@ -209,6 +209,7 @@ class _Read(NamedTuple):
     folded: str  # the folded words joined by single spaces, a space each side
     units: tuple[_Unit, ...]
     negates: bool  # whether any of its units negates
+    nots: frozenset[str]  # the negations of its language
 
 
 _UNIT = re.compile(r"(?<=[.!?;:])\s+")
@@ -231,7 +232,8 @@ def _passage(text: str) -> _Read:
             negated = any(t in nots for t in every)
             units.append(_Unit(keys, negated, frozenset(denied)))
     folded = " " + " ".join(words(text)) + " "
-    return _Read(side, _normal(text), folded, tuple(units), any(u.negated for u in units))
+    negates = any(u.negated for u in units)
+    return _Read(side, _normal(text), folded, tuple(units), negates, nots)
 
 
 def _denied(tokens: list[str], nots: frozenset[str], reach: int) -> set[str]:
@@ -309,6 +311,33 @@ def _found(quote: str, normal: str, folded: str) -> bool:
     return at > 0
 
 
+#: How many words before a quote found a passage's "not" is taken to deny it.
+DENIED_QUOTE: Final = 4
+
+
+def _quotes_denied(quoted: tuple[str, ...], read: _Read) -> bool:
+    """Whether the passage says a quote found only to deny it: a "not" in the
+    ``DENIED_QUOTE`` words before it ("does not consist in the simple sum" for a sentence
+    quoting "the simple sum"), unless a word after the "not" makes it "only" (``_EXCEPT``)."""
+    if not read.negates:
+        return False
+    for q in quoted:
+        needle = " " + " ".join(words(_ELLIPSIS.split(q)[0])) + " "
+        hit = read.folded.find(needle)
+        before = read.folded[:hit].split()[-DENIED_QUOTE:] if hit > 0 else []
+        at = max((i for i, w in enumerate(before) if w in read.nots), default=-1)
+        if at >= 0 and not any(w in _EXCEPT for w in before[at + 1 :]):
+            return True
+    return False
+
+
+#: The words that turn a "not" before them into "only" ("nothing other than", "non è altro
+#: che", "nihil aliud quam", "no es sino"): what follows is affirmed, not denied.
+_EXCEPT: Final = frozenset(
+    ["but", "than", "only", "senao", "sino", "quam", "nisi", "als", "que", "che"]
+)
+
+
 def evidence(sentence: str, passage: str) -> Evidence:
     """The evidence ``passage`` gives for ``sentence`` (plain text, markers left out)."""
     own = _side(sentence)
@@ -357,7 +386,8 @@ def evidence(sentence: str, passage: str) -> Evidence:
         contradicted,
         shared,
         len(own.stems),
-        _negation_differs(own, keys, read),
+        _negation_differs(own, keys, read)
+        or (quote_found is True and not own.negated and _quotes_denied(quoted, read)),
         _coverage(own, shared, found),
         own.quoted,
     )

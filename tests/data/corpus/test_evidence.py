@@ -224,3 +224,52 @@ def test_a_source_that_fits_partly_and_clearly_better_makes_the_citation_misattr
     assert row["marker"] == 2 and row["best_source"] == 1 and row["misattributed"] is True
     (right,) = ck.support_frame(answer(f"{sentence}[^1]", fits, other)).rows(named=True)
     assert right["misattributed"] is False
+
+
+# -- a quote found that the passage denies ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sentence", "passage"),
+    [
+        (
+            'The common good is "the simple sum of private goods".',
+            "The common good does not consist in the simple sum of private goods.",
+        ),
+        (
+            'O bem comum é a "simples soma dos bens particulares".',
+            "O bem comum não consiste na simples soma dos bens particulares.",
+        ),
+        (
+            'Il bene comune è la "semplice somma dei beni particolari".',
+            "Il bene comune non consiste nella semplice somma dei beni particolari.",
+        ),
+    ],
+)
+def test_a_quote_found_right_after_a_not_is_denied_by_the_passage(
+    sentence: str, passage: str
+) -> None:
+    """The words are the passage's, but it says them to deny them."""
+    found = evidence(sentence, passage)
+    assert found.quote_found is True and found.negated
+    assert verdict(score(found)) == "unsupported"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "passage"),
+    [
+        (
+            'La legge è "un ordinamento della ragione".',
+            "La legge non è altro che un ordinamento della ragione.",
+        ),
+        (
+            'Lex est "quaedam rationis ordinatio".',
+            "Lex nihil aliud quam quaedam rationis ordinatio.",
+        ),
+    ],
+)
+def test_a_not_that_means_only_does_not_deny_the_quote(sentence: str, passage: str) -> None:
+    """ "Not other than", "nihil aliud quam": what follows is affirmed."""
+    found = evidence(sentence, passage)
+    assert found.quote_found is True and not found.negated
+    assert verdict(score(found)) == "supported"
