@@ -18,27 +18,32 @@ reader can check for themselves, each piece apart:
     the same length (``1891`` where the passage says ``1931``) or one of the same thing
     (``12 weeks`` where it says ``8 weeks``).
 ``shared_words``
-    The sentence's content words the passage has too, compared by their stem in the language
-    each text is guessed to be in (from the stop words of the alias table's languages; with
-    ``snowballstemmer``, a dependency of citekit, for those it stems; else the folded words).
-    Across two languages a word is also shared as a cognate: one that begins with the same
-    five letters (``dignity``, ``dignità``).
+    The sentence's content words the passage has too, compared by their key in the language
+    each text is guessed to be in (:mod:`.lexicon`: the stem, or the concept of a word of the
+    calendar, which is one word in every language). Across two languages a word is also shared
+    as a cognate: one that begins with the same five letters once spelled alike (``dignity``,
+    ``dignità``; ``philosophy``, ``filosofia``).
 ``negated``
     Whether one of the two negates what the other affirms: the sentence says "not" ("não",
-    "non", "nicht", ...) and the passage's clause that speaks of the same words (the one
-    sharing most of them) does not, or the sentence negates nothing and that clause's "not"
-    bears on a word of the sentence ("it does not cover damage from liquids" against "the
-    warranty covers damage from liquids"). A "not" elsewhere in a long passage is about
-    something else and counts for nothing.
+    "non", "nicht", ...) and the passage's clause that holds the words that "not" bears on (or,
+    without them, the clause sharing most of the sentence's words) does not; or the sentence
+    negates nothing and that clause's "not" bears on a word of the sentence ("it does not cover
+    damage from liquids" against "the warranty covers damage from liquids"); or a quote of the
+    sentence is found right after a passage's "not" that does not mean "only". A "not"
+    elsewhere in a long passage is about something else and counts for nothing.
+``coverage``
+    The weighted share of the sentence the passage has: its content words, each weighing by its
+    length (up to ``FULL_LENGTH`` letters) and a name (written with a capital inside the
+    sentence) by ``NAME`` of that, and its numbers, each ``NUMBER``.
 
-The score (:func:`score`) is, without an embedding model, the share of the sentence's content
-words the passage has, and with one the larger of that and the two texts' similarity of
-meaning; a quote found lifts it to 0.9. It is laid from ``FLOOR`` (0.2: a passage that shares
-nothing) to 1. Evidence against the pair (a quote not found, a number contradicted, a
-negation) puts it below ``FLOOR`` whatever it shares: similarity cannot see a changed year or a
-"not", so those have evidence of their own. It is support, not verification: shared words and
-near vectors are not entailment, and a passage on the same topic that claims something else
-can score well.
+The score (:func:`score`) is, without an embedding model, the coverage, and with one the mean
+of the coverage and the two texts' similarity of meaning; a quote found lifts it to 0.9 when it
+holds half the sentence's content words or more, in proportion when shorter. It is laid from
+``FLOOR`` (0.2: a passage that shares nothing) to 1. Evidence against the pair (a quote not
+found, a number contradicted, a negation) puts it below ``FLOOR`` whatever it shares:
+similarity cannot see a changed year or a "not", so those have evidence of their own. It is
+support, not verification: shared words and near vectors are not entailment, and a passage on
+the same topic that claims something else can score well.
 """
 
 from __future__ import annotations
