@@ -36,7 +36,7 @@ def answer() -> ck.Answer:
         text=(
             "Leo XIII published Rerum Novarum in 1891.[^1] "
             "A just wage must support a frugal worker.[^1]\n\n"
-            "- The Church teaches that the wage is set by the market alone.[^2]\n"
+            "- Prices are set by the market alone.[^2]\n"
             "- Nobody cites this line."
         ),
         citations=(cite(1, WAGE, "Rerum Novarum"), cite(2, COMMON_GOOD, "Gaudium et spes")),
@@ -130,7 +130,7 @@ def test_text_form_one_line_per_sentence_then_the_summary() -> None:
     assert support_text(view).splitlines()[1:5] == [
         "  ✓ supported    1.00  Leo XIII published Rerum Novarum in 1891. [1]",
         "  ✓ supported    1.00  A just wage must support a frugal worker. [1]",
-        "  ✗ unsupported  0.20  The Church teaches that the wage is set by the market alone. [2]",
+        "  ✗ unsupported  0.20  Prices are set by the market alone. [2]",
         "  ∅ uncited         –  Nobody cites this line.",
     ]
     lines = support_text(view).splitlines()

@@ -18,113 +18,57 @@ reader can check for themselves, each piece apart:
     the same length (``1891`` where the passage says ``1931``) or one of the same thing
     (``12 weeks`` where it says ``8 weeks``).
 ``shared_words``
-    The sentence's content words the passage has too, compared by their stem in the language
-    each text is guessed to be in (from the stop words of the alias table's languages; with
-    ``snowballstemmer``, a dependency of citekit, for those it stems; else the folded words).
-    Across two languages a word is also shared as a cognate: one that begins with the same
-    five letters (``dignity``, ``dignità``).
+    The sentence's content words the passage has too, compared by their key in the language
+    each text is guessed to be in (:mod:`.lexicon`: the stem, or the concept of a word of the
+    calendar, which is one word in every language). Across two languages a word is also shared
+    as a cognate: one that begins with the same five letters once spelled alike (``dignity``,
+    ``dignità``; ``philosophy``, ``filosofia``).
 ``negated``
     Whether one of the two negates what the other affirms: the sentence says "not" ("não",
-    "non", "nicht", ...) and the passage's clause that speaks of the same words (the one
-    sharing most of them) does not, or the sentence negates nothing and that clause's "not"
-    bears on a word of the sentence ("it does not cover damage from liquids" against "the
-    warranty covers damage from liquids"). A "not" elsewhere in a long passage is about
-    something else and counts for nothing.
+    "non", "nicht", ...) and the passage's clause that holds the words that "not" bears on (or,
+    without them, the clause sharing most of the sentence's words) does not; or the sentence
+    negates nothing and that clause's "not" bears on a word of the sentence ("it does not cover
+    damage from liquids" against "the warranty covers damage from liquids"); or a quote of the
+    sentence is found right after a passage's "not" that does not mean "only". A "not"
+    elsewhere in a long passage is about something else and counts for nothing.
+``coverage``
+    The weighted share of the sentence the passage has: its content words, each weighing by its
+    length (up to ``FULL_LENGTH`` letters) and a name (written with a capital inside the
+    sentence) by ``NAME`` of that, and its numbers, each ``NUMBER``.
 
-The score (:func:`score`) is, without an embedding model, the share of the sentence's content
-words the passage has, and with one the larger of that and the two texts' similarity of
-meaning; a quote found lifts it to 0.9. It is laid from ``FLOOR`` (0.2: a passage that shares
-nothing) to 1. Evidence against the pair (a quote not found, a number contradicted, a
-negation) puts it below ``FLOOR`` whatever it shares: similarity cannot see a changed year or a
-"not", so those have evidence of their own. It is support, not verification: shared words and
-near vectors are not entailment, and a passage on the same topic that claims something else
-can score well.
+The score (:func:`score`) is, without an embedding model, the coverage, and with one the mean
+of the coverage and the two texts' similarity of meaning; a quote found lifts it to 0.9 when it
+holds half the sentence's content words or more, in proportion when shorter. It is laid from
+``FLOOR`` (0.2: a passage that shares nothing) to 1. Evidence against the pair (a quote not
+found, a number contradicted, a negation) puts it below ``FLOOR`` whatever it shares:
+similarity cannot see a changed year or a "not", so those have evidence of their own. It is
+support, not verification: shared words and near vectors are not entailment, and a passage on
+the same topic that claims something else can score well.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Final, NamedTuple
 
-__all__ = ["Evidence", "evidence", "language", "score", "verdict"]
+from .lexicon import (
+    ALL_STOPS,
+    SPELLED,
+    cognate,
+    cognates,
+    fold,
+    key,
+    language,
+    negations,
+    stemmer,
+    words,
+)
+
+__all__ = ["Evidence", "evidence", "fold", "language", "score", "verdict", "words"]
 
 
-def _set(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-def _words(text: str) -> tuple[str, ...]:
-    return tuple(text.split())
-
-
-# fmt: off
-#: A few of the commonest words of each language of the alias table: enough to guess a text's
-#: language, and left out of the shared words.
-STOP_WORDS: Final = {
-    "en": _set(
-        "the of and to in is that for it as with be by on this "
-        "are was which from or an at his their not has have its who we they"
-    ),
-    "pt": _set(
-        "de a o que e do da em um para com não uma os no se na "
-        "por mais as dos como mas ao ele das seu sua ou quando pelo pela é são"
-    ),
-    "es": _set(
-        "de la que el en y a los del se las por un para con "
-        "no una su al lo como más pero sus le ya o es son este esta"
-    ),
-    "it": _set(
-        "di e il la che in a per un è non una del della "
-        "le dei si con i gli da al sono come nel alla lo questo"
-    ),
-    "fr": _set(
-        "de la le et les des en un une du est que pour "
-        "dans qui ne pas au sur se par plus il elle sont avec ce"
-    ),
-    "de": _set(
-        "der die und in den von zu das mit sich des auf für "
-        "ist im dem nicht ein eine als auch es an werden aus er sie"
-    ),
-    "la": _set(
-        "et in est non ad quod cum ut qui quae sed per "
-        "ex de enim ab autem esse sunt eius quam nec hoc vel"
-    ),
-}
-#: The words that negate, by language ("no" is one in English and Spanish, not in Portuguese).
-NEGATIONS: Final = {
-    "en": _set("not no never nor cannot neither none"),
-    "pt": _set("não nunca nem jamais nenhum nenhuma"),
-    "es": _set("no nunca ni jamás ningún ninguna tampoco"),
-    "it": _set("non mai né nessun nessuno nessuna"),
-    "fr": _set("ne pas jamais ni aucun aucune"),
-    "de": _set("nicht nie kein keine keinen niemals weder"),
-    "la": _set("non nec neque numquam nihil nullus nemo haud"),
-}
-#: Numbers written as words, two to twelve, by language (never "one": it is also a pronoun
-#: and an article), each in the order of its value from two.
-NUMBER_WORDS: Final = {
-    "en": _words("two three four five six seven eight nine ten eleven twelve"),
-    "pt": _words("dois tres quatro cinco seis sete oito nove dez onze doze"),
-    "es": _words("dos tres cuatro cinco seis siete ocho nueve diez once doce"),
-    "it": _words("due tre quattro cinque - sette otto nove dieci undici dodici"),
-    "fr": _words("deux trois quatre cinq six sept huit neuf dix onze douze"),
-    "de": _words("zwei drei vier funf sechs sieben acht neun zehn elf zwolf"),
-    "la": _words("duo tres quattuor quinque sex septem octo novem decem undecim duodecim"),
-}
-# fmt: on
-_SNOWBALL: Final = {
-    "en": "english",
-    "pt": "portuguese",
-    "es": "spanish",
-    "it": "italian",
-    "fr": "french",
-    "de": "german",
-}
-_ALL_STOP: Final = frozenset().union(*STOP_WORDS.values())
-_WORD = re.compile(r"[^\W_]+")
 #: A number: up to four digits, or digits in groups of three ("8.080", "13,709"); the word
 #: after it, if any, says what it counts.
 _NUMBER = re.compile(
@@ -146,98 +90,66 @@ class Evidence(NamedTuple):
     shared_words: tuple[str, ...]
     content_words: int  # the sentence's content words, shared or not
     negated: bool
-
-
-def fold(text: str) -> str:
-    """Casefolded, accents dropped: the form words are compared in."""
-    folded = text.casefold()
-    if folded.isascii():  # the common case: nothing to drop
-        return folded
-    decomposed = unicodedata.normalize("NFKD", folded)
-    if decomposed.isascii():
-        return decomposed
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
-
-
-def words(text: str) -> list[str]:
-    """The folded words of ``text``, in order."""
-    return _WORD.findall(fold(text))
-
-
-def language(tokens: list[str]) -> str | None:
-    """The alias-table language whose stop words ``tokens`` (folded words) hold most; None
-    when none is found or two tie."""
-    best: str | None = None
-    top = 0
-    tie = False
-    for code, stops in _FOLDED_STOPS.items():
-        hits = sum(1 for t in tokens if t in stops)
-        if hits > top:
-            best, top, tie = code, hits, False
-        elif hits == top and hits:
-            tie = True
-    return None if tie else best
-
-
-_FOLDED_STOPS: Final = {code: frozenset(map(fold, s)) for code, s in STOP_WORDS.items()}
-_NUMBER_WORDS: Final = {
-    code: {w: str(n) for n, w in enumerate(names, start=2) if w != "-"}
-    for code, names in NUMBER_WORDS.items()
-}
-_FOLDED_ALL_STOPS: Final = frozenset(map(fold, _ALL_STOP))
-_FOLDED_NEG: Final = {code: frozenset(map(fold, s)) for code, s in NEGATIONS.items()}
-_ANY_NEG: Final = frozenset().union(*(s for c, s in _FOLDED_NEG.items() if c != "pt")) - {"ne"}
-
-
-@lru_cache(maxsize=16)
-def _stemmer(code: str | None) -> Callable[[str], str]:
-    name = _SNOWBALL.get(code or "")
-    if name is None:
-        return _plain
-    try:
-        import snowballstemmer  # type: ignore[import-not-found,import-untyped,unused-ignore]
-    except ImportError:  # installed with citekit; a plain word when it is missing
-        return _plain
-    stem: Callable[[str], str] = snowballstemmer.stemmer(name).stemWord
-    return stem
-
-
-def _plain(word: str) -> str:
-    return word
-
-
-def _negated(tokens: list[str], code: str | None) -> bool:
-    negations = _FOLDED_NEG[code] if code else _ANY_NEG
-    return any(t in negations for t in tokens)
+    coverage: float = 0.0  # the weighted share of the sentence the passage has (see the module)
+    quoted: float = 0.0  # the share of the sentence's content words inside its quotes
 
 
 class _Side(NamedTuple):
     words: frozenset[str]  # content words, folded
     stem: Callable[[str], str]  # the stemmer of the text's language
-    stems: frozenset[str]
-    pairs: tuple[tuple[str, str], ...]  # (word, stem) of each content word
+    stems: frozenset[str]  # the key of each content word (its stem, or a calendar concept)
+    pairs: tuple[tuple[str, str], ...]  # (word, key) of each content word
     numbers: frozenset[str]
-    counted: frozenset[tuple[str, str]]  # (number, the stem of the word after it)
+    counted: frozenset[tuple[str, str]]  # (number, the key of the word after it)
     negated: bool
-    prefixes: frozenset[str]  # the first COGNATE letters of its longer content words
+    prefixes: frozenset[str]  # the cognate keys of its content words
+    denied: frozenset[str]  # the words its negations bear on, with their keys
+    weights: dict[str, float]  # the weight of each key (see ``weight``)
+    quotes: tuple[str, ...]  # its quoted stretches (see ``quotes``)
+    quoted: float  # the share of its content keys inside them
 
 
-#: Letters two words of two languages must begin with alike to count as one word
-#: ("interdependence", "interdependência"; "dignity", "dignità"), and their least length.
-COGNATE: Final = 5
+#: How much a name (a word written with a capital inside the sentence) weighs against another
+#: word of its length: it says what the sentence is about, not what it claims of it.
+NAME: Final = 0.5
+#: The length from which a word weighs fully; a shorter one weighs its share of it.
+FULL_LENGTH: Final = 10
+
+
+def weight(word: str, name: bool) -> float:
+    """How much a content word counts in the sentence's coverage: longer words carry more of
+    a claim (and short ones are often function words no list holds, or cannot be matched
+    across languages), names less than other words."""
+    return (NAME if name else 1.0) * min(len(word), FULL_LENGTH) / FULL_LENGTH
+
+
+_RAW = re.compile(r"[^\W_]+")
+
+
+def _names(text: str, code: str | None) -> frozenset[str]:
+    """The folded words written with a capital inside the text (not its first word), or all
+    in capitals: names and titles. German writes every noun so, and has none."""
+    if code == "de":
+        return frozenset()
+    out: set[str] = set()
+    for i, m in enumerate(_RAW.finditer(text)):
+        w = m.group()
+        if (i and w[0].isupper()) or (len(w) > 1 and w.isupper()):
+            out.add(fold(w))
+    return frozenset(out)
 
 
 @lru_cache(maxsize=256)  # a sentence is compared with each passage citing it
 def _side(text: str) -> _Side:
     tokens = words(text)
     code = language(tokens)
-    stem = _stemmer(code)
-    content = frozenset(t for t in tokens if t not in _FOLDED_ALL_STOPS and not t.isdigit())
+    stem = stemmer(code)
+    content = frozenset(t for t in tokens if t not in ALL_STOPS and not t.isdigit())
     counted = frozenset(
         (n.translate(_GROUPS).lstrip("0") or "0", _unit(unit, stem))
         for n, unit in _NUMBER.findall(text)
     )
-    spelled = _NUMBER_WORDS.get(code or "", {})
+    spelled = SPELLED.get(code or "", {})
     if spelled:
         counted |= {
             (spelled[t], _unit(tokens[i + 1] if i + 1 < len(tokens) else "", stem))
@@ -245,21 +157,44 @@ def _side(text: str) -> _Side:
             if t in spelled
         }
     numbers = frozenset(n for n, _ in counted)
-    pairs = tuple((w, stem(w)) for w in content)
-    stems = frozenset(st for _, st in pairs)
-    prefixes = frozenset(w[:COGNATE] for w in content if len(w) >= COGNATE)
-    return _Side(content, stem, stems, pairs, numbers, counted, _negated(tokens, code), prefixes)
+    pairs = tuple((w, key(w, stem)) for w in content)
+    stems = frozenset(k for _, k in pairs)
+    prefixes = frozenset(k for w in content if (k := cognate(w)))
+    denied = _denied(tokens, negations(code), SENTENCE_NEGATED_WORDS)
+    denied |= {key(t, stem) for t in denied}
+    names = _names(text, code) if content else frozenset()
+    weights: dict[str, float] = {}
+    for w, k in pairs:
+        weights[k] = max(weights.get(k, 0.0), weight(w, w in names))
+    negated = any(t in negations(code) for t in tokens)
+    quoted = tuple(quotes(text))
+    inside = {key(w, stem) for q in quoted for w in words(q)}
+    share = len(inside & stems) / len(stems) if stems else 0.0
+    return _Side(
+        content,
+        stem,
+        stems,
+        pairs,
+        numbers,
+        counted,
+        negated,
+        prefixes,
+        frozenset(denied),
+        weights,
+        quoted,
+        share,
+    )
 
 
 def _unit(word: str, stem: Callable[[str], str]) -> str:
-    """What a number counts: the stem of the word after it; "" for none or a stop word."""
+    """What a number counts: the key of the word after it; "" for none or a stop word."""
     folded = fold(word)
-    return "" if not folded or folded in _FOLDED_ALL_STOPS else stem(folded)
+    return "" if not folded or folded in ALL_STOPS else key(folded, stem)
 
 
 class _Unit(NamedTuple):
-    """One sentence or clause of a passage: the words and stems it has, whether it negates,
-    and the words and stems its negations bear on (the ``NEGATED_WORDS`` content words after
+    """One sentence or clause of a passage: the words and keys it has, whether it negates,
+    and the words and keys its negations bear on (the ``NEGATED_WORDS`` content words after
     each)."""
 
     keys: frozenset[str]
@@ -267,8 +202,10 @@ class _Unit(NamedTuple):
     denied: frozenset[str]
 
 
-#: How many content words after a "not" it is taken to bear on.
+#: How many content words after a "not" of a passage it is taken to bear on, and after a
+#: "not" of a sentence (a sentence is short: its "not" is read a word further).
 NEGATED_WORDS: Final = 1
+SENTENCE_NEGATED_WORDS: Final = 2
 
 
 class _Read(NamedTuple):
@@ -277,6 +214,7 @@ class _Read(NamedTuple):
     folded: str  # the folded words joined by single spaces, a space each side
     units: tuple[_Unit, ...]
     negates: bool  # whether any of its units negates
+    nots: frozenset[str]  # the negations of its language
 
 
 _UNIT = re.compile(r"(?<=[.!?;:])\s+")
@@ -288,31 +226,29 @@ def _passage(text: str) -> _Read:
     side = _side(text)
     code = language(words(text))
     units: list[_Unit] = []
-    negations = _FOLDED_NEG[code] if code else _ANY_NEG
+    nots = negations(code)
     for piece in _UNIT.split(text):
         every = words(piece)
-        tokens = [t for t in every if t not in _FOLDED_ALL_STOPS]
+        tokens = [t for t in every if t not in ALL_STOPS]
         if tokens:
-            keys = frozenset(tokens) | {side.stem(t) for t in tokens} | _cognates(tokens)
-            denied = _denied(every, negations)
-            denied |= {side.stem(t) for t in denied} | _cognates(denied)
-            units.append(_Unit(keys, _negated(every, code), frozenset(denied)))
+            keys = frozenset(tokens) | {key(t, side.stem) for t in tokens} | cognates(tokens)
+            denied = _denied(every, nots, NEGATED_WORDS)
+            denied |= {key(t, side.stem) for t in denied} | cognates(denied)
+            negated = any(t in nots for t in every)
+            units.append(_Unit(keys, negated, frozenset(denied)))
     folded = " " + " ".join(words(text)) + " "
-    return _Read(side, _normal(text), folded, tuple(units), any(u.negated for u in units))
+    negates = any(u.negated for u in units)
+    return _Read(side, _normal(text), folded, tuple(units), negates, nots)
 
 
-def _cognates(tokens: Iterable[str]) -> set[str]:
-    """The cognate keys of words: their first ``COGNATE`` letters, marked apart from words."""
-    return {"~" + t[:COGNATE] for t in tokens if len(t) >= COGNATE}
-
-
-def _denied(tokens: list[str], negations: frozenset[str]) -> set[str]:
+def _denied(tokens: list[str], nots: frozenset[str], reach: int) -> set[str]:
+    """The content words after each negation, ``reach`` of them at most."""
     out: set[str] = set()
     left = 0
     for t in tokens:
-        if t in negations:
-            left = NEGATED_WORDS
-        elif left and t not in _FOLDED_ALL_STOPS:
+        if t in nots:
+            left = reach
+        elif left and t not in ALL_STOPS:
             out.add(t)
             left -= 1
     return out
@@ -322,29 +258,37 @@ def _denied(tokens: list[str], negations: frozenset[str]) -> set[str]:
 ALIGNED: Final = 2
 
 
+def _most(units: tuple[_Unit, ...], keys: frozenset[str], least: int) -> list[_Unit]:
+    """The units sharing the most of ``keys``, ``least`` or more."""
+    top = least
+    out: list[_Unit] = []
+    for unit in units:
+        n = len(unit.keys & keys)
+        if n > top:
+            top, out = n, [unit]
+        elif n == top and n:
+            out.append(unit)
+    return out
+
+
 def _negation_differs(own: _Side, keys: frozenset[str], read: _Read) -> bool:
     """Whether one of the sentence and the passage negates what the other affirms.
 
-    The passage's clauses that share the most words with the sentence (``ALIGNED`` or more)
-    are the ones compared: a "not" elsewhere in a long passage is about something else. A
-    sentence that negates over a passage that negates nowhere differs too."""
-    if own.negated and not read.negates:
-        return True
-    top = ALIGNED
-    aligned: list[_Unit] = []
-    for unit in read.units:
-        n = len(unit.keys & keys)
-        if n > top:
-            top, aligned = n, [unit]
-        elif n == top:
-            aligned.append(unit)
-    if not aligned:
-        return False
+    A sentence's "not" is compared with the passage's clauses that hold the words it bears
+    on ("workers are not their bondsmen" with the clause that speaks of bondsmen), else with
+    the clauses sharing most of the sentence's words (``ALIGNED`` or more); a passage's
+    "not" only in those clauses, and only where it bears on a word of the sentence. A "not"
+    elsewhere in a long passage is about something else. A sentence that negates over a
+    passage that negates nowhere differs too."""
     if own.negated:
-        return not any(u.negated for u in aligned)
+        if not read.negates:
+            return True
+        near = _most(read.units, own.denied, 1) if own.denied else []
+        near = near or _most(read.units, keys, ALIGNED)
+        return bool(near) and not any(u.negated for u in near)
     # The passage negates what the sentence affirms only where its "not" bears on a word of
     # the sentence: "no fare" says nothing against a sentence that never speaks of fares.
-    return any(u.denied & keys for u in aligned)
+    return any(u.denied & keys for u in _most(read.units, keys, ALIGNED))
 
 
 def _normal(text: str) -> str:
@@ -372,16 +316,44 @@ def _found(quote: str, normal: str, folded: str) -> bool:
     return at > 0
 
 
+#: How many words before a quote found a passage's "not" is taken to deny it.
+DENIED_QUOTE: Final = 4
+
+
+def _quotes_denied(quoted: tuple[str, ...], read: _Read) -> bool:
+    """Whether the passage says a quote found only to deny it: a "not" in the
+    ``DENIED_QUOTE`` words before it ("does not consist in the simple sum" for a sentence
+    quoting "the simple sum"), unless a word after the "not" makes it "only" (``_EXCEPT``)."""
+    if not read.negates:
+        return False
+    for q in quoted:
+        needle = " " + " ".join(words(_ELLIPSIS.split(q)[0])) + " "
+        hit = read.folded.find(needle)
+        before = read.folded[:hit].split()[-DENIED_QUOTE:] if hit > 0 else []
+        at = max((i for i, w in enumerate(before) if w in read.nots), default=-1)
+        if at >= 0 and not any(w in _EXCEPT for w in before[at + 1 :]):
+            return True
+    return False
+
+
+#: The words that turn a "not" before them into "only" ("nothing other than", "non è altro
+#: che", "nihil aliud quam", "no es sino"): what follows is affirmed, not denied.
+_EXCEPT: Final = frozenset(
+    ["but", "than", "only", "senao", "sino", "quam", "nisi", "als", "que", "che"]
+)
+
+
 def evidence(sentence: str, passage: str) -> Evidence:
     """The evidence ``passage`` gives for ``sentence`` (plain text, markers left out)."""
     own = _side(sentence)
     read = _passage(passage)
     other, normal, folded = read.side, read.normal, read.folded
-    quoted = quotes(sentence)
+    quoted = own.quotes
     quote_found = all(_found(q, normal, folded) for q in quoted) if quoted else None
     found = tuple(sorted(own.numbers & other.numbers, key=_by_value))
     # A number the passage lacks is contradicted when the passage gives another of its
-    # length in its place, or another number of the same thing ("12 weeks" for "8 weeks").
+    # length in its place, or another number of the same thing ("12 weeks" for "8 weeks",
+    # "8 semanas": units of time are one word in every language).
     lengths = {len(n) for n in other.numbers}
     units = {unit for _, unit in other.counted if unit}
     contradicted = tuple(
@@ -394,36 +366,49 @@ def evidence(sentence: str, passage: str) -> Evidence:
             key=_by_value,
         )
     )
-    # A word is shared when its stem, in either text's language, or the word itself is there.
+    # A word is shared when its key, in either text's language, or the word itself is there.
     theirs = other.stems
-    if own.stem is other.stem:  # one language (or none): one stem per word
-        shared = tuple(sorted({st for w, st in own.pairs if st in theirs or w in other.words}))
-    else:  # two languages: a word is shared in either's stems, or as a cognate
+    if own.stem is other.stem:  # one language (or none): one key per word
+        shared = tuple(sorted({k for w, k in own.pairs if k in theirs or w in other.words}))
+    else:  # two languages: a word is shared in either's keys, or as a cognate
         stem = other.stem
-        cognates = other.prefixes
+        kin = other.prefixes
         shared = tuple(
             sorted(
                 {
-                    st
-                    for w, st in own.pairs
-                    if st in theirs
-                    or w in other.words
-                    or stem(w) in theirs
-                    or (len(w) >= COGNATE and w[:COGNATE] in cognates)
+                    k
+                    for w, k in own.pairs
+                    if k in theirs or w in other.words or stem(w) in theirs or cognate(w) in kin
                 }
             )
         )
     keys = own.words | own.stems
     if own.stem is not other.stem:
-        keys = keys | {other.stem(w) for w in own.words} | _cognates(own.words)
+        keys = keys | {other.stem(w) for w in own.words} | cognates(own.words)
     return Evidence(
         quote_found,
         found,
         contradicted,
         shared,
         len(own.stems),
-        _negation_differs(own, keys, read),
+        _negation_differs(own, keys, read)
+        or (quote_found is True and not own.negated and _quotes_denied(quoted, read)),
+        _coverage(own, shared, found),
+        own.quoted,
     )
+
+
+#: How much a number of the sentence weighs in its coverage: as much as the longest word
+#: (numbers are the same in every language, and a claim's most checkable part).
+NUMBER: Final = 1.0
+
+
+def _coverage(own: _Side, shared: tuple[str, ...], found: tuple[str, ...]) -> float:
+    """The weighted share of the sentence's content words and numbers the passage has."""
+    total = sum(own.weights.values()) + NUMBER * len(own.numbers)
+    if not total:
+        return 0.0
+    return (sum(own.weights[k] for k in shared) + NUMBER * len(found)) / total
 
 
 def _by_value(number: str) -> int:
@@ -438,6 +423,12 @@ MATCHING: Final = 0.90
 #: The support of a pair that shares nothing with its sentence; pairs that evidence speaks
 #: against (a quote not found, a number contradicted, a negation) score below it.
 FLOOR: Final = 0.2
+#: The weight of the meaning against the words' coverage with an embedding model: alike.
+MEANING: Final = 0.5
+#: What a quote found lifts the score to, when it holds ``QUOTE_HALF`` of the sentence's
+#: content words or more; a shorter quote (a title, a name) lifts it in proportion.
+QUOTE_LIFT: Final = 0.9
+QUOTE_HALF: Final = 0.5
 
 
 def meaning(similarity: float) -> float:
@@ -448,14 +439,14 @@ def meaning(similarity: float) -> float:
 def score(found: Evidence, similarity: float | None = None) -> float:
     """The support of one piece of evidence, in [0, 1] (see the module), with the cosine
     similarity of the two texts' vectors when an embedding model gave them."""
-    value = len(found.shared_words) / found.content_words if found.content_words else 0.0
-    if similarity is not None:
-        value = max(value, meaning(similarity))
+    value = found.coverage
+    if similarity is not None:  # what the words show and what the meaning shows
+        value = (1.0 - MEANING) * value + MEANING * meaning(similarity)
     if found.quote_found:
-        value = max(value, 0.9)
+        value = max(value, QUOTE_LIFT * min(1.0, found.quoted / QUOTE_HALF))
     against = (found.quote_found is False) + bool(found.numbers_contradicted) + found.negated
     if against:  # below every pair nothing speaks against, however many words it shares
-        return FLOOR * value / (against + 1)
+        return FLOOR * min(1.0, max(0.0, value)) / (against + 1)
     return FLOOR + (1.0 - FLOOR) * min(1.0, max(0.0, value))
 
 

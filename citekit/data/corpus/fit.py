@@ -12,9 +12,10 @@ judged once.
     passage (Maritaca's web sources, an answer without citations).
 ``misattributed``
     A citation is misattributed when a source the sentence does not cite fits it clearly better
-    than every source it cites: by at least ``MARGIN``, and well enough to support it. Null when
-    the cited source has no passage to judge by. It is never true when a cited source is the
-    best.
+    than every source it cites: by at least ``MARGIN``, and at least partly (``FITS``). The
+    other source need not support the sentence on its own: what counts is that, judged by the
+    same scorer, it fits clearly better than the cited one. Null when the cited source has no
+    passage to judge by. It is never true when a cited source is the best.
 Unfit citations
     Markers none of whose passages supports any sentence of the answer even partly.
 """
@@ -26,7 +27,7 @@ from typing import Any, Final
 
 from ...core.names import WEB_SOURCE_PROVIDERS
 from ...model import Answer
-from .evidence import PARTIAL, SUPPORTED, Evidence
+from .evidence import PARTIAL, Evidence
 from .scorers import Scorer
 
 __all__ = ["MARGIN", "AnswerFit", "passage"]
@@ -34,8 +35,8 @@ __all__ = ["MARGIN", "AnswerFit", "passage"]
 #: How much better another source must fit a sentence than its cited ones for the citation to
 #: be called misattributed.
 MARGIN: Final = 0.2
-#: The support from which that other source is taken to fit the sentence.
-FITS: Final = SUPPORTED
+#: The support from which that other source is taken to fit the sentence (at least partly).
+FITS: Final = PARTIAL
 
 
 def passage(answer: Answer, row: dict[str, Any] | None) -> str | None:

@@ -24,7 +24,7 @@ from typing import Any, Final
 import polars as pl
 
 from ...model import Answer
-from .evidence import _stemmer, fold, language, words
+from .lexicon import marks
 from .support import VERDICTS, support_frame
 
 __all__ = [
@@ -270,30 +270,11 @@ def _marker_of(value: object) -> int | None:
     return int(found.group()) if found else None
 
 
-_WORD: Final = re.compile(r"[^\W_]+")
-
-
 def passage_marks(passage: str, shared: Sequence[str]) -> tuple[tuple[int, int], ...]:
     """The spans of ``passage`` (code points) holding one of ``shared``: the stems
-    ``support_frame`` found in both the sentence and the passage (``shared_words``).
-
-    A word is marked when its stem, in the passage's language or any language of the alias
-    table, or its folded form, is one of them; the words of an HTML entity (``&apos;``) are not.
-    """
-    wanted = frozenset(shared)
-    if not wanted or not passage:
-        return ()
-    stemmers = [_stemmer(language(words(passage)))]
-    stemmers += [_stemmer(code) for code in ("en", "pt", "es", "it", "fr", "de")]
-    out: list[tuple[int, int]] = []
-    for m in _WORD.finditer(passage):
-        start, end = m.span()
-        if start and passage[start - 1] == "&" and passage[end : end + 1] == ";":
-            continue
-        word = fold(m.group())
-        if word in wanted or any(stem(word) in wanted for stem in stemmers):
-            out.append((start, end))
-    return tuple(out)
+    ``support_frame`` found in both the sentence and the passage (``shared_words``), read as
+    the scorer reads them (:func:`citekit.data.corpus.lexicon.marks`)."""
+    return marks(passage, shared)
 
 
 def support_section_html(answers: Iterable[Answer], *, heading: bool = True) -> str:
