@@ -105,14 +105,13 @@ def _read(events: list[StreamEvent], pieces: list[str], text: TextScrub) -> list
         return events
     if not joined.startswith(shown):  # a key was replaced: one delta of the scrubbed text
         return [TextDelta(shown, 0)] if shown else []
-    out: list[StreamEvent] = []
-    given = 0
-    for event, piece in zip(events, pieces, strict=True):
-        end = given + len(piece)
-        if end > len(shown):
-            if given < len(shown):
-                out.append(TextDelta(shown[given:], 0))
-            break
-        out.append(event)
-        given = end
+    # Only a tail is held back (shorter than a key's longest form): the deltas that end
+    # within ``shown`` go as they came, found from the end, and a piece of the next one.
+    kept, size = len(events), len(joined)
+    while size > len(shown):
+        kept -= 1
+        size -= len(pieces[kept])
+    out = events[:kept]
+    if size < len(shown):
+        out.append(TextDelta(shown[size:], 0))
     return out
