@@ -12,6 +12,7 @@ exported file, because every one of them is fed from here. The scrubbing itself 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from operator import itemgetter
 from typing import Any, TypeVar
 
 from ..core.secrets import Scrubber, TextScrub, scrub_error, scrub_value, scrubber
@@ -21,6 +22,10 @@ from .flow import Flow
 __all__ = ["guarded"]
 
 T = TypeVar("T")
+
+_DELTAS = {TextDelta}
+# A ``TextDelta``'s fields, read in C.
+_text, _choice = itemgetter(0), itemgetter(1)
 
 
 def guarded(flow: Flow[T], secrets: Iterable[str]) -> Flow[T]:
@@ -79,9 +84,9 @@ def guarded(flow: Flow[T], secrets: Iterable[str]) -> Flow[T]:
 
 
 def _events(events: list[StreamEvent], text: TextScrub, clean: Scrubber) -> list[StreamEvent]:
-    pieces = [e.text for e in events if type(e) is TextDelta and e.choice == 0]
-    if len(pieces) == len(events):  # the usual read: text of the first choice alone
-        return _read(events, pieces, text)
+    # The usual read: text deltas of the first choice alone, told in C (no Python per event).
+    if set(map(type, events)) == _DELTAS and not any(map(_choice, events)):
+        return _read(events, text)
     out: list[StreamEvent] = []
     for event in events:
         if type(event) is TextDelta:
@@ -95,11 +100,11 @@ def _events(events: list[StreamEvent], text: TextScrub, clean: Scrubber) -> list
     return out
 
 
-def _read(events: list[StreamEvent], pieces: list[str], text: TextScrub) -> list[StreamEvent]:
+def _read(events: list[StreamEvent], text: TextScrub) -> list[StreamEvent]:
     """The text deltas of one read, scrubbed as one piece (one look at the read, not one per
     delta; scrubbing does not depend on where a text is cut): the events as they came when
     nothing changed, those that fit when only a tail is held back, else the scrubbed text."""
-    joined = "".join(pieces)
+    joined = "".join(map(_text, events))
     shown = text.feed(joined, 0)
     if shown is joined:
         return events
@@ -110,7 +115,7 @@ def _read(events: list[StreamEvent], pieces: list[str], text: TextScrub) -> list
     kept, size = len(events), len(joined)
     while size > len(shown):
         kept -= 1
-        size -= len(pieces[kept])
+        size -= len(_text(events[kept]))
     out = events[:kept]
     if size < len(shown):
         out.append(TextDelta(shown[size:], 0))

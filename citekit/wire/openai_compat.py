@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from itertools import repeat
+from operator import attrgetter, itemgetter
 from typing import Any
 
 from ..core.errors import ResponseFormatError
@@ -43,6 +44,8 @@ __all__ = [
 ]
 
 _new_tuple = tuple.__new__
+# A ``PlainChunk``'s text, read in C: ``chunk.choices[0].delta.content``.
+_choices, _first, _content = attrgetter("choices"), itemgetter(0), attrgetter("delta.content")
 
 _CONTENT_FILTER_NOTE = (
     "The provider's content filter withheld this answer (finish_reason 'content_filter'). "
@@ -260,7 +263,7 @@ class ChatAccumulator:
             chunks = list(map(PLAIN_DECODER.decode, datas))
         except REFUSED:
             return None
-        texts = [chunk.choices[0].delta.content for chunk in chunks]
+        texts = list(map(_content, map(_first, map(_choices, chunks))))
         parts = self._parts.get(0)
         if parts is None:
             parts = self._parts[0] = []
