@@ -11,7 +11,7 @@ exported file, because every one of them is fed from here. The scrubbing itself 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from operator import itemgetter
 from typing import Any, TypeVar
 
@@ -25,7 +25,8 @@ T = TypeVar("T")
 
 _DELTAS = {TextDelta}
 # A ``TextDelta``'s fields, read in C.
-_text, _choice = itemgetter(0), itemgetter(1)
+_text: Callable[[Any], str] = itemgetter(0)
+_choice: Callable[[Any], int] = itemgetter(1)
 
 
 def guarded(flow: Flow[T], secrets: Iterable[str]) -> Flow[T]:
