@@ -11,22 +11,16 @@ exported file, because every one of them is fed from here. The scrubbing itself 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from operator import itemgetter
+from collections.abc import Iterable
 from typing import Any, TypeVar
 
 from ..core.secrets import Scrubber, TextScrub, scrub_error, scrub_value, scrubber
-from ..model import StreamEvent, TextDelta
+from ..model import StreamEvent, TextDelta, first_text, first_text_only
 from .flow import Flow
 
 __all__ = ["guarded"]
 
 T = TypeVar("T")
-
-_DELTAS = {TextDelta}
-# A ``TextDelta``'s fields, read in C.
-_text: Callable[[Any], str] = itemgetter(0)
-_choice: Callable[[Any], int] = itemgetter(1)
 
 
 def guarded(flow: Flow[T], secrets: Iterable[str]) -> Flow[T]:
@@ -85,8 +79,7 @@ def guarded(flow: Flow[T], secrets: Iterable[str]) -> Flow[T]:
 
 
 def _events(events: list[StreamEvent], text: TextScrub, clean: Scrubber) -> list[StreamEvent]:
-    # The usual read: text deltas of the first choice alone, told in C (no Python per event).
-    if set(map(type, events)) == _DELTAS and not any(map(_choice, events)):
+    if first_text_only(events):  # the usual read, told in C (no Python per event)
         return _read(events, text)
     out: list[StreamEvent] = []
     for event in events:
@@ -105,7 +98,7 @@ def _read(events: list[StreamEvent], text: TextScrub) -> list[StreamEvent]:
     """The text deltas of one read, scrubbed as one piece (one look at the read, not one per
     delta; scrubbing does not depend on where a text is cut): the events as they came when
     nothing changed, those that fit when only a tail is held back, else the scrubbed text."""
-    joined = "".join(map(_text, events))
+    joined = first_text(events)
     shown = text.feed(joined, 0)
     if shown is joined:
         return events
@@ -116,7 +109,7 @@ def _read(events: list[StreamEvent], text: TextScrub) -> list[StreamEvent]:
     kept, size = len(events), len(joined)
     while size > len(shown):
         kept -= 1
-        size -= len(_text(events[kept]))
+        size -= len(events[kept].text)  # type: ignore[union-attr]
     out = events[:kept]
     if size < len(shown):
         out.append(TextDelta(shown[size:], 0))
