@@ -10,10 +10,12 @@ alone, with nothing of the server in its interpreter. Each round times, on the s
 * the official ``openai`` SDK: ``chat.completions.create(stream=True)``, text accumulated.
 
 The rounds alternate the order of the three; the minimum and the median of each are printed
-(wall and CPU time of the client process), with the ratios of the medians and of the minimums.
-Then ``import citekit`` against ``import openai`` in fresh interpreters.
+(wall and CPU time of the client process), with the ratios of the medians and of the minimums,
+and the spread of the CPU ratio of each round. Then ``import citekit`` against ``import openai``
+in fresh interpreters. ``--profile N`` prints instead the top N lines of a cProfile of citekit's
+client alone (five streams).
 
-Run: ``python bench/stream.py [--chunks 20000] [--rounds 7] [--no-sdk]``
+Run: ``python bench/stream.py [--chunks 20000] [--rounds 7] [--no-sdk] [--profile 25]``
 """
 
 from __future__ import annotations
@@ -21,12 +23,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -34,80 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-KEY = "bench-key"
-_BLOCK = 64 * 1024
-
-
-# -- the server: a separate process writing prepared bytes -----------------------------------
-def _reply_of(body: bytes) -> bytes:
-    """``body`` as one HTTP/1.1 event-stream reply, chunked in 64 KiB blocks."""
-    head = (
-        b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream; charset=utf-8\r\n"
-        b"cache-control: no-cache\r\ntransfer-encoding: chunked\r\n\r\n"
-    )
-    blocks = [
-        b"%x\r\n%s\r\n" % (len(body[i : i + _BLOCK]), body[i : i + _BLOCK])
-        for i in range(0, len(body), _BLOCK)
-    ]
-    return head + b"".join(blocks) + b"0\r\n\r\n"
-
-
-def _serve_connection(conn: socket.socket, reply: bytes) -> None:
-    """Answer every request on ``conn`` (keep-alive) with ``reply``."""
-    buffered = b""
-    with conn:
-        while True:
-            while b"\r\n\r\n" not in buffered:
-                data = conn.recv(65536)
-                if not data:
-                    return
-                buffered += data
-            head, _, buffered = buffered.partition(b"\r\n\r\n")
-            length = 0
-            for line in head.split(b"\r\n")[1:]:
-                name, _, value = line.partition(b":")
-                if name.strip().lower() == b"content-length":
-                    length = int(value)
-            while len(buffered) < length:
-                data = conn.recv(65536)
-                if not data:
-                    return
-                buffered += data
-            buffered = buffered[length:]
-            conn.sendall(reply)
-
-
-def serve(path: str) -> None:
-    """The server process: print the port, then answer each request with the file's reply."""
-    reply = _reply_of(Path(path).read_bytes())
-    listener = socket.create_server(("127.0.0.1", 0))
-    print(listener.getsockname()[1], flush=True)
-    while True:
-        conn, _ = listener.accept()
-        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        threading.Thread(target=_serve_connection, args=(conn, reply), daemon=True).start()
-
-
-def stream_body(chunks: int) -> tuple[bytes, str]:
-    """The bytes of the loopback server's ``chunks``-chunk Magisterium stream, and its question."""
-    import httpx
-
-    from citekit.testing import ProviderServer
-
-    with ProviderServer() as srv:
-        base = srv.base_url("magisterium", chunks=chunks)
-        question = srv.samples("magisterium")[0].question
-        body = {
-            "model": "magisterium-1",
-            "messages": [{"role": "user", "content": question}],
-            "stream": True,
-        }
-        with httpx.Client(timeout=120) as client:
-            reply = client.post(
-                base + "/chat/completions", json=body, headers={"Authorization": f"Bearer {KEY}"}
-            )
-            reply.raise_for_status()
-            return reply.content, question
+from _replay import KEY, Replay, recorded  # noqa: E402
 
 
 # -- the clients ----------------------------------------------------------------------------
@@ -200,32 +127,41 @@ def timed(fn: Callable[[], int]) -> tuple[float, float, int]:
     return time.perf_counter() - wall, time.process_time() - cpu, result
 
 
+def profile(run: Callable[[], int], top: int, repeat: int = 5) -> None:
+    """cProfile of ``repeat`` citekit runs (the client alone), its top lines by own time."""
+    import cProfile
+    import pstats
+
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(repeat):
+        run()
+    profiler.disable()
+    print(f"citekit's client, {repeat} streams, by own time:")
+    pstats.Stats(profiler).sort_stats("tottime").print_stats(top)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chunks", type=int, default=20_000)
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--no-sdk", action="store_true", help="leave the openai SDK out")
     parser.add_argument("--no-import", action="store_true", help="leave import times out")
-    parser.add_argument("--serve", metavar="FILE", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--profile", type=int, metavar="N", help="print the top N lines of citekit's profile"
+    )
     args = parser.parse_args()
-    if args.serve:
-        serve(args.serve)
-        return
     # Benchmark answers go to a throwaway answer log, not the user's.
     os.environ["CITEKIT_HOME"] = tempfile.mkdtemp(prefix="citekit-bench-")
 
-    body, question = stream_body(args.chunks)
-    saved = Path(os.environ["CITEKIT_HOME"]) / "stream.sse"
-    saved.write_bytes(body)
-    server = subprocess.Popen(
-        [sys.executable, __file__, "--serve", str(saved)], stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert server.stdout is not None
-        base = f"http://127.0.0.1:{int(server.stdout.readline())}/v1"
+    body, question = recorded(args.chunks)
+    with Replay(body) as base:
         runs = clients(base, question, sdk=not args.no_sdk)
         lengths = {name: fn() for name, fn in runs.items()}  # warm up connections and caches
         assert len(set(lengths.values())) == 1, lengths
+        if args.profile:
+            profile(runs["citekit"], args.profile)
+            return
         wall: dict[str, list[float]] = {name: [] for name in runs}
         cpu: dict[str, list[float]] = {name: [] for name in runs}
         names = list(runs)
@@ -235,9 +171,6 @@ def main() -> None:
                 w, c, _ = timed(runs[name])
                 wall[name].append(w)
                 cpu[name].append(c)
-    finally:
-        server.terminate()
-        server.wait(10)
 
     def ms(values: list[float]) -> str:
         low, mid = min(values) * 1000, statistics.median(values) * 1000
@@ -257,11 +190,22 @@ def main() -> None:
             f"{min(times[a]) / min(times[b]):5.2f}x min"
         )
 
+    def rounds(a: str, b: str) -> str:
+        """The CPU ratio of each round (its two runs side by side): median and spread."""
+        each = sorted(x / y for x, y in zip(cpu[a], cpu[b], strict=True))
+        low, high = each[len(each) // 4], each[(3 * len(each)) // 4]
+        return (
+            f"per round: median {statistics.median(each):.2f}x, quartiles {low:.2f}-{high:.2f}x, "
+            f"range {each[0]:.2f}-{each[-1]:.2f}x"
+        )
+
     print(f"  citekit / floor      wall {ratio('citekit', 'httpx floor', wall)}", end="")
     print(f"   CPU {ratio('citekit', 'httpx floor', cpu)}   (goal <= 0.8x)")
+    print(f"  citekit / floor      CPU {rounds('citekit', 'httpx floor')}")
     if "openai SDK" in runs:
         print(f"  openai SDK / citekit wall {ratio('openai SDK', 'citekit', wall)}", end="")
         print(f"   CPU {ratio('openai SDK', 'citekit', cpu)}   (goal >= 20x)")
+        print(f"  openai SDK / citekit CPU {rounds('openai SDK', 'citekit')}")
     if args.no_import:
         return
     repeat = 5

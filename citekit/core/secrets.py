@@ -261,6 +261,8 @@ class Scrubber:
         whole."""
         if self._pattern is None or not self._starts_in(text, start, end):
             return text[start:end], end
+        if end - start > 256 and not self._may_hold(text):
+            return text[start:end], end  # long text with no form in it (most): no pattern run
         pieces = []
         at = start
         for match in self._pattern.finditer(text, start):
@@ -349,7 +351,9 @@ class TextScrub:
             self._held[choice] = full[end:]
         if end > start:
             self._before[choice] = full[end - 1]
-        return out
+        # The text as it came, when that is what is shown: its deltas can be handed on as
+        # they are (the guard tells a changed text by identity).
+        return text if not held and out == text else out
 
     def flush(self) -> dict[int, str]:
         """What is still held, per choice, scrubbed: the text's end has come."""

@@ -18,6 +18,8 @@ from .answer import (
     ToolCall,
     ToolCallDelta,
     Usage,
+    first_text,
+    first_text_only,
 )
 from .search import SearchResult, SearchResults
 from .sources import IMAGE_TYPES, SAMPLE_FIELD, Citation, GeneratedFile, Reference, References
@@ -40,4 +42,6 @@ __all__ = [
     "ToolCall",
     "ToolCallDelta",
     "Usage",
+    "first_text",
+    "first_text_only",
 ]

@@ -10,9 +10,10 @@ typing.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 from ..core.fields import count_or_none, number_or_none, opt_text, representable_time
@@ -39,6 +40,8 @@ __all__ = [
     "ToolCall",
     "ToolCallDelta",
     "Usage",
+    "first_text",
+    "first_text_only",
 ]
 
 
@@ -353,3 +356,22 @@ class ToolCallDelta:
 
 #: What ``Client.stream()`` yields: deltas as they arrive, then the final ``Answer``.
 StreamEvent = TextDelta | ToolCallDelta | Answer
+
+_ONLY_DELTAS = {TextDelta}
+# A ``TextDelta``'s fields, read in C.
+_delta_text: Callable[[Any], str] = attrgetter("text")
+_delta_choice: Callable[[Any], int] = attrgetter("choice")
+
+
+def first_text_only(events: Collection[StreamEvent]) -> bool:
+    """Whether ``events`` (a read's) are text deltas of the first choice alone, and some:
+    the usual read, told in C, with no Python per event."""
+    return set(map(type, events)) == _ONLY_DELTAS and not any(map(_delta_choice, events))
+
+
+def first_text(events: Collection[StreamEvent]) -> str:
+    """The text the first choice's deltas among ``events`` add, joined (read in C when they
+    are all such deltas)."""
+    if first_text_only(events):
+        return "".join(map(_delta_text, events))
+    return "".join(e.text for e in events if type(e) is TextDelta and e.choice == 0)

@@ -25,7 +25,7 @@ from ..core.kernel import in_kernel
 from ..core.keys import stored_key
 from ..core.names import ProviderEntry
 from ..core.secrets import check_key, environment_keys
-from ..model import Answer, TextDelta
+from ..model import Answer, TextDelta, first_text
 from ..transport.driver import AsyncDriver, SyncDriver
 from ..transport.http import DEFAULT_DEADLINE, HttpConfig, make_timeout
 from ..transport.ratelimit import OnQuota, RateLimit, RateLimiter
@@ -366,9 +366,14 @@ class ProviderClient:
     def _consume(self, stream: Stream, display: bool | None) -> Answer:
         live = self._live(display)
         with stream, _showing(live, stream):
-            for event in stream:
-                if live is not None and type(event) is TextDelta and event.choice == 0:
-                    live.add(event.text)
+            if live is None:
+                for _ in stream.batches():
+                    pass
+            else:
+                for batch in stream.batches():  # a read's events at once: no call per event
+                    text = first_text(batch)
+                    if text:
+                        live.add(text)
         return _final(stream)
 
     async def _aconsume(self, stream: AsyncStream, display: bool | None) -> Answer:

@@ -133,7 +133,8 @@ def streaming_html(
     provider: str, question: str | None, text: str, *, status: str, body_html: str | None = None
 ) -> str:
     """The growing answer: status line, question and the Markdown rendered so far
-    (``body_html``: the text's HTML with marker placeholders, when already rendered)."""
+    (``body_html``: the text's HTML, when already rendered; marker placeholders in it are
+    drawn as pending markers)."""
     parts = [
         '<div class="citekit-answer citekit-streaming" style="',
         STYLE.ROOT,
@@ -246,7 +247,7 @@ class NotebookLiveAnswer(LiveAnswer):
     def _snapshot(self, status: str, text: str = "") -> dict[str, str]:
         plain = text or f"{self.provider}: {status}"
         try:
-            body = self._markdown.render(text) if text else None
+            body = self._markdown.render(text, markers=_streaming_marker) if text else None
             html = streaming_html(self.provider, self.question, text, status=status, body_html=body)
         except Exception as exc:  # the text is still shown, as it came
             report_render_error("the growing answer", exc)

@@ -20,6 +20,7 @@ from the subset's pieces and from the characters just outside it.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 
@@ -41,6 +42,7 @@ _HEADING = re.compile(r"(#{1,6}) (?=\S)")
 _ORDERED = re.compile(r"\d{1,9}[.)]")
 
 
+@functools.lru_cache(maxsize=64)
 def heading_tags(level: int, *, strict: bool, top_heading: int) -> tuple[str, str]:
     """Opening and closing HTML of a Markdown heading of ``level`` (1 for ``#``)."""
     # Answers use ``#``/``##`` freely; inside an output they must stay below the notebook's

@@ -55,11 +55,24 @@ class IncrementalMarkdown:
         self._candidate = 0  # the latest safe cut found by the scan
         self.exact = True  # False once cutting stopped (see the module docstring)
         self._text = ""  # the text of the latest call
+        # The settled blocks' HTML with markers drawn by ``_drawn_with``, as far as drawn.
+        self._drawn_with: Callable[[int, str], str] | None = None
+        self._drawn: list[str] = []
 
-    def render(self, text: str, *, final: bool = False) -> str:
+    def render(
+        self,
+        text: str,
+        *,
+        final: bool = False,
+        markers: Callable[[int, str], str] | None = None,
+    ) -> str:
         """Placeholder HTML of ``text``, which must extend the previous call's text;
         ``final`` says the text is complete (its last line is checked too), and then ``text``
-        may also be the previous text without some of its trailing blank lines."""
+        may also be the previous text without some of its trailing blank lines.
+
+        With ``markers``, the HTML has its markers drawn by it instead of placeholders
+        (:func:`fill_markers`): each settled block is drawn once for every later call with
+        the same ``markers``, so a call costs the new text, not the whole."""
         if len(text) < self._scanned:
             dropped = self._text[len(text) :]
             if not (final and self._text.startswith(text)) or dropped.strip():
@@ -73,7 +86,13 @@ class IncrementalMarkdown:
             chunk = text[self._settled : self._candidate]
             self._html.append(render_markdown(chunk, markers=placeholder))
             self._settled = self._candidate
-        return "".join(self._html) + render_markdown(text[self._settled :], markers=placeholder)
+        if markers is None:
+            return "".join(self._html) + render_markdown(text[self._settled :], markers=placeholder)
+        if markers is not self._drawn_with:
+            self._drawn_with, self._drawn = markers, []
+        drawn = self._drawn
+        drawn += [fill_markers(html, markers) for html in self._html[len(drawn) :]]
+        return "".join(drawn) + render_markdown(text[self._settled :], markers=markers)
 
     def _scan(self, text: str, *, final: bool) -> None:
         pos = self._scanned

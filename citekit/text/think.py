@@ -91,6 +91,15 @@ class ThinkSplitter:
                 i = k + len(CLOSE)
         return "".join(out)
 
+    def feed_all(self, chunks: list[str]) -> list[str]:
+        """``feed`` of each chunk in turn, what each gives: the chunks themselves, after one
+        scan of them all, when no tag is among them or held from before."""
+        if not (self._held or self._inside or self._after) and "<" not in "".join(chunks):
+            if not self._started and any(chunks):
+                self._started = True
+            return chunks
+        return [self.feed(chunk) for chunk in chunks]
+
     def flush(self) -> str:
         """The end of the text: what was held back is text (or, in an open block, thought)."""
         held, self._held = self._held, ""

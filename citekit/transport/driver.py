@@ -285,10 +285,11 @@ class SyncDriver:
             pass
         return run.outcome
 
-    def drive(self, run: Run[Any]) -> Generator[StreamEvent, None, None]:
-        """Run ``run``'s flow, yielding the events it hands on; its result lands in ``run``.
+    def drive(self, run: Run[Any]) -> Generator[list[StreamEvent], None, None]:
+        """Run ``run``'s flow, yielding the events it hands on in the lists it hands them on
+        in (a read's at a time); its result lands in ``run``.
 
-        Ctrl-C thrown in while an event is being handed on goes into the flow, like one that
+        Ctrl-C thrown in while events are being handed on goes into the flow, like one that
         comes while a step runs.
         """
         run.start()
@@ -297,7 +298,7 @@ class SyncDriver:
                 if type(op) is list:
                     run.progressed()
                     with run:
-                        yield from op
+                        yield op
                 else:
                     self._step(op, run)
         finally:
@@ -394,16 +395,16 @@ class AsyncDriver:
             pass
         return run.outcome
 
-    async def drive(self, run: Run[Any]) -> AsyncGenerator[StreamEvent, None]:
-        """Run ``run``'s flow, yielding the events it hands on; its result lands in ``run``."""
+    async def drive(self, run: Run[Any]) -> AsyncGenerator[list[StreamEvent], None]:
+        """Run ``run``'s flow, yielding the events it hands on in the lists it hands them on
+        in (a read's at a time); its result lands in ``run``."""
         run.start()
         try:
             while (op := run.next_op()) is not None:
                 if type(op) is list:
                     run.progressed()
                     with run:
-                        for event in op:
-                            yield event
+                        yield op
                 else:
                     await self._step(op, run)
         finally:

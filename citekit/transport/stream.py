@@ -67,14 +67,23 @@ class Stream(_Outcome):
     ) -> None:
         run = self._run = Run(flow, driver.config, deadline=deadline)
         self._driving = driver.drive(run)
-        # ``chain`` (C) rather than a generator around the events: one less frame per event.
-        self._events: Iterator[StreamEvent] = itertools.chain(self._driving, _result(run))
+        # ``chain`` (C) rather than a generator around the events: no Python frame per event.
+        self._events: Iterator[StreamEvent] = itertools.chain(
+            itertools.chain.from_iterable(self._driving), _result(run)
+        )
 
     def __iter__(self) -> Iterator[StreamEvent]:
         return self._events
 
     def __next__(self) -> StreamEvent:
         return next(self._events)
+
+    def batches(self) -> Iterator[list[StreamEvent]]:
+        """The events in the lists they arrive in (those of one read of the response each),
+        without the final ``Answer`` (it is in ``.answer`` at the end): the cheapest way
+        through a stream whose events are not needed one at a time. Use it in place of
+        iterating the stream, not with it."""
+        return self._driving
 
     def text_deltas(self) -> Iterator[str]:
         """Only the text, piece by piece (of the first choice)."""
@@ -119,12 +128,13 @@ class AsyncStream(_Outcome):
         run = self._run = Run(flow, sender.config, deadline=deadline)
         events = sender.drive(run)
         try:
-            async for event in events:
-                try:
-                    yield event
-                except (KeyboardInterrupt, asyncio.CancelledError) as stop:
-                    await events.athrow(stop)  # the flow attaches what arrived, re-raises
-                    raise
+            async for batch in events:
+                for event in batch:
+                    try:
+                        yield event
+                    except (KeyboardInterrupt, asyncio.CancelledError) as stop:
+                        await events.athrow(stop)  # the flow attaches what arrived, re-raises
+                        raise
         finally:
             await events.aclose()
         if run.result is not None:

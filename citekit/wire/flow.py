@@ -208,7 +208,13 @@ def stream_answer(
             json_lines = decoder is not None and "json" in head.headers.get("content-type", "")
             if not is_event_stream(head) and not json_lines:
                 wire.not_a_stream(head, (yield from read_body(wire)))
-            reader = wire.events(head, acc.feed, decoder, getattr(acc, "feed_json", None))
+            reader = wire.events(
+                head,
+                acc.feed,
+                decoder,
+                getattr(acc, "feed_json", None),
+                getattr(acc, "feed_plain", None),
+            )
             while not reader.done:
                 out = reader.read((yield READ))
                 if out:

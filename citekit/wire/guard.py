@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from typing import Any, TypeVar
 
 from ..core.secrets import Scrubber, TextScrub, scrub_error, scrub_value, scrubber
-from ..model import StreamEvent, TextDelta
+from ..model import StreamEvent, TextDelta, first_text, first_text_only
 from .flow import Flow
 
 __all__ = ["guarded"]
@@ -79,9 +79,8 @@ def guarded(flow: Flow[T], secrets: Iterable[str]) -> Flow[T]:
 
 
 def _events(events: list[StreamEvent], text: TextScrub, clean: Scrubber) -> list[StreamEvent]:
-    pieces = [e.text for e in events if type(e) is TextDelta and e.choice == 0]
-    if len(pieces) == len(events):  # the usual read: text of the first choice alone
-        return _read(events, pieces, text)
+    if first_text_only(events):  # the usual read, told in C (no Python per event)
+        return _read(events, text)
     out: list[StreamEvent] = []
     for event in events:
         if type(event) is TextDelta:
@@ -95,24 +94,23 @@ def _events(events: list[StreamEvent], text: TextScrub, clean: Scrubber) -> list
     return out
 
 
-def _read(events: list[StreamEvent], pieces: list[str], text: TextScrub) -> list[StreamEvent]:
+def _read(events: list[StreamEvent], text: TextScrub) -> list[StreamEvent]:
     """The text deltas of one read, scrubbed as one piece (one look at the read, not one per
     delta; scrubbing does not depend on where a text is cut): the events as they came when
     nothing changed, those that fit when only a tail is held back, else the scrubbed text."""
-    joined = "".join(pieces)
+    joined = first_text(events)
     shown = text.feed(joined, 0)
     if shown is joined:
         return events
     if not joined.startswith(shown):  # a key was replaced: one delta of the scrubbed text
         return [TextDelta(shown, 0)] if shown else []
-    out: list[StreamEvent] = []
-    given = 0
-    for event, piece in zip(events, pieces, strict=True):
-        end = given + len(piece)
-        if end > len(shown):
-            if given < len(shown):
-                out.append(TextDelta(shown[given:], 0))
-            break
-        out.append(event)
-        given = end
+    # Only a tail is held back (shorter than a key's longest form): the deltas that end
+    # within ``shown`` go as they came, found from the end, and a piece of the next one.
+    kept, size = len(events), len(joined)
+    while size > len(shown):
+        kept -= 1
+        size -= len(events[kept].text)  # type: ignore[union-attr]
+    out = events[:kept]
+    if size < len(shown):
+        out.append(TextDelta(shown[size:], 0))
     return out

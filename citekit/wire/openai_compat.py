@@ -9,6 +9,8 @@ way the OpenAI SDK's ``accumulate_delta`` merges them: strings concatenated, ``i
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import repeat
+from operator import attrgetter, itemgetter
 from typing import Any
 
 from ..core.errors import ResponseFormatError
@@ -30,7 +32,7 @@ from .flow import Flow, RequestSpec, fetch_json, stream_answer
 from .maritaca import generated_files
 from .maritaca import sources as maritaca_sources
 from .response import Wire
-from .typed import CHUNK_DECODER, REFUSED, ChatChunk, ChunkChoice
+from .typed import CHUNK_DECODER, PLAIN_DECODER, REFUSED, ChatChunk, PlainChunk
 
 __all__ = [
     "SPECS",
@@ -42,6 +44,8 @@ __all__ = [
 ]
 
 _new_tuple = tuple.__new__
+# A ``PlainChunk``'s text, read in C: ``chunk.choices[0].delta.content``.
+_choices, _first, _content = attrgetter("choices"), itemgetter(0), attrgetter("delta.content")
 
 _CONTENT_FILTER_NOTE = (
     "The provider's content filter withheld this answer (finish_reason 'content_filter'). "
@@ -189,7 +193,7 @@ class ChatAccumulator:
         self._extra: dict[str, Any] = {}
         # The last typed chunk's id, object, created and model, all four set: what it would
         # write over the kept ones (once, when ``_extra`` is read), not written per chunk.
-        self._header: ChatChunk | None = None
+        self._header: ChatChunk | PlainChunk | None = None
         self._annotations: dict[int, list[Any]] = {}
         # Per choice, what the live deltas show: the text without its <think> blocks.
         self._think: dict[int, ThinkSplitter] = {}
@@ -223,15 +227,14 @@ class ChatAccumulator:
         choices = chunk.choices
         events: list[StreamEvent] = []
         if choices:
-            if len(choices) == 1:  # the usual chunk: one choice
-                if not 0 <= choices[0].index <= MAX_INDEX:
-                    return None  # the general way says what is wrong with it
-                self._typed_choice(choices[0], events)
-            else:
-                if not all(0 <= item.index <= MAX_INDEX for item in choices):
-                    return None
-                for item in choices:
-                    self._typed_choice(item, events)
+            if not all(0 <= item.index <= MAX_INDEX for item in choices):
+                return None  # the general way says what is wrong with it
+            for item in choices:
+                delta = item.delta
+                if delta is None:
+                    self._take(item.index, None, None, item.finish_reason, events)
+                else:
+                    self._take(item.index, delta.content, delta.role, item.finish_reason, events)
         # The last non-null value wins, as ``feed`` keeps it; ``choices`` is not kept in ``raw``.
         if cid is not None and obj is not None and created is not None and model is not None:
             self._header = chunk  # the usual chunk: all four, written when they are read
@@ -249,6 +252,32 @@ class ChatAccumulator:
             extra["system_fingerprint"] = chunk.system_fingerprint
         return events
 
+    def feed_plain(self, datas: list[bytes]) -> list[StreamEvent] | None:
+        """``feed_json`` of each of ``datas`` (the events of one read) at once, when every one
+        is a ``PlainChunk`` (``wire.typed``) and ``raw`` holds their fields already; None, with
+        nothing read, otherwise (the caller then reads them one by one)."""
+        extra = self._extra
+        if not ("id" in extra and "object" in extra and "created" in extra and "model" in extra):
+            return None
+        try:
+            chunks = list(map(PLAIN_DECODER.decode, datas))
+        except REFUSED:
+            return None
+        texts = list(map(_content, map(_first, map(_choices, chunks))))
+        parts = self._parts.get(0)
+        if parts is None:
+            parts = self._parts[0] = []
+        parts += texts
+        splitter = self._think.get(0)
+        if splitter is None:
+            splitter = self._think[0] = ThinkSplitter()
+        if 0 not in self._finish:
+            self._finish[0] = None
+        self._header = chunks[-1]
+        shown = filter(None, splitter.feed_all(texts))
+        # ``TextDelta(text, 0)`` for each text shown, made in C.
+        return list(map(_new_tuple, repeat(TextDelta), zip(shown, repeat(0))))
+
     def _write_header(self) -> None:
         """Write the last typed chunk's four fields into ``_extra`` (before it is read or
         written otherwise)."""
@@ -259,35 +288,42 @@ class ChatAccumulator:
             extra["id"], extra["object"] = chunk.id, chunk.object
             extra["created"], extra["model"] = chunk.created, chunk.model
 
-    def _typed_choice(self, item: ChunkChoice, events: list[StreamEvent]) -> None:
-        """``feed``'s reading of one choice of a typed chunk (its types checked already)."""
-        index, delta, reason = item.index, item.delta, item.finish_reason
-        if delta is not None:
-            text = delta.content
-            if text:
-                parts = self._parts.get(index)
-                if parts is None:
-                    parts = self._parts[index] = []
-                parts.append(text)
-                splitter = self._think.get(index)
-                if splitter is None:
-                    splitter = self._think[index] = ThinkSplitter()
-                shown = splitter.feed(text)
-                if shown:  # ``TextDelta(shown, index)``, without its Python __new__
-                    events.append(_new_tuple(TextDelta, (shown, index)))
-            if delta.role:
-                self._roles[index] = delta.role
+    def _take(
+        self,
+        index: int,
+        text: str | None,
+        role: str | None,
+        reason: str | None,
+        events: list[StreamEvent],
+        calls: list[StreamEvent] | None = None,
+    ) -> None:
+        """Keep one choice's checked fields of a chunk, adding to ``events`` what it shows:
+        ``feed`` and ``feed_json`` read a choice through this alone."""
+        if text:
+            parts = self._parts.get(index)
+            if parts is None:
+                parts = self._parts[index] = []
+            parts.append(text)
+            splitter = self._think.get(index)
+            if splitter is None:
+                splitter = self._think[index] = ThinkSplitter()
+            shown = splitter.feed(text)
+            if shown:  # ``TextDelta(shown, index)``, without its Python __new__
+                events.append(_new_tuple(TextDelta, (shown, index)))
+        if role:
+            self._roles[index] = role
+        if calls:
+            events.extend(calls)
         if reason is not None:
             self._finish[index] = reason
             held = self._think.get(index)
             rest = held.flush() if held is not None else ""
-            if rest:
+            if rest:  # a held-back "<" that was no tag after all
                 events.append(TextDelta(rest, index))
         elif index not in self._finish:
             self._finish[index] = None
 
     def feed(self, chunk: Any) -> list[StreamEvent]:
-        # The hot path of every stream: one call per chunk, so plain dict operations only.
         # Every value kept is type-checked before it is kept (``citekit.core.fields``): a
         # wrong one raises with nothing of it stored, so the partial answer stays readable.
         if self._header is not None:
@@ -306,7 +342,6 @@ class ChatAccumulator:
         if choices:
             if type(choices) is not list:
                 raise wrong(self.provider, "choices", choices, "an array")
-            finish = self._finish
             for position, item in enumerate(choices):
                 if type(item) is not dict:
                     raise wrong(self.provider, f"choices[{position}]", item, "an object")
@@ -317,6 +352,7 @@ class ChatAccumulator:
                 if reason is not None and type(reason) is not str:
                     path = f"choices[{position}].finish_reason"
                     raise wrong(self.provider, path, reason, "a string")
+                text = role = calls = None
                 delta = item.get("delta")
                 if delta:
                     if type(delta) is not dict:
@@ -326,7 +362,6 @@ class ChatAccumulator:
                     if text and type(text) is not str:
                         path = f"choices[{position}].delta.content"
                         text = _content_text(text, self.provider, path)  # content parts
-                    role = calls = notes = None
                     if not text or len(delta) > 1:
                         role = delta.get("role")
                         if role is not None and type(role) is not str:
@@ -336,31 +371,9 @@ class ChatAccumulator:
                         if calls:
                             calls = self._merge_tools(index, calls, position)
                         notes = delta.get("annotations")
-                    if text:
-                        parts = self._parts.get(index)
-                        if parts is None:
-                            parts = self._parts[index] = []
-                        parts.append(text)
-                        splitter = self._think.get(index)
-                        if splitter is None:
-                            splitter = self._think[index] = ThinkSplitter()
-                        shown = splitter.feed(text)
-                        if shown:
-                            events.append(TextDelta(shown, index))
-                    if role:
-                        self._roles[index] = role
-                    if calls:
-                        events.extend(calls)
-                    if isinstance(notes, list):
-                        self._annotations.setdefault(index, []).extend(notes)
-                if reason is not None:
-                    finish[index] = reason
-                    held = self._think.get(index)
-                    rest = held.flush() if held is not None else ""
-                    if rest:  # a held-back "<" that was no tag after all
-                        events.append(TextDelta(rest, index))
-                elif index not in finish:
-                    finish[index] = None
+                        if isinstance(notes, list):
+                            self._annotations.setdefault(index, []).extend(notes)
+                self._take(index, text, role, reason, events, calls)
         error = chunk.get("error")
         if error:
             message = error.get("message") if isinstance(error, Mapping) else error

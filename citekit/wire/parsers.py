@@ -15,6 +15,7 @@ from .openai_compat import ChatAccumulator
 
 __all__ = [
     "Accumulator",
+    "PlainAccumulator",
     "ProviderSpec",
     "TypedAccumulator",
     "get_spec",
@@ -35,6 +36,14 @@ class TypedAccumulator(Accumulator, Protocol):
     (``citekit.wire.typed``): ``feed_json`` returns None, having read nothing, for any other."""
 
     def feed_json(self, data: bytes) -> list[StreamEvent] | None: ...
+
+
+class PlainAccumulator(TypedAccumulator, Protocol):
+    """A typed accumulator that also reads a whole read's events at once when each is of the
+    plainest shape (``citekit.wire.typed.PlainChunk``): ``feed_plain`` returns None, having
+    read nothing, when one is not."""
+
+    def feed_plain(self, datas: list[bytes]) -> list[StreamEvent] | None: ...
 
 
 class ProviderSpec(Protocol):
@@ -85,6 +94,10 @@ class _EitherAccumulator:
         # The first event tells which protocol this is; after it, chat chunks are typed.
         acc = self._acc
         return acc.feed_json(data) if type(acc) is ChatAccumulator else None
+
+    def feed_plain(self, datas: list[bytes]) -> list[StreamEvent] | None:
+        acc = self._acc
+        return acc.feed_plain(datas) if type(acc) is ChatAccumulator else None
 
     def answer(self, *, partial: bool = False) -> Answer:
         return self._for(None).answer(partial=partial)

@@ -217,14 +217,16 @@ class Wire:
         feed: Callable[[Any], list[StreamEvent]],
         decoder: Callable[[int], Decoder] | None = None,
         typed: Callable[[bytes], list[StreamEvent] | None] | None = None,
+        plain: Callable[[list[bytes]], list[StreamEvent] | None] | None = None,
     ) -> EventReader:
         """A reader of the event stream ``head`` opens, handing each event to ``feed``.
 
         ``decoder`` makes what cuts the bytes into events (default: an ``SSEDecoder``);
         ``typed`` (an accumulator's ``feed_json``) reads the events of the usual shape from
-        their bytes, the others going to ``feed`` decoded.
+        their bytes, the others going to ``feed`` decoded; ``plain`` (its ``feed_plain``)
+        reads a whole read's events at once when each is of the plainest shape.
         """
-        return EventReader(self, head, feed, decoder, typed)
+        return EventReader(self, head, feed, decoder, typed, plain)
 
 
 _DONE = b"[DONE]"
@@ -247,6 +249,7 @@ class EventReader:
         "_error",
         "_feed",
         "_limit",
+        "_plain",
         "_rid",
         "_typed",
         "_wire",
@@ -263,10 +266,12 @@ class EventReader:
         feed: Callable[[Any], list[StreamEvent]],
         decoder: Callable[[int], Decoder] | None = None,
         typed: Callable[[bytes], list[StreamEvent] | None] | None = None,
+        plain: Callable[[list[bytes]], list[StreamEvent] | None] | None = None,
     ) -> None:
         self._wire = wire
         self._feed = feed
         self._typed = typed
+        self._plain = plain
         self._check = wire.check_body
         self._rid = request_id(head.headers) if wire.check_body is not None else None
         make = SSEDecoder if decoder is None else decoder
@@ -309,6 +314,14 @@ class EventReader:
         if _DONE in datas:
             datas = datas[: datas.index(_DONE)]
             self.done = True
+            if not datas:
+                return []
+        if self._plain is not None:
+            # A read of plain text chunks alone (nearly every read), read whole at once.
+            plain = self._plain(datas)
+            if plain is not None:
+                self.received = True
+                return plain
         out: list[StreamEvent] = []
         feed, check, typed = self._feed, self._check, self._typed
         fed = 0

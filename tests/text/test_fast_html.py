@@ -191,7 +191,9 @@ def test_every_sample_text_renders_as_markdown_it_renders_it() -> None:
         fast_ones += fast_markdown(text, strict=False, markers=_mark, top_heading=3) is not None
         incremental = IncrementalMarkdown()
         for end in range(0, len(text), 37):
-            incremental.render(text[:end])
+            # Drawn while growing (each settled block drawn once) as placeholders filled in.
+            drawn = incremental.render(text[:end], markers=_mark_numbers)
+            assert drawn == fill_markers(incremental.render(text[:end]), _mark_numbers)
         html = incremental.render(text, final=True)
         if incremental.exact:
             assert fill_markers(html, _mark) == render_markdown(text, markers=_mark)

@@ -12,6 +12,7 @@ import pytest
 
 import citekit as ck
 from citekit import AsyncStream, Stream
+from citekit.model import first_text
 from citekit.testing import ProviderServer
 from tests.conftest import sample_records
 
@@ -41,6 +42,18 @@ def test_iterates_events_then_the_answer(server: ProviderServer) -> None:
     text = "".join(e.text for e in events if isinstance(e, ck.TextDelta))
     assert text == stream.answer.text and stream.answer.citations
     assert list(stream) == []  # consumed once
+
+
+def test_batches_hand_on_the_same_events_a_read_at_a_time(server: ProviderServer) -> None:
+    mg = ck.Magisterium(api_key="k", base_url=server.base_url("magisterium", chunks=2000))
+    events = list(mg.stream(MAG_Q, cache=False))
+    with mg.stream(MAG_Q, cache=False) as stream:
+        batches = list(stream.batches())
+    assert all(type(b) is list and b for b in batches)
+    assert 1 < len(batches) < len(events)  # several reads, several events in a read
+    assert [e for b in batches for e in b] == events[:-1]  # the answer is not among them
+    assert stream.answer is not None and stream.answer.text == events[-1].text
+    assert first_text([e for b in batches for e in b]) == stream.answer.text
 
 
 def test_with_block_and_text_deltas(server: ProviderServer) -> None:

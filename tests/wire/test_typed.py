@@ -146,7 +146,8 @@ def _read(
     make: Callable[[], Any], payloads: list[bytes], *, typed: bool, gptbots: bool = False
 ) -> tuple[Any, ...]:
     """Feed ``payloads`` to a fresh accumulator through the stream reader, with its typed
-    route or without: the events handed on, the error, and the answer (partial or not)."""
+    routes (event by event, and a read at once) or without: the events handed on, the error,
+    and the answer (partial or not)."""
     acc = make()
     wire = Wire("gptbots" if gptbots else "magisterium", check_body=check_body if gptbots else None)
     reader = wire.events(
@@ -154,6 +155,7 @@ def _read(
         acc.feed,
         StreamDecoder if gptbots else None,
         acc.feed_json if typed else None,
+        getattr(acc, "feed_plain", None) if typed else None,
     )
     events: list[Any] = []
     error: Any = None
@@ -232,6 +234,37 @@ def test_the_usual_chunks_take_the_typed_route() -> None:
         assert taken == len(texts), stem
 
 
+def test_reads_of_plain_chunks_are_read_at_once() -> None:
+    # The route of whole reads must be taken too: in reads of 4 KiB, the reads between the
+    # first (whose first event sets raw's order) and the last (the finish reason, citations,
+    # usage) are read at once, with the events and the answer of the general way.
+    for provider in ("magisterium", "maritaca"):
+        for stem, events in CHAT_STREAMS[provider]:
+            payloads = [_encoded(e) for e in events]
+            acc = ChatAccumulator(provider=provider)
+            at_once: list[bytes] = []
+
+            def plain(
+                datas: list[bytes], acc: ChatAccumulator = acc, at_once: list[bytes] = at_once
+            ) -> Any:
+                out = acc.feed_plain(datas)
+                if out is not None:
+                    at_once.extend(datas)
+                return out
+
+            reader = Wire(provider).events(_Head(), acc.feed, None, acc.feed_json, plain)
+            body = b"".join(b"data: " + p + b"\n\n" for p in payloads)
+            got = []
+            for start in range(0, len(body), 4096):
+                got += reader.read(body[start : start + 4096])
+            got += reader.read(None)
+            if len(body) > 5 * 4096 and not any(b"tool_calls" in p for p in payloads):
+                assert len(at_once) >= len(events) // 2, stem
+            general = _read(lambda p=provider: ChatAccumulator(provider=p), payloads, typed=False)
+            assert got == general[0]
+            assert _outcome(acc.answer()) == general[3][1]
+
+
 def test_a_refused_chunk_reads_nothing() -> None:
     acc = ChatAccumulator(provider="magisterium")
     first = {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m"}
@@ -250,6 +283,9 @@ def test_a_refused_chunk_reads_nothing() -> None:
         assert acc.feed_json(_encoded(chunk)) is None, chunk
     assert acc.feed_json(b'{"id": NaN}') is None
     assert acc.feed_json(b'{"model": "m\xff"}') is None
+    for chunk in refused:  # nor are they read with plain chunks around them
+        plain = {**first, "choices": [{"index": 0, "delta": {"content": "C"}}]}
+        assert acc.feed_plain([_encoded(plain), _encoded(chunk), _encoded(plain)]) is None
     assert _outcome(acc.answer(partial=True)) == _outcome(before)
     assert acc.feed_json(_encoded({**first, "choices": [{"delta": {"content": "B"}}]})) == [
         ck.TextDelta("B", 0)
