@@ -102,6 +102,11 @@ def _json_body(text: str) -> str:
     return json.dumps(text)[1:-1]
 
 
+def _escaped(text: str) -> str:
+    """``text`` as ``json.dumps(..., ensure_ascii=False)`` writes it inside a string."""
+    return json.dumps(text, ensure_ascii=False)[1:-1]
+
+
 def _go_json(text: str) -> str:
     """Go's ``json.Marshal``: ``<``, ``>`` and ``&`` as ``\\u003c`` ..., for HTML pages."""
     body = _json_body(text)
@@ -110,7 +115,7 @@ def _go_json(text: str) -> str:
 
 _ENCODERS = (
     _json_body,
-    lambda s: json.dumps(s, ensure_ascii=False)[1:-1],
+    _escaped,
     lambda s: _json_body(s).replace("/", "\\/"),  # PHP's json_encode
     _go_json,
     lambda s: "".join(f"\\u{ord(c):04x}" for c in s) if s.isascii() else s,
@@ -293,18 +298,14 @@ class Scrubber:
         )
 
 
-def _escaped(form: str) -> str:
-    """``form`` as ``json.dumps(..., ensure_ascii=False)`` writes it inside a string."""
-    return json.dumps(form, ensure_ascii=False)[1:-1]
-
-
 def _walked_parts(value: Any) -> Any:
-    """What ``_walk`` looks into of a value JSON cannot write: a dataclass's fields, a
-    mapping's items; None for what it leaves as it is (bytes, dates, sets)."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return [getattr(value, f.name) for f in dataclasses.fields(value) if f.init]
+    """What ``_walk`` looks into of a value JSON cannot write, in ``_walk``'s order: a
+    mapping's items (a dataclass that is also a mapping too), a dataclass's fields; None for
+    what it leaves as it is (bytes, dates, sets)."""
     if isinstance(value, Mapping):
         return dict(value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return [getattr(value, f.name) for f in dataclasses.fields(value) if f.init]
     return None
 
 
