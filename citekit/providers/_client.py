@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import math
 import os
 import sys
@@ -24,7 +25,7 @@ from ..core.errors import ConfigurationError
 from ..core.kernel import in_kernel
 from ..core.keys import stored_key
 from ..core.names import ProviderEntry
-from ..core.secrets import check_key, environment_keys
+from ..core.secrets import check_key, environment_keys, scrubber
 from ..model import Answer, TextDelta
 from ..transport.driver import AsyncDriver, SyncDriver
 from ..transport.http import DEFAULT_DEADLINE, HttpConfig, make_timeout
@@ -37,7 +38,7 @@ from ..wire.retry import RetryPolicy
 from .failure import remember_error
 
 if TYPE_CHECKING:
-    from ..store import LoggedCall
+    from ..store import Log, LoggedCall
 
 __all__ = ["ProviderClient", "last_answer"]
 
@@ -209,6 +210,7 @@ class ProviderClient:
         )
         #: What never leaves a call: this client's key and any key in the environment.
         self._secrets = (key, *environment_keys())
+        self._scrubber = scrubber(self._secrets)
         self._wire = Wire(
             provider=self.name,
             secrets=self._secrets,
@@ -294,7 +296,7 @@ class ProviderClient:
     # Every call leaves through ``guarded``: the key is out of its events, result and errors;
     # ``last_answer`` keeps what left it, never what the server sent before the guard.
     def _guarded(self, flow: Flow[T]) -> Flow[T]:
-        return _remembered(guarded(flow, self._secrets))
+        return _remembered(guarded(flow, self._scrubber))
 
     def _run(self, flow: Flow[T], deadline: float | None = None) -> T:
         return self._driver.run(self._guarded(flow), deadline=self._deadline(deadline))
@@ -318,9 +320,7 @@ class ProviderClient:
         log: bool | None = None,
     ) -> LoggedCall:
         """The answer log around one call: cache look-up, timing and recording."""
-        from ..store import log as answer_log
-
-        return answer_log.call(
+        return _answer_log().call(
             self.name,
             request,
             base_url=self.base_url,
@@ -411,6 +411,14 @@ class ProviderClient:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+@functools.cache
+def _answer_log() -> Log:
+    """``citekit.store.log``, imported on the first call (not with ``citekit``: SQLite)."""
+    from ..store import log
+
+    return log
 
 
 def _remembered(flow: Flow[T]) -> Flow[T]:

@@ -391,10 +391,22 @@ class AsyncDriver:
             self._retired.clear()
 
     async def run(self, flow: Flow[T], *, deadline: float | None = None) -> T:
-        """Run ``flow`` to its end; its result (events it hands on are dropped)."""
+        """Run ``flow`` to its end; its result (events it hands on are dropped).
+
+        ``drive`` without its async generator (whose set-up costs more than a call answered
+        from the cache): nothing is handed on, so nothing can be thrown in between steps.
+        """
         run = Run(flow, self.config, deadline=deadline)
-        async for _ in self.drive(run):
-            pass
+        run.start()
+        try:
+            while (op := run.next_op()) is not None:
+                if type(op) is list:
+                    run.progressed()
+                else:
+                    await self._step(op, run)
+        finally:
+            await self._close(run)
+            run.close_flow()
         return run.outcome
 
     async def drive(self, run: Run[Any]) -> AsyncGenerator[StreamEvent, None]:
