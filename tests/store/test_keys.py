@@ -11,7 +11,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citekit.store.keys import canonical_bytes, canonical_json, request_key
+from citekit.store.keys import canonical_bytes, canonical_json, dumps, request_key
 from tests.budget import examples
 
 _SCALARS = (
@@ -135,3 +135,29 @@ def test_floats_msgspec_writes_otherwise_keep_their_old_text() -> None:
     for value in (1e-05, 1e16, 1.7976931348623157e308, 5e-324, float("nan"), float("inf")):
         body = {"temperature": value, "messages": [{"role": "user", "content": "q"}]}
         assert canonical_bytes(body) == _as_before(body).encode()
+
+
+_SECRET = "sk-typed-0123456789abcdef"
+
+
+@settings(max_examples=examples(300))
+@given(typed=st.text(max_size=30), other=st.text(max_size=30), parts=st.booleans())
+def test_a_logged_request_keeps_what_was_typed_and_no_key(
+    typed: str, other: str, parts: bool
+) -> None:
+    """What the user typed is logged as typed (a word shaped like a key too), the API key
+    taken out; a token shape anywhere else in the request is masked."""
+    question = f"{typed} key AB12cd34ef {_SECRET}"
+    content: Any = [{"type": "text", "text": question}] if parts else question
+    body = {
+        "model": "m",
+        "messages": [{"role": "user", "content": content}],
+        "extra_body": {"note": f"{other} Bearer AB12cd34ef", f"key XY98zz76ww{other}": 1},
+    }
+    logged = json.loads(dumps(body, [_SECRET], request=True) or "null")
+    kept = logged["messages"][0]["content"]
+    kept = kept[0]["text"] if parts else kept
+    assert kept == question.replace(_SECRET, "***")
+    assert "AB12cd34ef" not in json.dumps(logged["extra_body"])
+    assert "XY98zz76ww" not in json.dumps(logged["extra_body"])
+    assert _SECRET not in json.dumps(logged)
