@@ -319,7 +319,9 @@ class SyncDriver:
                     _pause_clock(run, began)
                 client = self._pool()
                 timeout = self.config.timeout_for(client, op.spec)
-                request = self.config.build(client, op.spec, timeout=timeout, within=_left(run))
+                request = self.config.build(
+                    client, op.spec, timeout=timeout, within=_left(run), owned=self._owned
+                )
                 response = client.send(request, stream=True, follow_redirects=False)
                 run.opened(response, response.iter_bytes(), _stall(op, timeout))
             elif isinstance(op, Sleep):
@@ -440,7 +442,9 @@ class AsyncDriver:
                     _pause_clock(run, began)
                 client, gate = self._pool()
                 timeout = self.config.timeout_for(client, op.spec)
-                request = self.config.build(client, op.spec, timeout=timeout, within=_left(run))
+                request = self.config.build(
+                    client, op.spec, timeout=timeout, within=_left(run), owned=self._owned
+                )
                 response = await self._send(client, gate, request)
                 run.opened(response, response.aiter_bytes(), _stall(op, timeout))
             elif isinstance(op, Wait):
