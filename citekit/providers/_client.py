@@ -25,7 +25,7 @@ from ..core.errors import ConfigurationError
 from ..core.kernel import in_kernel
 from ..core.keys import stored_key
 from ..core.names import ProviderEntry
-from ..core.secrets import check_key, environment_keys, scrubber
+from ..core.secrets import check_key, environment_keys, scrub_value, scrubber
 from ..model import Answer, TextDelta
 from ..transport.driver import AsyncDriver, SyncDriver
 from ..transport.http import DEFAULT_DEADLINE, HttpConfig, make_timeout
@@ -329,6 +329,24 @@ class ProviderClient:
             cache=cache,
             log=log,
         )
+
+    def _held(self, request: Mapping[str, Any], cache: bool | None) -> Answer | None:
+        """The answer to an identical request held in memory, caching being on, as a call
+        answered from the cache returns it (scrubbed of this client's keys, which its mark
+        usually spares, and kept as ``last_answer``); None: the call runs its flow
+        (``_logged``), which looks in the file too.
+
+        A call it answers needs no flow, driver or guard: a cached re-run of a batch costs
+        the request's checks and a look-up in memory per question.
+        """
+        found = _answer_log().lookup(
+            self.name, request, base_url=self.base_url, cache=cache, memory_only=True
+        )
+        if found is None:
+            return None
+        found = scrub_value(found, self._scrubber)
+        _remember(found)
+        return found
 
     def _logged(
         self,
