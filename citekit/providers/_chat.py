@@ -107,9 +107,15 @@ class ChatClient(ProviderClient):
         return self._logged(flow, spec.json, stream=stream, cache=cache, log=log, finish=self._done)
 
     def _recalled(
-        self, messages: Messages, cache: bool | None, params: Mapping[str, Any]
+        self,
+        messages: Messages,
+        cache: bool | None,
+        params: Mapping[str, Any],
+        deadline: float | None,
     ) -> Answer | None:
-        """The answer of a blocking call held in memory (``ProviderClient._held``), or None."""
+        """The answer of a blocking call held in memory (``ProviderClient._held``), or None;
+        its arguments checked as a call that runs checks them."""
+        self._deadline(deadline)
         if not _answer_log().cache_enabled(cache):  # the request is not even built
             return None
         spec, _ = self._prepare(messages, stream=False, params=dict(params))
@@ -155,7 +161,7 @@ class ChatClient(ProviderClient):
         if stream:
             events = self.stream(messages, cache=cache, log=log, deadline=deadline, **params)
             return self._consume(events, display)
-        held = self._recalled(messages, cache, params)
+        held = self._recalled(messages, cache, params, deadline)
         if held is not None:
             return held
         flow = self._call(messages, stream=False, cache=cache, log=log, params=params)
@@ -176,7 +182,7 @@ class ChatClient(ProviderClient):
         if stream:
             events = self.astream(messages, cache=cache, log=log, deadline=deadline, **params)
             return await self._aconsume(events, display)
-        held = self._recalled(messages, cache, params)
+        held = self._recalled(messages, cache, params, deadline)
         if held is not None:
             return held
         flow = self._call(messages, stream=False, cache=cache, log=log, params=params)

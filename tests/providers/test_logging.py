@@ -148,3 +148,5 @@ def test_an_answer_held_in_memory_is_the_one_the_file_gives(
         assert answer.text == from_file.text == first.text
         assert answer.citations == from_file.citations
     assert ck.last_answer is from_file
+    with pytest.raises(ck.ConfigurationError, match="deadline"):  # checked as ever
+        mg.ask(MAG_Q, cache=True, deadline=0)
