@@ -121,6 +121,24 @@ class ChatClient(ProviderClient):
         spec, _ = self._prepare(messages, stream=False, params=dict(params))
         return self._held(spec.json, cache)
 
+    def _held_answer(
+        self,
+        question: str,
+        *,
+        system: str | None = None,
+        stream: bool = False,
+        cache: bool | None = None,
+        deadline: float | None = None,
+        **params: Any,
+    ) -> Answer | None:
+        """What ``ask(question, ...)`` answers from memory (``_recalled``), else None: a
+        batch settles these on its caller's thread before it starts its event loop."""
+        if stream:
+            return None
+        params.pop("display", None)  # neither changes the answer given from memory
+        params.pop("log", None)
+        return self._recalled(_messages_for(question, system), cache, params, deadline)
+
     def _wire_flow(self, spec: RequestSpec) -> WireFlow:
         """The flow that speaks ``spec``'s protocol (Maritaca also speaks its Responses API)."""
         return chat_flow
