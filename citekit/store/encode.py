@@ -115,26 +115,6 @@ def tools_json(answer: Answer) -> str | None:
     return json.dumps(dict(tools)) if tools else None
 
 
-def answer_row(
-    answer: Answer | None,
-    provider: str,
-    request: Mapping[str, Any] | None,
-    base_url: str | None,
-    elapsed: float | None,
-    error: BaseException | None,
-    stream: bool,
-    secrets: Sequence[str],
-    *,
-    ts: float,
-    pid: int,
-) -> dict[str, Any]:
-    """The ``answers`` row of one call, column name to value, with the secrets taken out."""
-    row = call_row(answer, provider, request, base_url, elapsed, error, stream, secrets, ts, pid)
-    if answer is not None:
-        row.update(answer_columns(answer, secrets))
-    return row
-
-
 def call_row(
     answer: Answer | None,
     provider: str,
@@ -147,8 +127,9 @@ def call_row(
     ts: float,
     pid: int,
 ) -> dict[str, Any]:
-    """The columns of one call's row that are not its answer's (``answer_columns``): the
-    request, the error, when; read at once, while the caller's request is as it was sent."""
+    """The columns of one call's ``answers`` row that are not its answer's
+    (``answer_columns``): the request, the error, when, with the secrets taken out; read at
+    once, while the caller's request is as it was sent."""
     row: dict[str, Any] = {
         "ts": ts,
         "provider": provider,
