@@ -18,13 +18,15 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from ..core.names import display_name
+from ..core.secrets import MASK
 from ..model import Answer
+from ..store.keys import masked_tokens
 
 __all__ = ["Conversation", "last_conversation", "questions"]
 
 #: The newest complete answer of the log (of one provider, with the second form).
 _LAST = (
-    "SELECT provider, request_json, text, conversation_id, base_url FROM answers "
+    "SELECT provider, request_json, text, conversation_id, base_url, question FROM answers "
     "WHERE error_type IS NULL AND response_json IS NOT NULL AND partial = 0 {} "
     "ORDER BY id DESC LIMIT 1"
 )
@@ -48,6 +50,24 @@ class Conversation:
     conversation_id: str | None = None
     model: str | None = None
     base_url: str | None = None
+    #: The questions of ``messages`` (numbered from 1) that the log holds with ``***`` where
+    #: it did not keep what stood there (an API key, which is never logged; in a log written
+    #: before questions were kept as typed, a word shaped like a key too): they are sent as
+    #: the log holds them (``masked_note`` says so).
+    masked: list[int] = field(default_factory=list)
+
+    def masked_note(self) -> str | None:
+        """What ``ask -c`` says of the questions it resends with ``***`` (None: none)."""
+        if not self.masked:
+            return None
+        which = ", ".join(str(i) for i in self.masked)
+        many = len(self.masked) > 1
+        return (
+            f"citekit: note: question{'s' if many else ''} {which} of this conversation "
+            f"{'are' if many else 'is'} sent as the answer log holds "
+            f"{'them' if many else 'it'}, with *** where the log keeps no key (API keys are "
+            "never logged): ask without -c, with the full question, if the answer needs it"
+        )
 
     def _messages(self, question: str) -> list[dict[str, Any]]:
         return [*self.messages, {"role": "user", "content": question}]
@@ -89,7 +109,7 @@ def last_conversation(log: Any, provider: str | None) -> Conversation:
             f"ask -c: the answer log {log.path} holds no answer{whose} to continue from; "
             'ask a first question without -c (citekit ask "What is grace?")'
         )
-    name, request_json, text, conversation_id, base_url = found[0]
+    name, request_json, text, conversation_id, base_url, question = found[0]
     try:
         request = json.loads(request_json or "null")
     except ValueError:
@@ -101,14 +121,29 @@ def last_conversation(log: Any, provider: str | None) -> Conversation:
         and all(isinstance(m, dict) and isinstance(m.get("role"), str) for m in sent)
     ):  # a chat-completions conversation: its whole history goes with the next question
         model = request.get("model") if isinstance(request.get("model"), str) else None
-        history = [*sent, {"role": "assistant", "content": text or ""}]
-        return Conversation(name, messages=history, model=model, base_url=base_url)
+        history = [*_as_typed(sent, question), {"role": "assistant", "content": text or ""}]
+        asked = [m for m in history if m["role"] == "user"]
+        masked = [i for i, m in enumerate(asked, 1) if MASK in str(m.get("content"))]
+        return Conversation(name, history, model=model, base_url=base_url, masked=masked)
     if conversation_id:  # a conversation the provider keeps (GPTBots)
         return Conversation(name, conversation_id=conversation_id, base_url=base_url)
     raise NoConversation(
         f"ask -c: the last {display_name(name)} call in the log has neither a message history "
         "nor a conversation id to continue; ask without -c to start a new conversation"
     )
+
+
+def _as_typed(sent: list[dict[str, Any]], question: Any) -> list[dict[str, Any]]:
+    """The logged messages, the last question as the ``question`` column holds it: as typed
+    (API keys out), where a log written before citekit kept what the user typed in the
+    request had its words shaped like keys masked there (``key AB12cd34ef`` as ``key ***``)."""
+    last = max((i for i, m in enumerate(sent) if m.get("role") == "user"), default=None)
+    if last is None or not isinstance(question, str):
+        return sent
+    logged = sent[last].get("content")
+    if isinstance(logged, str) and logged != question and masked_tokens(question) == logged:
+        return [*sent[:last], {**sent[last], "content": question}, *sent[last + 1 :]]
+    return sent
 
 
 def questions(stdin: TextIO | None = None, out: TextIO | None = None) -> Iterator[str]:

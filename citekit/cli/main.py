@@ -215,6 +215,9 @@ def _conversation(args: argparse.Namespace) -> tuple[Conversation, Any]:
             conversation = last_conversation(log, args.provider)
         except NoConversation as exc:
             raise UsageError(str(exc)) from None
+        note = conversation.masked_note()
+        if note is not None:
+            print(note, file=sys.stderr)
     model = args.model or conversation.model
     client = make_client(conversation.provider, base_url=args.base_url, model=model)
     held = conversation.base_url

@@ -26,8 +26,29 @@ _cache: dict[Path, tuple[tuple[int, int], dict[str, str]]] = {}
 
 
 def keys_path() -> Path:
-    """Where stored keys live (the file may not exist yet)."""
+    """Where stored keys live (the file may not exist yet).
+
+    Read at each use (every record of an answer among them), so a change of the variables it
+    depends on takes effect at once; the path of each setting is made once.
+    """
     home = os.environ.get(HOME_ENV)
+    if home and not home.startswith("~"):
+        setting: tuple[str | None, ...] = (home,)
+    else:  # the user's home folder decides
+        setting = (home, *(os.environ.get(name) for name in _HOME_VARIABLES))
+    path = _PATHS.get(setting)
+    if path is None:
+        path = _PATHS[setting] = _keys_path(home)
+    return path
+
+
+#: What ``Path.home()`` and the platform's configuration folder are read from.
+_HOME_VARIABLES = ("HOME", "USERPROFILE", "HOMEDRIVE", "HOMEPATH", "XDG_CONFIG_HOME", "APPDATA")
+#: Each setting's path (a few per process).
+_PATHS: dict[tuple[str | None, ...], Path] = {}
+
+
+def _keys_path(home: str | None) -> Path:
     if home:
         return Path(home).expanduser() / FILE_NAME
     if sys.platform == "win32":

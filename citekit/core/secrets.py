@@ -102,6 +102,11 @@ def _json_body(text: str) -> str:
     return json.dumps(text)[1:-1]
 
 
+def _escaped(text: str) -> str:
+    """``text`` as ``json.dumps(..., ensure_ascii=False)`` writes it inside a string."""
+    return json.dumps(text, ensure_ascii=False)[1:-1]
+
+
 def _go_json(text: str) -> str:
     """Go's ``json.Marshal``: ``<``, ``>`` and ``&`` as ``\\u003c`` ..., for HTML pages."""
     body = _json_body(text)
@@ -110,7 +115,7 @@ def _go_json(text: str) -> str:
 
 _ENCODERS = (
     _json_body,
-    lambda s: json.dumps(s, ensure_ascii=False)[1:-1],
+    _escaped,
     lambda s: _json_body(s).replace("/", "\\/"),  # PHP's json_encode
     _go_json,
     lambda s: "".join(f"\\u{ord(c):04x}" for c in s) if s.isascii() else s,
@@ -129,11 +134,13 @@ class Scrubber:
 
     __slots__ = (
         "_dumped",
+        "_dumped_anchors",
         "_dumped_found",
         "_exact",
         "_folded",
         "_folded_forms",
         "_forms",
+        "_found_anchors",
         "_found_forms",
         "_gate",
         "_pattern",
@@ -169,6 +176,9 @@ class Scrubber:
         # For ``may_hold_any``: each form as it stands in a JSON dump of a string holding it.
         self._dumped = tuple(_escaped(f) for f in self._forms)
         self._dumped_found = tuple(_escaped(f) for f in self._found_forms)
+        # What must be in a text, as it is, for a folded form to be in it folded.
+        self._found_anchors = _anchors(self._found_forms)
+        self._dumped_anchors = _anchors(self._dumped_found)
         # The first one and two characters of every form: most candidates fail on these.
         self._exact = frozenset(f[:n] for f in self._forms for n in (1, 2))
         self._folded = frozenset(f[:n] for f in self._folded_forms for n in (1, 2))
@@ -218,6 +228,9 @@ class Scrubber:
             return True
         if not self._found_forms:
             return False
+        anchors = self._found_anchors
+        if anchors is not None and not any(anchor in text for anchor in anchors):
+            return False
         folded = _plain_i(text.casefold())
         return any(form in folded for form in self._found_forms)
 
@@ -237,6 +250,9 @@ class Scrubber:
         if any(form in text for form in self._dumped):
             return True
         if not self._dumped_found:
+            return False
+        anchors = self._dumped_anchors
+        if anchors is not None and not any(anchor in text for anchor in anchors):
             return False
         folded = _plain_i(text.casefold())
         return any(form in folded for form in self._dumped_found)
@@ -295,19 +311,50 @@ class Scrubber:
         )
 
 
-def _escaped(form: str) -> str:
-    """``form`` as ``json.dumps(..., ensure_ascii=False)`` writes it inside a string."""
-    return json.dumps(form, ensure_ascii=False)[1:-1]
-
-
 def _walked_parts(value: Any) -> Any:
-    """What ``_walk`` looks into of a value JSON cannot write: a dataclass's fields, a
-    mapping's items; None for what it leaves as it is (bytes, dates, sets)."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return [getattr(value, f.name) for f in dataclasses.fields(value) if f.init]
+    """What ``_walk`` looks into of a value JSON cannot write, in ``_walk``'s order: a
+    mapping's items (a dataclass that is also a mapping too), a dataclass's fields; None for
+    what it leaves as it is (bytes, dates, sets)."""
     if isinstance(value, Mapping):
         return dict(value)
+    fields = _init_fields(type(value))
+    if fields is not None:
+        return [getattr(value, name) for name in fields]
     return None
+
+
+def _init_fields(kind: type) -> tuple[str, ...] | None:
+    """The names of a dataclass's ``__init__`` fields (what ``_walk_fields`` walks); None for
+    a class that is not a dataclass. Read once per class: an answer's dump meets a dozen."""
+    if kind not in _FIELDS:
+        _FIELDS[kind] = (
+            tuple(f.name for f in dataclasses.fields(kind) if f.init)
+            if dataclasses.is_dataclass(kind)
+            else None
+        )
+    return _FIELDS[kind]
+
+
+_FIELDS: dict[type, tuple[str, ...] | None] = {}
+
+
+#: A run of characters that case folding neither changes nor makes out of another: ASCII
+#: digits, punctuation and spaces (no character folds to one, and each folds to itself).
+_UNFOLDED_RUN = re.compile(r"[\x00-\x40\x5b-\x60\x7b-\x7f]+")
+
+
+def _anchors(folded_forms: Iterable[str]) -> tuple[str, ...] | None:
+    """For each folded form, its longest run of ASCII non-letters: a text whose folded
+    (``_plain_i(text.casefold())``) holds the form holds that run as it is, so a text holding
+    none of the runs needs no folding to be known clean. None when a form has no such run
+    (all letters, or letters and other scripts): then only folding tells."""
+    anchors = []
+    for form in folded_forms:
+        runs = _UNFOLDED_RUN.findall(form)
+        if not runs:
+            return None
+        anchors.append(max(runs, key=len))
+    return tuple(dict.fromkeys(anchors))
 
 
 def _plain_i(folded: str) -> str:
@@ -520,11 +567,11 @@ def _walk_json(root: dict[Any, Any] | list[Any], clean: Scrubber) -> Any:
             parent.built.append((frame.key, node))
 
 
-def scrub_error(error: BaseException, secrets: Iterable[str]) -> BaseException:
+def scrub_error(error: BaseException, secrets: Iterable[str] | Scrubber) -> BaseException:
     """``error`` (changed in place, and returned) with the secrets out of its message, its
     fields, a partial answer it carries, and every exception in its ``__cause__`` /
     ``__context__`` chain, which a traceback prints too."""
-    clean = scrubber(secrets)
+    clean = secrets if isinstance(secrets, Scrubber) else scrubber(secrets)
     if not clean:
         return error
     seen: set[int] = set()

@@ -16,7 +16,7 @@ from ..transport.stream import AsyncStream, Stream
 from ..wire.chat_params import CHAT_PARAMETERS, build_chat_body, last_user_message
 from ..wire.flow import Flow, RequestSpec
 from ..wire.openai_compat import chat_flow
-from ._client import ProviderClient
+from ._client import ProviderClient, _answer_log
 
 __all__ = ["ChatClient", "ChatParams", "ContentFilteredWarning"]
 
@@ -106,6 +106,39 @@ class ChatClient(ProviderClient):
         flow = self._wire_flow(spec)(self._wire, spec, question=question)
         return self._logged(flow, spec.json, stream=stream, cache=cache, log=log, finish=self._done)
 
+    def _recalled(
+        self,
+        messages: Messages,
+        cache: bool | None,
+        params: Mapping[str, Any],
+        deadline: float | None,
+    ) -> Answer | None:
+        """The answer of a blocking call held in memory (``ProviderClient._held``), or None;
+        its arguments checked as a call that runs checks them."""
+        self._deadline(deadline)
+        if not _answer_log().cache_enabled(cache):  # the request is not even built
+            return None
+        spec, _ = self._prepare(messages, stream=False, params=dict(params))
+        return self._held(spec.json, cache)
+
+    def _held_answer(
+        self,
+        question: str,
+        *,
+        system: str | None = None,
+        stream: bool = False,
+        cache: bool | None = None,
+        deadline: float | None = None,
+        **params: Any,
+    ) -> Answer | None:
+        """What ``ask(question, ...)`` answers from memory (``_recalled``), else None: a
+        batch settles these on its caller's thread before it starts its event loop."""
+        if stream:
+            return None
+        params.pop("display", None)  # neither changes the answer given from memory
+        params.pop("log", None)
+        return self._recalled(_messages_for(question, system), cache, params, deadline)
+
     def _wire_flow(self, spec: RequestSpec) -> WireFlow:
         """The flow that speaks ``spec``'s protocol (Maritaca also speaks its Responses API)."""
         return chat_flow
@@ -146,6 +179,9 @@ class ChatClient(ProviderClient):
         if stream:
             events = self.stream(messages, cache=cache, log=log, deadline=deadline, **params)
             return self._consume(events, display)
+        held = self._recalled(messages, cache, params, deadline)
+        if held is not None:
+            return held
         flow = self._call(messages, stream=False, cache=cache, log=log, params=params)
         return self._run(flow, deadline)
 
@@ -164,6 +200,9 @@ class ChatClient(ProviderClient):
         if stream:
             events = self.astream(messages, cache=cache, log=log, deadline=deadline, **params)
             return await self._aconsume(events, display)
+        held = self._recalled(messages, cache, params, deadline)
+        if held is not None:
+            return held
         flow = self._call(messages, stream=False, cache=cache, log=log, params=params)
         return await self._arun(flow, deadline)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import math
 import os
 import sys
@@ -24,7 +25,7 @@ from ..core.errors import ConfigurationError
 from ..core.kernel import in_kernel
 from ..core.keys import stored_key
 from ..core.names import ProviderEntry
-from ..core.secrets import check_key, environment_keys
+from ..core.secrets import check_key, environment_keys, scrub_value, scrubber
 from ..model import Answer, TextDelta, first_text
 from ..transport.driver import AsyncDriver, SyncDriver
 from ..transport.http import DEFAULT_DEADLINE, HttpConfig, make_timeout
@@ -37,7 +38,7 @@ from ..wire.retry import RetryPolicy
 from .failure import remember_error
 
 if TYPE_CHECKING:
-    from ..store import LoggedCall
+    from ..store import Log, LoggedCall
 
 __all__ = ["ProviderClient", "last_answer"]
 
@@ -209,6 +210,7 @@ class ProviderClient:
         )
         #: What never leaves a call: this client's key and any key in the environment.
         self._secrets = (key, *environment_keys())
+        self._scrubber = scrubber(self._secrets)
         self._wire = Wire(
             provider=self.name,
             secrets=self._secrets,
@@ -294,7 +296,7 @@ class ProviderClient:
     # Every call leaves through ``guarded``: the key is out of its events, result and errors;
     # ``last_answer`` keeps what left it, never what the server sent before the guard.
     def _guarded(self, flow: Flow[T]) -> Flow[T]:
-        return _remembered(guarded(flow, self._secrets))
+        return _remembered(guarded(flow, self._scrubber))
 
     def _run(self, flow: Flow[T], deadline: float | None = None) -> T:
         return self._driver.run(self._guarded(flow), deadline=self._deadline(deadline))
@@ -318,9 +320,7 @@ class ProviderClient:
         log: bool | None = None,
     ) -> LoggedCall:
         """The answer log around one call: cache look-up, timing and recording."""
-        from ..store import log as answer_log
-
-        return answer_log.call(
+        return _answer_log().call(
             self.name,
             request,
             base_url=self.base_url,
@@ -329,6 +329,24 @@ class ProviderClient:
             cache=cache,
             log=log,
         )
+
+    def _held(self, request: Mapping[str, Any], cache: bool | None) -> Answer | None:
+        """The answer to an identical request held in memory, caching being on, as a call
+        answered from the cache returns it (scrubbed of this client's keys, which its mark
+        usually spares, and kept as ``last_answer``); None: the call runs its flow
+        (``_logged``), which looks in the file too.
+
+        A call it answers needs no flow, driver or guard: a cached re-run of a batch costs
+        the request's checks and a look-up in memory per question.
+        """
+        found = _answer_log().lookup(
+            self.name, request, base_url=self.base_url, cache=cache, memory_only=True
+        )
+        if found is None:
+            return None
+        found = scrub_value(found, self._scrubber)
+        _remember(found)
+        return found
 
     def _logged(
         self,
@@ -416,6 +434,14 @@ class ProviderClient:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+@functools.cache
+def _answer_log() -> Log:
+    """``citekit.store.log``, imported on the first call (not with ``citekit``: SQLite)."""
+    from ..store import log
+
+    return log
 
 
 def _remembered(flow: Flow[T]) -> Flow[T]:

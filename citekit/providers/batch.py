@@ -279,13 +279,36 @@ class _Batch:
     def failed(self) -> int:
         return self.result._failed
 
+    def settle_held(self) -> bool:
+        """Settle at once the questions a citekit client answers from memory (caching on:
+        ``ask`` would return the same answer without sending anything); whether any are
+        left to ask. A cached re-run is then answered on the caller's thread, with no
+        event loop to wait for; a question whose call would fail is left to it."""
+        held = getattr(self.client, "_held_answer", None)
+        if not callable(held):
+            return True
+        with _log.options(log=self.log, cache=self.cache):
+            for index, question in enumerate(self.questions):
+                try:
+                    answer = held(question, **self.options)
+                except Exception:  # said where the call runs, as a Failed or an error
+                    answer = None
+                if answer is not None:
+                    self.result._settle(index, answer)
+        if self.done < len(self.questions):
+            return True
+        self.result._stop(interrupted=False)
+        return False
+
     async def run(self) -> None:
-        pending = iter(range(len(self.questions)))
+        results = self.result._results
+        pending = iter([i for i in range(len(self.questions)) if results[i] is None])
+        left = len(self.questions) - self.done
         try:
             # The client's pool holds as many connections as requests run at once.
             with _log.options(log=self.log, cache=self.cache), connections(self.concurrency):
                 async with asyncio.TaskGroup() as group:
-                    for _ in range(min(self.concurrency, len(self.questions))):
+                    for _ in range(min(self.concurrency, left)):
                         group.create_task(self._worker(pending))
         except BaseException:  # cancelled (Ctrl-C included), or the run itself broke
             self.result._stop(interrupted=True)
@@ -491,7 +514,8 @@ def ask_many(
     )
     bar = make_progress(len(batch.questions), progress, description=_name(client))
     try:
-        run_sync(batch.run(), poll=lambda: bar.update(batch.done, batch.failed))
+        if batch.settle_held():
+            run_sync(batch.run(), poll=lambda: bar.update(batch.done, batch.failed))
     except KeyboardInterrupt:
         # The run may still be winding down on the background loop: it is stopped all the same.
         batch.result._stop(interrupted=True)

@@ -226,6 +226,17 @@ class Maritaca(ChatClient):
         flow = super()._call(messages, stream=stream, cache=cache, log=log, params=params)
         return _structured(flow, schema)
 
+    def _recalled(
+        self,
+        messages: Messages,
+        cache: bool | None,
+        params: Mapping[str, Any],
+        deadline: float | None,
+    ) -> Answer | None:
+        if params.get("schema") is not None:  # its answer is parsed by the flow (_structured)
+            return None
+        return super()._recalled(messages, cache, params, deadline)
+
     def _wire_flow(self, spec: RequestSpec) -> WireFlow:
         return responses_flow if spec.path == RESPONSES_PATH else chat_flow
 

@@ -209,16 +209,17 @@ class Log:
         *,
         base_url: str | None = None,
         cache: bool | None = None,
+        memory_only: bool = False,
     ) -> Answer | None:
         """The newest complete logged answer to an identical request, marked ``cached``.
 
         Returns None when caching is off (``cache`` is False, or None and caching is not on
         through ``options`` / ``CITEKIT_CACHE``), when nothing matches, or when the log
-        cannot be read.
-        """
+        cannot be read. ``memory_only``: an answer held in memory (recorded or read in this
+        process) or None, the file unread; a hit is logged as a call's is."""
         if not self.cache_enabled(cache):
             return None
-        return self._reader.lookup(provider, request, base_url)
+        return self._reader.lookup(provider, request, base_url, memo_only=memory_only)
 
     def where(
         self,

@@ -28,6 +28,7 @@ from .keys import request_key
 
 if TYPE_CHECKING:
     from .answer_log import Log
+    from .lifecycle import LogFile
 
 _logger = logging.getLogger(__name__)
 
@@ -111,6 +112,13 @@ class Flights:
 FLIGHTS = Flights()
 
 
+def said_from_cache(log: Log | LogFile, provider: str, answer: Answer) -> None:
+    """The log line of a call answered from the log's cache."""
+    if _logger.isEnabledFor(logging.INFO):  # the path is worked out for the line only
+        question = (answer.question or "")[:80]
+        _logger.info("Answered %r from the cache of %s (%s)", question, log.path, provider)
+
+
 class LoggedCall:
     """One provider call seen by the log; made by ``Log.call``."""
 
@@ -139,10 +147,7 @@ class LoggedCall:
         if request is not None:
             self.cached = log.lookup(provider, request, base_url=base_url, cache=cache)
             if self.cached is not None:
-                if _logger.isEnabledFor(logging.INFO):  # the path is worked out for the line only
-                    question = (self.cached.question or "")[:80]
-                    where = log.path
-                    _logger.info("Answered %r from the cache of %s (%s)", question, where, provider)
+                said_from_cache(log, provider, self.cached)
             elif log.cache_enabled(cache):
                 self._board(request, lead=not stream)
         self.started = time.perf_counter()

@@ -115,7 +115,7 @@ def tools_json(answer: Answer) -> str | None:
     return json.dumps(dict(tools)) if tools else None
 
 
-def answer_row(
+def call_row(
     answer: Answer | None,
     provider: str,
     request: Mapping[str, Any] | None,
@@ -124,11 +124,12 @@ def answer_row(
     error: BaseException | None,
     stream: bool,
     secrets: Sequence[str],
-    *,
     ts: float,
     pid: int,
 ) -> dict[str, Any]:
-    """The ``answers`` row of one call, column name to value, with the secrets taken out."""
+    """The columns of one call's ``answers`` row that are not its answer's
+    (``answer_columns``): the request, the error, when, with the secrets taken out; read at
+    once, while the caller's request is as it was sent."""
     row: dict[str, Any] = {
         "ts": ts,
         "provider": provider,
@@ -139,47 +140,7 @@ def answer_row(
         "elapsed": elapsed,
         "pid": pid,
     }
-    if answer is not None:
-        usage = answer.usage
-        # What the tables hold is left out of the JSON (decode.answer_from_row puts it back).
-        text = redacted(answer.text, secrets)
-        saved = dict(answer.raw)
-        keys = refs_keys = None
-        once = stored_once(saved.get("citations"), answer.citations, TABLE_FIELDS)
-        if once is not None:
-            keys, saved["citations"] = once
-        elided = _elide_text(saved, text)
-        refs_saved = dict(answer.references.raw) if answer.references is not None else None
-        if refs_saved is not None and answer.references is not None:
-            once = stored_once(
-                refs_saved.get("correlate_dataset"), answer.references.items, REFERENCE_FIELDS
-            )
-            if once is not None:
-                refs_keys, refs_saved["correlate_dataset"] = once
-        row.update(
-            question=redacted(answer.question, secrets),
-            model=answer.model,
-            answer_id=answer.id,
-            conversation_id=answer.conversation_id,
-            finish_reason=answer.finish_reason,
-            text=text,
-            response_json=pack(dumps(saved, secrets)),
-            citation_keys=json.dumps(keys) if keys is not None else None,
-            text_elided=int(elided),
-            references_json=pack(dumps(refs_saved, secrets)) if answer.references else None,
-            reference_keys=json.dumps(refs_keys) if refs_keys is not None else None,
-            notes_json=json.dumps([redacted(n, secrets) for n in answer.notes], ensure_ascii=False),
-            partial=int(answer.partial),
-            n_citations=len(answer.citations),
-            n_references=len(answer.references or ()),
-            prompt_tokens=usage.prompt_tokens if usage else None,
-            completion_tokens=usage.completion_tokens if usage else None,
-            total_tokens=usage.total_tokens if usage else None,
-            sample=answer.sample,
-            created_us=micros(answer.created),
-            tools_json=tools_json(answer),
-        )
-    elif request is not None:
+    if answer is None and request is not None:
         row["question"] = redacted(question_of(request), secrets)
     if error is not None:
         row.update(
@@ -195,6 +156,49 @@ def answer_row(
             ),
         )
     return row
+
+
+def answer_columns(answer: Answer, secrets: Sequence[str]) -> dict[str, Any]:
+    """The columns of a row that an answer fills (an answer is immutable: made whenever)."""
+    usage = answer.usage
+    # What the tables hold is left out of the JSON (decode.answer_from_row puts it back).
+    text = redacted(answer.text, secrets)
+    saved = dict(answer.raw)
+    keys = refs_keys = None
+    once = stored_once(saved.get("citations"), answer.citations, TABLE_FIELDS)
+    if once is not None:
+        keys, saved["citations"] = once
+    elided = _elide_text(saved, text)
+    refs_saved = dict(answer.references.raw) if answer.references is not None else None
+    if refs_saved is not None and answer.references is not None:
+        once = stored_once(
+            refs_saved.get("correlate_dataset"), answer.references.items, REFERENCE_FIELDS
+        )
+        if once is not None:
+            refs_keys, refs_saved["correlate_dataset"] = once
+    return {
+        "question": redacted(answer.question, secrets),
+        "model": answer.model,
+        "answer_id": answer.id,
+        "conversation_id": answer.conversation_id,
+        "finish_reason": answer.finish_reason,
+        "text": text,
+        "response_json": pack(dumps(saved, secrets)),
+        "citation_keys": json.dumps(keys) if keys is not None else None,
+        "text_elided": int(elided),
+        "references_json": pack(dumps(refs_saved, secrets)) if answer.references else None,
+        "reference_keys": json.dumps(refs_keys) if refs_keys is not None else None,
+        "notes_json": json.dumps([redacted(n, secrets) for n in answer.notes], ensure_ascii=False),
+        "partial": int(answer.partial),
+        "n_citations": len(answer.citations),
+        "n_references": len(answer.references or ()),
+        "prompt_tokens": usage.prompt_tokens if usage else None,
+        "completion_tokens": usage.completion_tokens if usage else None,
+        "total_tokens": usage.total_tokens if usage else None,
+        "sample": answer.sample,
+        "created_us": micros(answer.created),
+        "tools_json": tools_json(answer),
+    }
 
 
 def insert_many(

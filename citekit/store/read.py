@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.errors import CitekitError
 from ..model import Answer
-from .call import Memo
+from .call import Memo, said_from_cache
 from .decode import answer_from_row, log_frame, log_row, text_only_answer
 from .keys import request_key
 from .lifecycle import LOGGER, RECORD_WAIT, LogFile, LogWarning, on_event_loop
@@ -92,9 +92,14 @@ class Reader:
         self._settle = settle
 
     def lookup(
-        self, provider: str, request: Mapping[str, Any], base_url: str | None
+        self,
+        provider: str,
+        request: Mapping[str, Any],
+        base_url: str | None,
+        *,
+        memo_only: bool = False,
     ) -> Answer | None:
-        """``Log.lookup`` once caching is known to be on."""
+        """``Log.lookup`` once caching is known to be on (``memo_only``: in memory only)."""
         try:
             path = self._file.path
         except CitekitError as exc:  # CITEKIT_HOME names a file: no cache, the call goes on
@@ -103,7 +108,9 @@ class Reader:
         key = request_key(provider, request, base_url)
         memo_key = (str(path), key)
         found = self._memo.recall(memo_key)
-        if found is not None:
+        if memo_only and found is not None:
+            said_from_cache(self._file, provider, found)  # no flow of a call says it then
+        if found is not None or memo_only:
             return found
         if not path.exists():
             return None

@@ -57,9 +57,10 @@ def default_path() -> Path:
 
     Raises ``ConfigurationError`` when ``CITEKIT_HOME`` names something that is not a folder.
     """
-    # Read on every call (each cached answer's look-up among them): two environment
-    # look-ups and, once a setting's folder has been seen, nothing else.
-    setting = (os.environ.get(HOME_ENV), os.environ.get("XDG_DATA_HOME"))
+    # Read on every call (each cached answer's look-up among them): one environment look-up
+    # (two without CITEKIT_HOME) and, once a setting's folder has been seen, nothing else.
+    home = os.environ.get(HOME_ENV)
+    setting = (home, None) if home else (home, os.environ.get("XDG_DATA_HOME"))
     path = _RESOLVED.get(setting)
     if path is None:
         path = _RESOLVED.setdefault(setting, _resolve(*setting))

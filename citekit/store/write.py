@@ -11,6 +11,7 @@ thread running an event loop, where SQLite never runs) waits for the writer thre
 
 from __future__ import annotations
 
+import functools
 import os
 import sqlite3
 import time
@@ -23,8 +24,7 @@ from typing import Any
 from ..core.secrets import environment_keys, scrub_value
 from ..model import Answer
 from .call import Memo
-from .encode import answer_row, insert_many
-from .keys import request_key
+from .encode import answer_columns, call_row, insert_many
 from .lifecycle import LOGGER, RECORD_WAIT, LogFile, LogWarning, on_event_loop
 from .schema import BUSY_WAIT, HOME_ENV, ReadOnlyLog, is_busy, write_transaction
 from .search import index_calls
@@ -67,7 +67,8 @@ class Writer:
         name = answer.provider if answer is not None else provider
         if name is None:
             raise ValueError("record(None, ...) needs provider=")
-        if not on_event_loop():  # warned where the notebook shows it, not on a loop's thread
+        looping = on_event_loop()
+        if not looping:  # warned where the notebook shows it, not on a loop's thread
             self.warn_problems()
         hidden = [*secrets, *environment_keys()]
         # Every value written (text, raw JSON, notes, citations, references) and the answer
@@ -77,10 +78,32 @@ class Writer:
         path: Path | None = None
         try:
             path = self._file.path
-            row = self._row(path, answer, name, request, base_url, elapsed, error, stream, hidden)
+            kept = _kept(answer, error, hidden)
+            # What the caller may change once the call returns (the request) is read now.
+            values = call_row(
+                kept,
+                name,
+                request,
+                base_url,
+                elapsed,
+                error,
+                stream,
+                hidden,
+                time.time(),
+                os.getpid(),
+            )
+            key = values["request_key"]
             if not cacheable:
-                row.values["request_key"] = None  # never matched by a cache look-up
-            row_id = self._write_now(row)
+                values["request_key"] = None  # never matched by a cache look-up
+            row = Row(path, values, kept)
+            if kept is not None:  # an answer does not change: its columns may be made later
+                row.later = functools.partial(answer_columns, kept, hidden)
+            if looping:  # SQLite never runs here: the answer's columns are made there too
+                row_id = None
+                self._queue(row)
+            else:
+                row.ready()
+                row_id = self._write_now(row)
         except ReadOnlyLog as exc:  # said once, when the file was opened
             LOGGER.info("Not recorded: %s", exc)
             return None
@@ -101,8 +124,7 @@ class Writer:
             and request is not None
             and not answer.partial
         ):
-            key = (str(path), row.values["request_key"] or request_key(name, request, base_url))
-            self._memo.remember(key, replace(answer, cached=True))
+            self._memo.remember((str(path), key), replace(answer, cached=True))
         return row_id
 
     def flush(self, timeout: float | None = None) -> bool:
@@ -127,16 +149,20 @@ class Writer:
         """Write ``row`` at once if the file takes it within ``RECORD_WAIT`` (its id), else
         queue it for the writer thread (None). Rows keep their order: while some wait, the
         next ones wait behind them."""
-        if not on_event_loop() and not len(self._pending):
+        if not len(self._pending):
             try:
                 return self._write(row, RECORD_WAIT)
             except sqlite3.OperationalError as exc:
                 if not is_busy(exc):
                     raise
                 LOGGER.info("The answer log %s is busy: the answer is written later", row.path)
+        self._queue(row)
+        return None
+
+    def _queue(self, row: Row) -> None:
+        """Hand ``row`` to the writer thread, behind the rows already waiting."""
         self._pending.add(row)
         self._file.at_exit(self._at_exit)
-        return None
 
     def _write_later(self, rows: list[Row]) -> None:
         """The writer thread's write of rows to one file, in one transaction: notices are
@@ -152,8 +178,9 @@ class Writer:
         refused = self._file.connections.refusal(path)
         if refused is not None:
             raise refused
+        calls = [(row.ready(), row.answer) for row in rows]
         with write_transaction(conn):
-            index_calls(conn, insert_many(conn, [(row.values, row.answer) for row in rows]))
+            index_calls(conn, insert_many(conn, calls))
 
     def _write(self, row: Row, wait: float) -> int:
         # The file deleted or replaced: start anew (said where the record was made).
@@ -162,10 +189,10 @@ class Writer:
         if refused is not None:
             raise refused
         if wait == BUSY_WAIT:
-            return insert(conn, row.values, row.answer)
+            return insert(conn, row.ready(), row.answer)
         conn.execute(f"PRAGMA busy_timeout = {int(wait * 1000)}")
         try:
-            return insert(conn, row.values, row.answer)
+            return insert(conn, row.ready(), row.answer)
         finally:
             conn.execute(f"PRAGMA busy_timeout = {int(BUSY_WAIT * 1000)}")
 
@@ -182,33 +209,13 @@ class Writer:
             warnings.warn(message, LogWarning, stacklevel=1)
         self.warn_problems(stacklevel=1)
 
-    def _row(
-        self,
-        path: Path,
-        answer: Answer | None,
-        provider: str,
-        request: Mapping[str, Any] | None,
-        base_url: str | None,
-        elapsed: float | None,
-        error: BaseException | None,
-        stream: bool,
-        secrets: Sequence[str],
-    ) -> Row:
-        carried = getattr(error, "answer", None)
-        if answer is None and isinstance(carried, Answer):
-            # What a failed call carries (a broken stream's partial answer, a failed Maritaca
-            # response's answer) is logged with its error: nothing is lost.
-            answer = scrub_value(carried, secrets)
-        values = answer_row(
-            answer,
-            provider,
-            request,
-            base_url,
-            elapsed,
-            error,
-            stream,
-            secrets,
-            ts=time.time(),
-            pid=os.getpid(),
-        )
-        return Row(path, values, answer)
+
+def _kept(
+    answer: Answer | None, error: BaseException | None, secrets: Sequence[str]
+) -> Answer | None:
+    """The answer a call's row holds: its own, else what a failed call carries (a broken
+    stream's partial answer, a failed Maritaca response's answer), scrubbed: nothing is lost."""
+    carried = getattr(error, "answer", None)
+    if answer is None and isinstance(carried, Answer):
+        return scrub_value(carried, secrets)
+    return answer

@@ -8,10 +8,12 @@ the rows in the order they came, retrying while the file is busy; ``log.flush()`
 reads and its ``close()`` wait for it, and so does the interpreter's exit (for
 ``EXIT_WAIT`` seconds, then a ``LogWarning`` says how many answers were not written).
 
-The rows waiting when the thread takes them (up to ``BATCH``) are written in one transaction:
-a commit costs far more than a row, so answers arriving faster than one commit each (``ask_many``,
-many async calls) are written many to a commit. A row is counted as waiting until its
-transaction has committed; a batch that fails for another reason than a busy file is written
+The columns of an answer recorded on an event loop's thread are made (its JSON dumped and
+compressed) on the writer thread too: the loop only queues the answer. The rows waiting when
+the thread takes them (up to ``BATCH``) are written in one transaction: a commit costs far more
+than a row, so answers arriving faster than one commit each (``ask_many``, many async calls) are
+written many to a commit. A row is counted as waiting until its transaction has committed; a
+batch that fails for another reason than a busy file is written
 again row by row, so that one bad row costs only itself.
 """
 
@@ -41,13 +43,26 @@ _RETRY_PAUSE = 0.05
 BATCH = 500
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Row:
-    """One call to write: the file, its ``answers`` row, and the answer (sources and chunks)."""
+    """One call to write: the file, its ``answers`` row, and the answer (sources and chunks).
+
+    The columns an answer fills may be left to the writer thread (``later``: its JSON
+    dumped and compressed, its secrets out): a row recorded on an event loop's thread is
+    completed there, by ``ready``, so the loop goes on to its next request meanwhile.
+    """
 
     path: Path
     values: dict[str, Any]
     answer: Answer | None
+    later: Callable[[], dict[str, Any]] | None = None
+
+    def ready(self) -> dict[str, Any]:
+        """The ``answers`` row, completed now if its answer's columns were left for later."""
+        if self.later is not None:
+            later, self.later = self.later, None
+            self.values.update(later())
+        return self.values
 
 
 class Pending:

@@ -320,7 +320,9 @@ class SyncDriver:
                     _pause_clock(run, began)
                 client = self._pool()
                 timeout = self.config.timeout_for(client, op.spec)
-                request = self.config.build(client, op.spec, timeout=timeout, within=_left(run))
+                request = self.config.build(
+                    client, op.spec, timeout=timeout, within=_left(run), owned=self._owned
+                )
                 response = client.send(request, stream=True, follow_redirects=False)
                 run.opened(response, response.iter_bytes(), _stall(op, timeout))
             elif isinstance(op, Sleep):
@@ -363,7 +365,8 @@ class AsyncDriver:
         self._retired: list[httpx.AsyncClient] = []
         self._client = http_client or self._new_client(transport)
         #: Requests enter the pool one at a time (``_send``): only a pool citekit made, whose
-        #: httpcore reports when a request has its connection.
+        #: httpcore reports when a request has its connection. One gate per pool: a retired
+        #: pool's waiting requests never hold up the pool that replaced it.
         self._gated = self._sized
         self._gate = asyncio.Lock()
 
@@ -374,13 +377,15 @@ class AsyncDriver:
             limits=pool_limits(self._size),
         )
 
-    def _pool(self) -> httpx.AsyncClient:
-        """The client to send with: one whose pool holds the concurrency asked for."""
+    def _pool(self) -> tuple[httpx.AsyncClient, asyncio.Lock]:
+        """The client to send with, one whose pool holds the concurrency asked for, and the
+        gate into its pool."""
         if self._sized and (wanted := wanted_connections()) > self._size:
             self._size = wanted
             self._retired.append(self._client)  # requests in flight there finish there
             self._client = self._new_client()
-        return self._client
+            self._gate = asyncio.Lock()  # its own: none of the old pool's waits hold it up
+        return self._client, self._gate
 
     async def aclose(self) -> None:
         if self._owned:
@@ -389,10 +394,22 @@ class AsyncDriver:
             self._retired.clear()
 
     async def run(self, flow: Flow[T], *, deadline: float | None = None) -> T:
-        """Run ``flow`` to its end; its result (events it hands on are dropped)."""
+        """Run ``flow`` to its end; its result (events it hands on are dropped).
+
+        ``drive`` without its async generator (whose set-up costs more than a call answered
+        from the cache): nothing is handed on, so nothing can be thrown in between steps.
+        """
         run = Run(flow, self.config, deadline=deadline)
-        async for _ in self.drive(run):
-            pass
+        run.start()
+        try:
+            while (op := run.next_op()) is not None:
+                if type(op) is list:
+                    run.progressed()
+                else:
+                    await self._step(op, run)
+        finally:
+            await self._close(run)
+            run.close_flow()
         return run.outcome
 
     async def drive(self, run: Run[Any]) -> AsyncGenerator[list[StreamEvent], None]:
@@ -424,10 +441,12 @@ class AsyncDriver:
                     began = time.monotonic()
                     await wait_all(limiters, provider=self.config.provider)
                     _pause_clock(run, began)
-                client = self._pool()
+                client, gate = self._pool()
                 timeout = self.config.timeout_for(client, op.spec)
-                request = self.config.build(client, op.spec, timeout=timeout, within=_left(run))
-                response = await self._send(client, request)
+                request = self.config.build(
+                    client, op.spec, timeout=timeout, within=_left(run), owned=self._owned
+                )
+                response = await self._send(client, gate, request)
                 run.opened(response, response.aiter_bytes(), _stall(op, timeout))
             elif isinstance(op, Wait):
                 # Shielded: a cancelled wait never cancels the call it waits for.
@@ -440,9 +459,11 @@ class AsyncDriver:
             elif op is not CLOSE:
                 raise _unknown(op)
 
-    async def _send(self, client: httpx.AsyncClient, request: httpx.Request) -> httpx.Response:
-        """``client.send``; into a pool citekit owns, one request at a time until it holds
-        its connection.
+    async def _send(
+        self, client: httpx.AsyncClient, gate: asyncio.Lock, request: httpx.Request
+    ) -> httpx.Response:
+        """``client.send``; into a pool citekit owns, one request at a time (``gate``, that
+        pool's own) until it holds its connection.
 
         httpcore hands a request an idle connection, and the request takes it (the
         connection turns busy) only after the event loop has run others: requests sent in
@@ -456,7 +477,6 @@ class AsyncDriver:
         """
         if not self._gated:
             return await client.send(request, stream=True, follow_redirects=False)
-        gate = self._gate
         if gate.locked():
             pool = request.extensions.get("timeout", {}).get("pool")
             try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import weakref
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
@@ -119,9 +120,16 @@ class HttpConfig:
         *,
         timeout: httpx.Timeout | None = None,
         within: float | None = None,
+        owned: bool = False,
     ) -> httpx.Request:
         """The request for ``spec``; ``within`` (seconds left of the call's deadline) caps
-        each of its timeouts, so no single connect or read outlasts the deadline."""
+        each of its timeouts, so no single connect or read outlasts the deadline.
+
+        ``owned``: citekit made ``client`` (no headers, parameters, auth or hooks of a
+        caller's): a JSON request is then made from its URL and headers as prepared the first
+        time (``_Prepared``), not merged with the client's anew for each request, unless the
+        client holds cookies a server set (merged as httpx merges them).
+        """
         timeout = timeout or self.timeout_for(client, spec)
         if within is not None:
             timeout = httpx.Timeout(
@@ -129,6 +137,21 @@ class HttpConfig:
                 read=_capped(timeout.read, within),
                 write=_capped(timeout.write, within),
                 pool=_capped(timeout.pool, within),
+            )
+        if (
+            owned
+            and spec.files is None
+            and spec.data is None
+            and spec.params is None
+            and not client.cookies
+        ):
+            url, headers, _ = _PREPARED.get(self, client, spec)
+            return httpx.Request(
+                spec.method,
+                url,
+                json=spec.json,
+                headers=headers,
+                extensions={"timeout": timeout.as_dict()},
             )
         return client.build_request(
             spec.method,
@@ -181,6 +204,36 @@ class HttpConfig:
             )
         connect = isinstance(exc, httpx.ConnectError)
         return TransportError(f"Could not reach {where}: {text}", connect=connect)
+
+
+class _Prepared:
+    """The URL and headers of each (config, path, stream) as a client citekit owns merges
+    them (``client.build_request``), made once per client: the client's own headers never
+    change, so merging them for every request would only repeat the same work."""
+
+    def __init__(self) -> None:
+        self._made: weakref.WeakKeyDictionary[
+            httpx.Client | httpx.AsyncClient, dict[tuple[int, str, bool], _Parts]
+        ] = weakref.WeakKeyDictionary()
+
+    def get(
+        self, config: HttpConfig, client: httpx.Client | httpx.AsyncClient, spec: RequestSpec
+    ) -> _Parts:
+        made = self._made.get(client)
+        if made is None:
+            made = self._made.setdefault(client, {})
+        key = (id(config), spec.path, spec.stream)
+        parts = made.get(key)
+        if parts is None or parts[2] is not config:
+            # As ``build_request`` merges them: the client's headers, then the request's.
+            headers = httpx.Headers(client.headers)
+            headers.update(config.request_headers(stream=spec.stream))
+            parts = made[key] = (httpx.URL(config.url(spec.path)), headers, config)
+        return parts
+
+
+_Parts = tuple[httpx.URL, httpx.Headers, HttpConfig]
+_PREPARED = _Prepared()
 
 
 def _capped(limit: float | None, within: float) -> float:

@@ -23,14 +23,14 @@ __all__ = ["guarded"]
 T = TypeVar("T")
 
 
-def guarded(flow: Flow[T], secrets: Iterable[str]) -> Flow[T]:
+def guarded(flow: Flow[T], secrets: Iterable[str] | Scrubber) -> Flow[T]:
     """``flow``, with ``secrets`` out of the events it hands on, its result and its errors.
 
     Text deltas are scrubbed as a stream: a key split across two deltas is held back until
-    it is whole, then given as ``***``.
+    it is whole, then given as ``***``. ``secrets`` may be the ``Scrubber`` of them (a client
+    makes its own once).
     """
-    keys = tuple(secrets)
-    clean = scrubber(keys)
+    clean = secrets if isinstance(secrets, Scrubber) else scrubber(secrets)
     if not clean:
         return (yield from flow)
     text = TextScrub(clean)
@@ -55,7 +55,7 @@ def guarded(flow: Flow[T], secrets: Iterable[str]) -> Flow[T]:
             return result
         except BaseException as exc:  # every error leaves the call here: scrubbed, re-raised
             # Ctrl-C and cancellation too: they carry the partial answer (``.answer``).
-            scrub_error(exc, keys)
+            scrub_error(exc, clean)
             raise
         value = None
         if type(op) is list:

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import citekit as ck
 from citekit.cli.main import main
 from citekit.core.names import ENTRIES
 from citekit.testing import ProviderServer
@@ -80,6 +81,67 @@ def test_ask_c_continues_the_gptbots_conversation(
     again = [r for r in server.requests if r.path.endswith("/v2/conversation/message")][-1]
     assert again.json["conversation_id"] == conversation
     assert again.json["messages"][-1]["content"] == "And who built it?"
+
+
+def test_ask_c_resends_the_question_as_typed(
+    server: ProviderServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A word shaped like a key in a question ("key AB12cd34ef") is the user's own text: the
+    next ``ask -c`` sends it as it was typed, and says nothing of it."""
+    url = server.base_url("magisterium")
+    first = "Which door does the key AB12cd34ef open, and is it key 4 or Bearer x9?"
+    assert main(["ask", first, "--provider", "magisterium", "--base-url", url, "--no-stream"]) in (
+        0,
+        3,
+    )
+    capsys.readouterr()
+    assert main(["ask", "-c", "And then?", "--base-url", url, "--no-stream"]) in (0, 3)
+    sent = server.requests[-1].json["messages"]
+    assert [m["content"] for m in sent if m["role"] == "user"] == [first, "And then?"]
+    assert "note" not in capsys.readouterr().err
+
+
+def test_ask_c_says_when_a_question_is_resent_without_the_api_key(
+    server: ProviderServer, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The API key typed into a question never reaches the log: ``ask -c`` resends that
+    question with ``***`` in its place, and says so."""
+    url = server.base_url("maritaca")
+    first = f"Is {KEY} the key I should use?"
+    assert main(["ask", first, "--provider", "maritaca", "--base-url", url, "--no-stream"]) in (
+        0,
+        3,
+    )
+    capsys.readouterr()
+    assert main(["ask", "-c", "And then?", "--base-url", url, "--no-stream"]) in (0, 3)
+    sent = server.requests[-1].json["messages"]
+    assert sent[0]["content"] == "Is *** the key I should use?"
+    err = capsys.readouterr().err
+    assert "question 1 of this conversation is sent as the answer log holds it" in err
+    assert KEY not in err
+    blob = b"".join(p.read_bytes() for p in (tmp_path / "home").glob("log.sqlite3*"))
+    assert KEY.encode() not in blob
+
+
+def test_ask_c_restores_the_last_question_a_former_log_masked(
+    server: ProviderServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A log written before questions were kept as typed holds "key ***" in the request but
+    the question as typed in its own column: the next ``ask -c`` sends the typed one."""
+    from citekit.store import log
+
+    url = server.base_url("magisterium")
+    typed = "Where does the key AB12cd34ef fit?"
+    sample = server.samples("magisterium")[0]
+    answer = ck.parse_response(sample.response, provider="magisterium", question=typed)
+    old_body = {"model": "magisterium-1", "messages": [{"role": "user", "content": "Where does "
+                "the key *** fit?"}]}  # fmt: skip
+    log.record(answer, request=old_body, base_url=url)
+    log.flush()
+    assert main(["ask", "-c", "And then?", "--base-url", url, "--no-stream"]) in (0, 3)
+    sent = server.requests[-1].json["messages"]
+    assert sent[0]["content"] == typed
+    assert "note" not in capsys.readouterr().err
 
 
 def test_ask_c_with_nothing_to_continue_says_what_to_do(

@@ -565,3 +565,32 @@ def test_a_batch_quota_that_raises_keeps_what_it_allowed(server: ProviderServer)
     assert sum(isinstance(r, Answer) for r in results) == 3
     assert all(isinstance(r.error, ck.QuotaExceededError) for r in results if isinstance(r, Failed))
     assert server.scenario(url).request_count == 3
+
+
+def test_a_cached_rerun_is_answered_without_the_event_loop(
+    server: ProviderServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Questions answered in memory are settled on the caller's thread: a cached re-run
+    never waits for the event loop; a batch mixing held and new questions sends the new ones
+    only, and keeps the order."""
+    url = server.base_url("magisterium")
+    client = Magisterium(api_key=KEY, base_url=url)
+    qs = questions(server, "magisterium", 6)
+    first = ask_many(client, qs, progress=False)
+
+    def no_loop(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the event loop was waited for")
+
+    with monkeypatch.context() as patched:
+        patched.setattr("citekit.providers.batch.run_sync", no_loop)
+        again = ask_many(client, qs, cache=True, progress=False)
+    assert [a.text for a in again] == [a.text for a in first]
+    assert all(a.cached for a in again) and not any(a.cached for a in first)
+    batch = ck.last_batch
+    assert batch is not None and batch.done == 6 and not batch.running and not batch.interrupted
+    sent = len(server.requests)
+    new = f"{qs[0]} (a new one)"
+    mixed = ask_many(client, [qs[0], new, qs[1]], cache=True, progress=False)
+    assert [a.question for a in mixed] == [qs[0], new, qs[1]]
+    assert [a.cached for a in mixed] == [True, False, True]
+    assert len(server.requests) == sent + 1

@@ -3,6 +3,7 @@ answer-log write; never an API key; nothing shown unless the application sets lo
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import subprocess
 import sys
@@ -124,3 +125,28 @@ def test_nothing_is_shown_unless_logging_is_set_up() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stderr == "shown\n"  # Python's last-resort handler, for the other logger only
     assert any(isinstance(h, logging.NullHandler) for h in logging.getLogger("citekit").handlers)
+
+
+def test_an_answer_held_in_memory_is_the_one_the_file_gives(
+    server: ProviderServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A repeated request answered from memory (no flow, no request sent) is answered as the
+    file answers it, in either twin, and becomes ``citekit.last_answer``."""
+    monkeypatch.setenv("CITEKIT_HOME", str(tmp_path))
+    url = server.base_url("magisterium")
+    mg = ck.Magisterium(api_key=SECRET, base_url=url)
+    first = mg.ask(MAG_Q)
+    sent = len(server.requests)
+    held = mg.ask(MAG_Q, cache=True)
+    assert ck.last_answer is held
+    held_async = asyncio.run(mg.aask(MAG_Q, cache=True))
+    ck.log.forget()  # as in a new session: read back from the file
+    from_file = mg.ask(MAG_Q, cache=True)
+    assert len(server.requests) == sent
+    for answer in (held, held_async):
+        assert answer.cached and not first.cached
+        assert answer.text == from_file.text == first.text
+        assert answer.citations == from_file.citations
+    assert ck.last_answer is from_file
+    with pytest.raises(ck.ConfigurationError, match="deadline"):  # checked as ever
+        mg.ask(MAG_Q, cache=True, deadline=0)

@@ -79,3 +79,34 @@ def test_a_request_waiting_for_a_busy_pool_still_times_out(
     failed, waited, text = asyncio.run(run())
     assert all(isinstance(e, ck.APITimeoutError) and "stayed busy" in str(e) for e in failed)
     assert waited < 3.0 and text
+
+
+def test_a_grown_pool_has_a_gate_of_its_own(
+    server: ProviderServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A request waiting in a full pool holds that pool's gate until its pool timeout; once the
+    pool is grown (``connections``), a request sent through the new pool does not wait behind
+    it at a gate the two pools would share: it is answered while the first still waits."""
+    monkeypatch.setattr(http, "DEFAULT_CONNECTIONS", 1)
+    url = server.base_url("magisterium", chunks=5000, delay=0.005)
+    mg = ck.Magisterium(
+        api_key="k", base_url=url, timeout=httpx.Timeout(10.0, pool=1.0), max_retries=0
+    )
+
+    async def run() -> tuple[BaseException | ck.Answer, float]:
+        async with mg.astream(MAG_Q, log=False) as stream:  # the one connection, held
+            assert isinstance(await anext(aiter(stream)), ck.TextDelta)
+            stuck = asyncio.ensure_future(mg.aask(f"{MAG_Q} (stuck)", log=False))
+            await asyncio.sleep(0.1)  # waiting in the pool, holding its gate
+            began = time.monotonic()
+            with http.connections(4):  # a larger pool for what is sent now
+                answer = await mg.aask(f"{MAG_Q} (new pool)", log=False)
+            answered = time.monotonic() - began
+            assert answer.text
+            (first,) = await asyncio.gather(stuck, return_exceptions=True)
+        await mg.aclose()
+        return first, answered
+
+    first, answered = asyncio.run(run())
+    assert isinstance(first, ck.APITimeoutError) and "stayed busy" in str(first)
+    assert answered < 0.8  # not behind the first request's pool timeout (1 s after it)

@@ -9,8 +9,10 @@ from citekit.transport.http import (
     DEFAULT_CONNECTIONS,
     HttpConfig,
     connections,
+    make_timeout,
     wanted_connections,
 )
+from citekit.wire.flow import RequestSpec
 
 CONFIG = HttpConfig(provider="maritaca", base_url="http://127.0.0.1:9", api_key="k")
 
@@ -39,3 +41,30 @@ def test_connections_scope_only_grows_the_pool() -> None:
         with connections(3):  # an inner, smaller batch never shrinks it
             assert wanted_connections() == DEFAULT_CONNECTIONS + 20
     assert wanted_connections() == DEFAULT_CONNECTIONS
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_prepared_request_is_the_one_httpx_builds(stream: bool) -> None:
+    """A request made from the URL and headers prepared once per client is the request
+    ``client.build_request`` makes: method, URL, headers in order, body, timeouts; with a
+    cookie a server set, too."""
+    config = HttpConfig(
+        provider="magisterium",
+        base_url="http://127.0.0.1:9/magisterium/v1",
+        api_key="sk-prepared-0123456789",
+        headers={"X-Extra": "1"},
+    )
+    body = {"model": "m", "messages": [{"role": "user", "content": "Qué é a graça? \u2028"}]}
+    spec = RequestSpec("POST", "/chat/completions", json=body, stream=stream)
+    with httpx.Client(timeout=make_timeout(None)) as client:
+        for _ in range(2):  # prepared the first time, reused the second
+            for within in (None, 3.5):
+                fast = config.build(client, spec, within=within, owned=True)
+                built = config.build(client, spec, within=within)
+                assert fast.method == built.method and fast.url == built.url
+                assert fast.headers.multi_items() == built.headers.multi_items()
+                assert fast.read() == built.read()
+                assert fast.extensions == built.extensions
+            client.cookies.set("session", "abc", domain="127.0.0.1")
+        fast = config.build(client, spec, owned=True)
+        assert fast.headers.get("cookie") == "session=abc"
