@@ -170,10 +170,18 @@ def _in_order(citations: pl.DataFrame) -> bool:
     return not ((answer.diff() == 0) & (position.diff() <= 0)).any()
 
 
-def log_references(selection: LogSelection, schema: pl.Schema) -> pl.DataFrame:
-    """``references_frame`` of the selected answers, columns as in ``schema``."""
+def log_references(
+    selection: LogSelection,
+    schema: pl.Schema,
+    *,
+    with_answer: bool = False,
+    damaged: list[Any] | None = None,
+) -> pl.DataFrame:
+    """``references_frame`` of the selected answers, columns as in ``schema`` (with
+    ``with_answer``, then ``answer``: the row id of each chunk's answer; damaged rows as
+    ``log_citations`` has them)."""
     condition, params = _answers_where(selection)
-    damaged: list[Any] = []
+    found: list[Any] = []
     # The chunks' own ids are in the saved correlate body (GPTBots answers only, a few rows);
     # read by the rule ``References.from_response`` reads them with.
     owners = []
@@ -181,11 +189,11 @@ def log_references(selection: LogSelection, schema: pl.Schema) -> pl.DataFrame:
         "SELECT id, provider, conversation_id, answer_id, references_json FROM answers "
         f"WHERE {condition} AND n_references > 0 AND references_json IS NOT NULL",
         params,
-        damaged=damaged,
+        damaged=found,
     ):
-        refs = _saved_references(json_cell(saved, row_id, damaged))
+        refs = _saved_references(json_cell(saved, row_id, found))
         if refs is None:  # its chunks are still in their table: the answer's columns name them
-            damaged.append(row_id)
+            found.append(row_id)
         owners.append(
             (
                 row_id,
@@ -201,7 +209,7 @@ def log_references(selection: LogSelection, schema: pl.Schema) -> pl.DataFrame:
             "answer": pl.Int64(),
             **{n: schema[n] for n in ("provider", "conversation_id", "question_id", "answer_id")},
         },
-        damaged,
+        found,
     )
     fields = ", ".join(REFERENCE_COLUMNS)
     chunks = _fetch_frame(
@@ -210,12 +218,12 @@ def log_references(selection: LogSelection, schema: pl.Schema) -> pl.DataFrame:
         f"(SELECT id FROM answers WHERE {condition}) ORDER BY answer, rank",
         params,
         {"answer": pl.Int64(), **{n: schema[n] for n in REFERENCE_COLUMNS}},
-        damaged,
+        found,
     )
-    warn_damaged(damaged, DAMAGE, stacklevel=4)
+    _report(found, damaged)
     return (
         chunks.join(answers, on="answer", how="inner", maintain_order="left")
-        .select(schema.names())
+        .select(*schema.names(), *(["answer"] if with_answer else []))
         .cast(schema)
     )
 

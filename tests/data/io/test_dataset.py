@@ -432,9 +432,9 @@ def test_the_log_dataset_from_sql_equals_the_dataset_of_its_answers(
 ) -> None:
     """Every recorded sample logged (blocking and streamed): the same files per table and
     partition, the same rows, columns and types, the same manifest counts, by both routes;
-    Magisterium's answers are never rebuilt (their sources are SQL columns and the texts'
-    markers), the others a few at a time (counted), never the log's whole."""
-    import citekit.data.io.dataset as dataset
+    no answer of any provider is rebuilt (their sources are SQL columns, the texts' markers
+    and the stored bodies' web sources and data ids)."""
+    import citekit.data.io.log_tables as log_tables
     from citekit.store.read import Reader
 
     source = ck.log.where(**filters) if filters else ck.log
@@ -448,12 +448,10 @@ def test_the_log_dataset_from_sql_equals_the_dataset_of_its_answers(
         rebuilt.append(len(found))
         return found
 
-    monkeypatch.setattr(dataset, "SOURCES_BATCH", 4)
-    monkeypatch.setattr(dataset, "ROWS_BATCH", 3)  # the partitions' rows read in parts
+    monkeypatch.setattr(log_tables, "ROWS_BATCH", 3)  # the partitions' rows read in parts
     monkeypatch.setattr(Reader, "answers", counted)
     from_sql = ck.to_parquet(source, tmp_path / "sql", progress=False, include_samples=True)
-    others = [a for a in answers if a.provider != "magisterium"]
-    assert max(rebuilt, default=0) <= 4 and sum(rebuilt) == len(others)
+    assert sum(rebuilt) == 0
     monkeypatch.setattr(Reader, "answers", whole)
     from_answers = ck.to_parquet(answers, tmp_path / "answers", progress=False)
     assert from_sql.rows == from_answers.rows and from_sql.files == from_answers.files
