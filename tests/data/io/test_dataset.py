@@ -5,11 +5,9 @@ DuckDB; ten million citations charted in bounded memory."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -27,7 +25,6 @@ from citekit.data.frames import load_answers
 from citekit.data.io.dataset import UNDATED, month_of
 from citekit.testing import default_data_dir
 from tests.budget import examples
-from tests.data.frames.test_log import MAG, ask_every_sample
 
 pytestmark = pytest.mark.filterwarnings("ignore::citekit.ContentFilteredWarning")
 
@@ -398,25 +395,6 @@ def _dataset(folder: Path) -> dict[tuple[str, str, str], pl.DataFrame]:
         assert frame.height == part["rows"]
         files[key] = frame
     return files
-
-
-@pytest.fixture(scope="module")
-def every_sample_logged(server: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    home = tmp_path_factory.mktemp("log-home")
-    before = os.environ.get("CITEKIT_HOME")
-    os.environ["CITEKIT_HOME"] = str(home)
-    try:
-        ask_every_sample(server)
-        failed = ck.parse_response(MAG[0][1]["response"], provider="magisterium")
-        ck.log.record(failed, request={"q": "failed"}, error=RuntimeError("the call failed"))
-        ck.log.flush()
-        yield ck.log
-    finally:
-        ck.log.close()
-        if before is None:
-            os.environ.pop("CITEKIT_HOME", None)
-        else:
-            os.environ["CITEKIT_HOME"] = before
 
 
 @pytest.mark.parametrize(
