@@ -355,8 +355,9 @@ def _write_parts(groups: list[_Group], folder: Path, *, progress: bool | None) -
 
 
 def _identified(sources: list[pl.DataFrame]) -> Iterator[tuple[tuple[str, str], pl.DataFrame]]:
-    """The sources of every partition (each frame with its ``month``) with their work and
-    author identity computed over all of them, by partition (provider and month), in order.
+    """The sources of every partition (each frame with its ``month``, kept: ``_write_part``
+    leaves it out) with their work and author identity computed over all of them, by
+    partition (provider and month), in order.
 
     Identity is read off the identity keys alone (``identify`` of those columns: what it
     reads), and its four columns put beside each partition's rows: the rows themselves are
@@ -374,10 +375,10 @@ def _identified(sources: list[pl.DataFrame]) -> Iterator[tuple[tuple[str, str], 
         for (key,), frame in zip(keys, sources, strict=True):
             part = every.slice(start, frame.height)
             start += frame.height
-            yield (str(key[0]), str(key[1])), part.drop("month")
+            yield (str(key[0]), str(key[1])), part
         return
     for (provider, month), part in every.group_by(_PARTITIONS, maintain_order=True):
-        yield (str(provider), str(month)), part.drop("month")
+        yield (str(provider), str(month)), part
 
 
 def _write_part(
@@ -385,7 +386,9 @@ def _write_part(
 ) -> Part:
     where = part_path(table, provider, month, token)
     with replacing(root / where) as temporary:
-        frame.drop("provider").write_parquet(temporary)
+        # Sunk a slice at a time: the eager writer (and an eager drop) would first copy a frame
+        # whose columns are cut in different places (a partition's sources) into one piece.
+        frame.lazy().drop(*_PARTITIONS, strict=False).sink_parquet(temporary)
     size = (root / where).stat().st_size
     return Part(where, table, provider, month, rows=frame.height, bytes=size)
 

@@ -38,7 +38,7 @@ __all__ = ["ROWS_BATCH", "log_tables"]
 Table = Literal["answers", "citations", "references", "sources"]
 
 #: How many row ids of the log one read of a partition's rows spans at most.
-ROWS_BATCH: Final = 10_000
+ROWS_BATCH: Final = 2_500
 
 
 def log_tables(selection: LogSelection, span: Partition) -> Iterator[tuple[Table, pl.DataFrame]]:
@@ -47,15 +47,16 @@ def log_tables(selection: LogSelection, span: Partition) -> Iterator[tuple[Table
     partition's whole would cost several times its frame); damaged rows named once."""
     from ...store.read import warn_damaged
     from ..frames import ANSWERS_SCHEMA, CITATIONS_SCHEMA, REFERENCES_SCHEMA
-    from ..frames.log import DAMAGE, log_answers, log_citations, log_references
+    from ..frames.log import DAMAGE, log_answers, log_references
 
     damaged: list[Any] = []
     batches = _batches(selection, span)
     yield "answers", pl.concat([log_answers(b, ANSWERS_SCHEMA, damaged=damaged) for b in batches])
-    cited = pl.concat(
-        [log_citations(b, CITATIONS_SCHEMA, with_answer=True, damaged=damaged) for b in batches]
-    )
-    yield "citations", cited.drop("answer")
+    web = span[0] in WEB_SOURCE_PROVIDERS
+    # Each citation's span (not of a web source: read off its body) is placed batch by batch,
+    # beside it: a join of the partition's whole would hold its keys' hash tables at once.
+    cited = pl.concat([_cited(b, damaged, web=web) for b in batches])
+    yield "citations", cited.select(CITATIONS_SCHEMA.names())
     only = _citations_only(selection, span)
     # No answer with saved knowledge chunks: none to read (a scan of the partition spared)
     references = (
@@ -70,6 +71,26 @@ def log_tables(selection: LogSelection, span: Partition) -> Iterator[tuple[Table
     del cited, references
     warn_damaged(damaged, DAMAGE, stacklevel=6)  # the caller of to_parquet
     yield "sources", sources
+
+
+def _cited(batch: LogSelection, damaged: list[Any], *, web: bool) -> pl.DataFrame:
+    """The citations of ``batch`` with each row's ``answer`` and, unless they are web
+    sources, the ``start`` and ``end`` of its number's first marker in the logged text."""
+    from ..frames import CITATIONS_SCHEMA
+    from ..frames.log import log_citations, log_spans
+
+    cited = log_citations(batch, CITATIONS_SCHEMA, with_answer=True, damaged=damaged)
+    if web:
+        return cited
+    spans = log_spans(batch, damaged=damaged)
+    # Only the keys are joined (each number's first marker is one row of ``spans``), and the
+    # spans put beside the citations: their columns are not copied.
+    placed = (
+        cited.select("answer", "marker")
+        .join(spans, on=["answer", "marker"], how="left", maintain_order="left")
+        .select("start", "end")
+    )
+    return cited.hstack(placed)
 
 
 def _batches(selection: LogSelection, span: Partition) -> list[LogSelection]:
@@ -106,14 +127,12 @@ def _sources(
     only: bool,
 ) -> pl.DataFrame:
     """``sources_frame`` (not yet identified) of one partition: its citations (or web
-    sources), then its knowledge chunks, each in answer order."""
-    from ..frames.log import log_spans
-
+    sources), then its knowledge chunks, each in answer order. ``cited`` is its citations
+    with their ``answer`` (and, not web sources, their spans: ``_cited``)."""
     provider = span[0]
     web = provider in WEB_SOURCE_PROVIDERS
-    spans = None if web else pl.concat([log_spans(b, damaged=damaged) for b in batches])
     if only:  # citations alone: every answer's from its columns
-        return _cited_sources(cited, spans, None, web=False)
+        return _cited_sources(cited, None, web=False)
     extra, counts = (
         _body_columns(batches, provider, damaged)
         if web or provider == REFERENCES_PROVIDER
@@ -135,7 +154,7 @@ def _sources(
             .join(extra, on=["answer", "n"], how="left", maintain_order="left")
             .drop("answer", "n")
         )
-    citing = _cited_sources(cited, spans, extra, web=web, keep_answer=True)
+    citing = _cited_sources(cited, extra, web=web, keep_answer=True)
     chunks = _chunk_sources(references, questions)
     again = [_rebuilt(selection, span, i) for i in ids]
     citing = _in_order([citing, *(c for c, _ in again)])
@@ -153,34 +172,14 @@ def _in_order(frames: list[pl.DataFrame]) -> pl.DataFrame:
 
 
 def _cited_sources(
-    cited: pl.DataFrame,
-    spans: pl.DataFrame | None,
-    extra: pl.DataFrame | None,
-    *,
-    web: bool,
-    keep_answer: bool = False,
+    cited: pl.DataFrame, extra: pl.DataFrame | None, *, web: bool, keep_answer: bool = False
 ) -> pl.DataFrame:
-    """The sources of ``cited`` (a citations frame with each row's ``answer``): ``spans``
-    (each cited number's first marker in the logged texts, ``log_spans``) placed on the
-    citations, or ``extra`` (row for row: a web source's span, a citation's data id)."""
+    """The sources of ``cited`` (citations with their ``answer`` and, not web sources, their
+    ``start`` and ``end``), with ``extra`` beside them (row for row: a web source's span, a
+    citation's data id)."""
     from ..corpus.works import SOURCES_SCHEMA
 
-    if spans is not None:
-        # Only the keys are joined (each number's first marker is one row of ``spans``), and
-        # the spans put beside the citations: their columns are not copied.
-        placed = (
-            cited.select("answer", "marker")
-            .join(spans, on=["answer", "marker"], how="left", maintain_order="left")
-            .select("start", "end")
-        )
-    elif extra is not None:
-        placed = extra.select("start", "end")
-    else:
-        placed = pl.DataFrame(
-            {"start": [None] * cited.height, "end": [None] * cited.height},
-            schema={"start": pl.Int32(), "end": pl.Int32()},
-        )
-    joined = cited.hstack(placed)
+    joined = cited.hstack(extra.select("start", "end")) if web and extra is not None else cited
     if extra is not None:
         joined = joined.hstack(extra.select("data_id"))
     tail = ["answer"] if keep_answer else []
