@@ -64,7 +64,6 @@ import os
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -312,24 +311,12 @@ def _write(
 
 def _write_parts(groups: list[_Group], folder: Path, *, progress: bool | None) -> ParquetDataset:
     """Write every part under a name of this write's own, then the manifest that makes them
-    the dataset; on any failure the parts written are removed and the old manifest stands.
-
-    The parts are written on a thread of their own, one at a time, in order, while the next
-    table is read (polars writes without the GIL; SQLite's rows are read with it)."""
+    the dataset; on any failure the parts written are removed and the old manifest stands."""
     from ...render.progress import make_progress
 
     token = uuid.uuid4().hex[:12]
     rows: dict[str, int] = dict.fromkeys(TABLES, 0)
     parts: list[Part] = []
-    pending: list[Future[Part]] = []
-    writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="citekit-parquet")
-
-    def write(frame: pl.DataFrame, table: str, provider: str, month: str) -> None:
-        for future in pending:  # a write that failed stops the rest at once
-            if future.done() and future.exception() is not None:
-                future.result()
-        pending.append(writer.submit(_write_part, frame, folder, table, provider, month, token))
-
     bar = make_progress(sum(g.size for g in groups), progress, description="Parquet")
     done = 0
     sources: list[pl.DataFrame] = []
@@ -345,31 +332,23 @@ def _write_parts(groups: list[_Group], folder: Path, *, progress: bool | None) -
                     continue
                 rows[table] += frame.height
                 if frame.height:
-                    write(frame, table, provider, month)
+                    parts.append(_write_part(frame, folder, table, provider, month, token))
                 del frame
             done += group.size
             bar.update(done, 0)
         for (provider, month), part in _identified(sources):
             rows["sources"] += part.height
-            write(part, "sources", provider, month)
-        del sources
-        parts.extend(future.result() for future in pending)
+            parts.append(_write_part(part, folder, "sources", provider, month, token))
         for table in TABLES:  # a table without rows is a folder without files: scans typed
             (folder / table).mkdir(exist_ok=True)
         write_manifest(folder, parts, rows)
     except BaseException:
-        for future in pending:
-            future.cancel()
-        writer.shutdown(wait=True)
         bar.close(done, 0, interrupted=True)
-        written = [f.result() for f in pending if not f.cancelled() and f.exception() is None]
-        remove_parts(folder, written)
+        remove_parts(folder, parts)
         for table in made:
             with contextlib.suppress(OSError):
                 (folder / table).rmdir()
         raise
-    finally:
-        writer.shutdown(wait=True)
     bar.close(done, 0)
     size = sum(part.bytes for part in parts)
     return ParquetDataset(folder=folder, rows=rows, files=len(parts), bytes=size)
