@@ -13,7 +13,7 @@ from typing import Any, TextIO
 from ..core.names import display_name
 from ..model import Answer
 from ..render.text import StyledTerminal, TerminalLines
-from ..store.search import MARK_END, MARK_START
+from ..store.search import MARK_END, MARK_START, starred
 
 __all__ = [
     "list_json",
@@ -84,8 +84,7 @@ def search_table(
         )
         snippet = " ".join((hit["snippet"] or "").split())
         if styled is None:
-            snippet = snippet.replace(MARK_START, "**").replace(MARK_END, "**")
-            lines.line(("        " + snippet, ""))
+            lines.line(("        " + starred(snippet), ""))
         else:
             lines.line(("        ", ""), *_marked(snippet))
 
@@ -95,7 +94,7 @@ def search_json(hits: Sequence[Mapping[str, Any]], out: TextIO) -> None:
     data = [
         {
             **{key: _plain(value) for key, value in hit.items()},
-            "snippet": (hit["snippet"] or "").replace(MARK_START, "**").replace(MARK_END, "**"),
+            "snippet": starred(hit["snippet"]),
         }
         for hit in hits
     ]

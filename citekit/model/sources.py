@@ -168,6 +168,26 @@ class References(Sequence[Reference]):
     @classmethod
     def from_response(cls, data: Mapping[str, Any], *, message_id: str | None = None) -> References:
         """Build from a ``GET /v1/correlate/dataset`` body."""
+        items, conversation_id, question_id, answer_id = cls.read_ids(data)
+        return cls(
+            items=tuple(
+                Reference.from_dict(item, rank=i + 1)
+                for i, item in enumerate(items)
+                if isinstance(item, Mapping)
+            ),
+            conversation_id=conversation_id,
+            question_id=question_id,
+            answer_id=answer_id,
+            message_id=message_id,
+            raw=dict(data),
+        )
+
+    @staticmethod
+    def read_ids(data: Any) -> tuple[list[Any], str | None, str | None, str | None]:
+        """A ``correlate/dataset`` body's chunk list (as sent) and its conversation, question
+        and answer ids, checked as :meth:`from_response` checks them (``ResponseFormatError``
+        for a body that is not an object, or whose chunks are not a list): what the log's
+        references frame reads, without building the chunks."""
         from ..core.errors import ResponseFormatError
 
         if not isinstance(data, Mapping):
@@ -175,17 +195,11 @@ class References(Sequence[Reference]):
         items = data.get("correlate_dataset") or []
         if not isinstance(items, list):
             raise ResponseFormatError("gptbots sent a correlate_dataset that is not a list")
-        return cls(
-            items=tuple(
-                Reference.from_dict(item, rank=i + 1)
-                for i, item in enumerate(items)
-                if isinstance(item, Mapping)
-            ),
-            conversation_id=opt_text(data.get("conversation_id")),
-            question_id=opt_text(data.get("question_id")),
-            answer_id=opt_text(data.get("answer_id")),
-            message_id=message_id,
-            raw=dict(data),
+        return (
+            items,
+            opt_text(data.get("conversation_id")),
+            opt_text(data.get("question_id")),
+            opt_text(data.get("answer_id")),
         )
 
     def to_html(self, *, strict: bool = False) -> str:

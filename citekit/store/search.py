@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from .answer_log import Log
     from .selection import LogSelection
 
-__all__ = ["SEARCH_COLUMNS", "create_index", "index_calls", "match_query"]
+__all__ = ["SEARCH_COLUMNS", "create_index", "index_calls", "match_query", "starred"]
 
 #: The search table: the question, the answer's text, the cited passages (citations' and
 #: knowledge chunks' text, one per line). Accents are folded (``trabalho`` finds
@@ -178,14 +178,17 @@ def search_hits(log: Log, text: str, selection: LogSelection, limit: int) -> lis
     return hits
 
 
+def starred(snippet: str | None) -> str:
+    """A hit's snippet with the words found in ``**`` (Markdown's bold), as the search's frame,
+    ``citekit log search --json`` and an unstyled terminal show it."""
+    return (snippet or "").replace(MARK_START, "**").replace(MARK_END, "**")
+
+
 def hits_frame(hits: list[dict[str, Any]]) -> pl.DataFrame:
     """The hits as ``Log.search`` gives them: a polars frame, the words found in ``**``."""
     import polars as pl
 
-    rows = [
-        {**hit, "snippet": hit["snippet"].replace(MARK_START, "**").replace(MARK_END, "**")}
-        for hit in hits
-    ]
+    rows = [{**hit, "snippet": starred(hit["snippet"])} for hit in hits]
     schema: dict[str, pl.DataType | type[pl.DataType]] = {
         "id": pl.Int64,
         "time": pl.Datetime("us", "UTC"),

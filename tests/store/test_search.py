@@ -152,3 +152,28 @@ def test_a_search_within_any_selection_is_that_selection_searched(
     hits = log.search(query, within)
     chosen = log.where(provider=provider, question_contains=contains, text=query)
     assert set(hits["id"].to_list()) == {row["id"] for row in chosen.rows(errors=False)}
+
+
+def test_the_words_found_are_marked_in_one_place(capsys: pytest.CaptureFixture[str]) -> None:
+    """The frame of ``ck.log.search``, ``citekit log search --json`` and the plain terminal
+    listing show each snippet as ``starred`` marks it: the words found in ``**``."""
+    import io
+    import json
+
+    from citekit.cli.logview import search_json, search_table
+    from citekit.store.search import MARK_END, MARK_START, search_hits, starred
+
+    fill(log)
+    hits = search_hits(log, "dignity of work", log.where(), 10)
+    assert hits and all(MARK_START in h["snippet"] and MARK_END in h["snippet"] for h in hits)
+    marked = [starred(h["snippet"]) for h in hits]
+    assert all("**dignity**" in m and MARK_START not in m and MARK_END not in m for m in marked)
+    assert log.search("dignity of work")["snippet"].to_list() == marked
+    out = io.StringIO()
+    search_json(hits, out)
+    assert [h["snippet"] for h in json.loads(out.getvalue())] == marked
+    out = io.StringIO()
+    search_table(hits, out)
+    shown = [line.strip() for line in out.getvalue().splitlines()[1::2]]
+    assert shown == [" ".join(m.split()) for m in marked]
+    assert starred(None) == ""

@@ -181,7 +181,7 @@ def _cited(answers: list[Answer | Header]) -> pl.DataFrame:
             cs = a.citations() if isinstance(a, Header) else a.citations
             length = len(a.text)
             for k, c in enumerate(cs):
-                starts[row + k], ends[row + k] = _annotated(c, length)
+                starts[row + k], ends[row + k] = annotated_span(c, length)
         else:
             first: dict[int, tuple[int, int]] = {}
             for m in read(a.text).markers:
@@ -225,8 +225,8 @@ def _data_id(citation: Citation) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _annotated(citation: Citation, length: int) -> tuple[int | None, int | None]:
-    """The span of the text a web source's annotation covers, when it fits the text."""
+def annotated_span(citation: Citation, length: int) -> tuple[int | None, int | None]:
+    """The span of the text (of ``length``) a web source's annotation covers, when it fits."""
     raw = citation.raw or {}
     start, end = raw.get("start_index"), raw.get("end_index")
     if (

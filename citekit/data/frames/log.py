@@ -13,6 +13,7 @@ every sample); a row whose saved JSON cannot be rebuilt (a damaged file) is the 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import polars as pl
@@ -170,38 +171,46 @@ def _in_order(citations: pl.DataFrame) -> bool:
     return not ((answer.diff() == 0) & (position.diff() <= 0)).any()
 
 
-def log_references(selection: LogSelection, schema: pl.Schema) -> pl.DataFrame:
-    """``references_frame`` of the selected answers, columns as in ``schema``."""
+def log_references(
+    selection: LogSelection,
+    schema: pl.Schema,
+    *,
+    with_answer: bool = False,
+    damaged: list[Any] | None = None,
+) -> pl.DataFrame:
+    """``references_frame`` of the selected answers, columns as in ``schema`` (with
+    ``with_answer``, then ``answer``: the row id of each chunk's answer; damaged rows as
+    ``log_citations`` has them)."""
     condition, params = _answers_where(selection)
-    damaged: list[Any] = []
+    found: list[Any] = []
     # The chunks' own ids are in the saved correlate body (GPTBots answers only, a few rows);
     # read by the rule ``References.from_response`` reads them with.
-    owners = []
+    owners: list[tuple[Any, ...]] = []
     for row_id, provider, conversation, answer_id, saved in selection.log.fetch(
         "SELECT id, provider, conversation_id, answer_id, references_json FROM answers "
         f"WHERE {condition} AND n_references > 0 AND references_json IS NOT NULL",
         params,
-        damaged=damaged,
+        damaged=found,
     ):
-        refs = _saved_references(json_cell(saved, row_id, damaged))
-        if refs is None:  # its chunks are still in their table: the answer's columns name them
-            damaged.append(row_id)
-        owners.append(
-            (
-                row_id,
-                provider,
-                (refs and refs.conversation_id) or conversation,
-                refs and refs.question_id,
-                (refs and refs.answer_id) or answer_id,
-            )
-        )
+        ids = _saved_ids(json_cell(saved, row_id, found))
+        if ids is None:  # its chunks are still in their table: the answer's columns name them
+            found.append(row_id)
+            owners.append((row_id, provider, conversation, None, answer_id))
+            continue
+        items, conversation_id, question_id, saved_id = ids
+        if not any(isinstance(item, Mapping) for item in items):
+            found.append(row_id)  # a body of no chunk, for an answer the table gives some
+            owners.append((row_id, provider, conversation, None, answer_id))
+            continue
+        ident = saved_id or answer_id
+        owners.append((row_id, provider, conversation_id or conversation, question_id, ident))
     answers = typed_frame(
         owners,
         {
             "answer": pl.Int64(),
             **{n: schema[n] for n in ("provider", "conversation_id", "question_id", "answer_id")},
         },
-        damaged,
+        found,
     )
     fields = ", ".join(REFERENCE_COLUMNS)
     chunks = _fetch_frame(
@@ -210,22 +219,23 @@ def log_references(selection: LogSelection, schema: pl.Schema) -> pl.DataFrame:
         f"(SELECT id FROM answers WHERE {condition}) ORDER BY answer, rank",
         params,
         {"answer": pl.Int64(), **{n: schema[n] for n in REFERENCE_COLUMNS}},
-        damaged,
+        found,
     )
-    warn_damaged(damaged, DAMAGE, stacklevel=4)
+    _report(found, damaged)
     return (
         chunks.join(answers, on="answer", how="inner", maintain_order="left")
-        .select(schema.names())
+        .select(*schema.names(), *(["answer"] if with_answer else []))
         .cast(schema)
     )
 
 
-def _saved_references(saved: Any) -> References | None:
-    """The saved correlate body read as ``References``, None when it is not one."""
+def _saved_ids(saved: Any) -> tuple[list[Any], str | None, str | None, str | None] | None:
+    """The saved correlate body's chunks and ids (``References.read_ids``), None when it is
+    not one."""
     if not isinstance(saved, dict):
         return None
     try:
-        return References.from_response(saved)
+        return References.read_ids(saved)
     except CitekitError:
         return None
 

@@ -138,30 +138,47 @@ def identify(
         pl.col("source_url").cast(pl.String).str.replace(r"#.*$", "").alias(_URL)
     )
     keys = [*_KEYS[:3], _URL, _KEYS[4]]
-    counts = keyed.group_by(keys).agg(_n=pl.len())
-    if isinstance(counts, pl.LazyFrame):
-        counts = counts.collect(engine="streaming")
-    distinct = counts.sort(keys, nulls_last=True)
+    dropped = [c for c in IDENTITY_COLUMNS if c in columns]
+    added = [c for c in _KEYS if c not in columns]
+    if isinstance(keyed, pl.LazyFrame):  # row order is not kept: a lazy frame is aggregated
+        counts = keyed.group_by(keys).agg(_n=pl.len()).collect(engine="streaming")
+        ids = _identities(counts.sort(keys, nulls_last=True), keys, table, lang)
+        out: pl.DataFrame | pl.LazyFrame = (
+            keyed.drop(dropped).join(ids.lazy(), on=keys, how="left", nulls_equal=True).drop(_URL)
+        )
+        return out.drop(added) if added else out
+    # Each row's distinct key found by the one grouping that counts them (its rows listed),
+    # and the identity gathered back by that place: the keys are not hashed a second time by
+    # a join, nor the frame's columns copied by one (a million sources are not held twice).
+    grouped = (
+        keyed.select(keys)
+        .with_row_index("_row")
+        .group_by(keys)
+        .agg(_n=pl.len(), _rows=pl.col("_row"))
+        .sort(keys, nulls_last=True)
+    )
+    ids = _identities(grouped.drop("_rows"), keys, table, lang)
+    place = (
+        grouped.select(_rows="_rows", _at=pl.int_range(pl.len(), dtype=pl.UInt32))
+        .explode("_rows")
+        .sort("_rows")
+        .get_column("_at")
+    )
+    out = keyed.drop(*dropped, _URL).hstack(ids.select(IDENTITY_COLUMNS)[place])
+    return out.drop(added) if added else out
+
+
+def _identities(
+    distinct: pl.DataFrame, keys: list[str], table: Aliases, lang: str | None
+) -> pl.DataFrame:
+    """The distinct ``keys`` (with their count ``_n``) with their work and author."""
     work_ids, works, author_ids, authors = _cluster(distinct.rows(), table, lang)
-    ids = distinct.select(keys).with_columns(
+    return distinct.select(keys).with_columns(
         pl.Series("work_id", work_ids, pl.String),
         pl.Series("work", works, pl.String),
         pl.Series("author_id", author_ids, pl.String),
         pl.Series("author", authors, pl.String),
     )
-    dropped = [c for c in IDENTITY_COLUMNS if c in columns]
-    if isinstance(keyed, pl.LazyFrame):  # row order is not kept: a lazy frame is aggregated
-        out: pl.DataFrame | pl.LazyFrame = (
-            keyed.drop(dropped).join(ids.lazy(), on=keys, how="left", nulls_equal=True).drop(_URL)
-        )
-    else:
-        out = (
-            keyed.drop(dropped)
-            .join(ids, on=keys, how="left", nulls_equal=True, maintain_order="left")
-            .drop(_URL)
-        )
-    added = [c for c in _KEYS if c not in columns]
-    return out.drop(added) if added else out
 
 
 def _cluster(

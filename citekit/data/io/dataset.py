@@ -64,7 +64,7 @@ import os
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
@@ -81,7 +81,7 @@ from .manifest import MANIFEST, Part, claim, part_path, read_manifest, remove_pa
 
 if TYPE_CHECKING:
     from ...store.answer_log import Log
-    from ...store.selection import LogSelection, Partition
+    from ...store.selection import LogSelection
 
 __all__ = [
     "TABLES",
@@ -233,21 +233,12 @@ def _answer_groups(source: Source) -> list[_Group]:
     ]
 
 
-#: How many row ids of the log one rebuild of answers (for the sources of a partition of web
-#: sources or knowledge chunks) spans at most.
-SOURCES_BATCH: Final = 2_000
-
-
 def _log_groups(selection: LogSelection) -> list[_Group]:
     """The partitions of the selected log rows, read from the SQLite tables partition by
-    partition (never the log's answers whole): the answers, citations and references frames
-    with SQL (as ``citations_frame(ck.log)``); the sources of a partition of citations only
-    from the same citations and the texts' markers (:func:`_log_sources`), any other
-    partition's (Maritaca's web sources, whose spans are in the saved annotations; GPTBots',
-    whose data ids and knowledge chunks are in the saved JSON) from its answers rebuilt
-    ``SOURCES_BATCH`` at a time."""
+    partition (never the log's answers whole, no answer rebuilt: ``log_tables``)."""
     from ...store.query import MONTH, partitions_sql, where_sql
     from ...store.read import warn_damaged
+    from .log_tables import log_tables
 
     sql, params = partitions_sql(selection)
     groups = []
@@ -268,120 +259,9 @@ def _log_groups(selection: LogSelection) -> list[_Group]:
             )
             continue
         span = (provider, month, first, last)
-        groups.append(_Group(provider, month, size, partial(_log_tables, selection, span)))
+        groups.append(_Group(provider, month, size, partial(log_tables, selection, span)))
     warn_damaged(damaged, "a row whose provider or time is not text is left out", stacklevel=4)
     return groups
-
-
-def _log_tables(selection: LogSelection, span: Partition) -> Iterator[tuple[Table, pl.DataFrame]]:
-    """The four frames of one partition of the log, one at a time, its rows read
-    ``ROWS_BATCH`` row ids at a time (the rows SQLite hands over are Python values: a
-    partition's whole would cost several times its frame); damaged rows named once."""
-    from ...store.read import warn_damaged
-    from ..frames import ANSWERS_SCHEMA, CITATIONS_SCHEMA, REFERENCES_SCHEMA
-    from ..frames.log import DAMAGE, log_answers, log_citations, log_references, log_spans
-
-    damaged: list[Any] = []
-    batches = _batches(selection, span)
-    yield "answers", pl.concat([log_answers(b, ANSWERS_SCHEMA, damaged=damaged) for b in batches])
-    cited = pl.concat(
-        [log_citations(b, CITATIONS_SCHEMA, with_answer=True, damaged=damaged) for b in batches]
-    )
-    yield "citations", cited.drop("answer")
-    only = _citations_only(selection, span)
-    # No answer with saved knowledge chunks: none to read (a scan of the partition spared)
-    references = (
-        pl.DataFrame(schema=REFERENCES_SCHEMA)
-        if only
-        else log_references(replace(selection, part=span), REFERENCES_SCHEMA)
-    )
-    yield "references", references
-    if only:
-        spans = pl.concat([log_spans(b, damaged=damaged) for b in batches])
-        sources = _log_sources(cited, spans)
-    else:
-        sources = _rebuilt_sources(selection, span)
-    del cited
-    warn_damaged(damaged, DAMAGE, stacklevel=6)  # the caller of to_parquet
-    yield "sources", sources
-
-
-#: How many row ids of the log one read of a partition's rows spans at most.
-ROWS_BATCH: Final = 10_000
-
-
-def _batches(selection: LogSelection, span: Partition) -> list[LogSelection]:
-    """The partition ``span`` of ``selection`` cut into runs of at most ``ROWS_BATCH`` ids."""
-    provider, month, first, last = span
-    return [
-        replace(selection, part=(provider, month, low, min(last, low + ROWS_BATCH - 1)))
-        for low in range(first, last + 1, ROWS_BATCH)
-    ]
-
-
-def _log_sources(cited: pl.DataFrame, spans: pl.DataFrame) -> pl.DataFrame:
-    """``sources_frame`` (not yet identified) of a partition of citations only, from SQL
-    columns: ``cited`` (its citations frame with each row's ``answer``) and ``spans`` (each
-    cited number's first marker in the logged texts, ``log_spans``)."""
-    from ..corpus.works import SOURCES_SCHEMA
-
-    # Only the keys are joined (each number's first marker is one row of ``spans``), and the
-    # spans put beside the citations: their columns are not copied.
-    placed = (
-        cited.select("answer", "marker")
-        .join(spans, on=["answer", "marker"], how="left", maintain_order="left")
-        .select("start", "end")
-    )
-    joined = cited.hstack(placed)
-    return joined.select(
-        *(
-            pl.col(name)
-            if name in joined.columns
-            else pl.lit(None, dtype).alias(name)  # nothing of a knowledge chunk; identity later
-            for name, dtype in SOURCES_SCHEMA.items()
-            if name not in ("kind", "span_start", "span_end")
-        ),
-        kind=pl.lit("citation", pl.String),
-        span_start=pl.col("start"),
-        span_end=pl.col("end"),
-    ).select(SOURCES_SCHEMA.names())
-
-
-def _citations_only(selection: LogSelection, span: Partition) -> bool:
-    """Whether the partition's sources are citations alone, all in SQL columns: not a
-    provider of web sources or knowledge chunks, no answer with saved knowledge chunks."""
-    from ...core.names import WEB_SOURCE_PROVIDERS
-    from ...store.query import where_sql
-
-    provider = span[0]
-    if provider in WEB_SOURCE_PROVIDERS or provider == REFERENCES_PROVIDER:
-        return False
-    condition, params = where_sql(replace(selection, part=span), errors=False)
-    found = selection.log.fetch(
-        f"SELECT 1 FROM answers WHERE {condition} AND references_json IS NOT NULL LIMIT 1",
-        params,
-    )
-    return not found
-
-
-def _rebuilt_sources(selection: LogSelection, span: Partition) -> pl.DataFrame:
-    """``sources_frame`` of one partition of the log, its answers rebuilt a batch at a time."""
-    from ..corpus.works import sources_frame
-
-    provider, month, first, last = span
-    batches = pl.concat(
-        [
-            sources_frame(
-                replace(selection, part=(provider, month, low, min(last, low + SOURCES_BATCH - 1)))
-            )
-            for low in range(first, last + 1, SOURCES_BATCH)
-        ],
-        how="vertical_relaxed",
-    )
-    # In the order of one sources_frame of the whole partition: the citations and web sources
-    # of every batch, then the knowledge chunks.
-    chunk = pl.col("kind") == "knowledge chunk"
-    return pl.concat([batches.filter(~chunk), batches.filter(chunk)])
 
 
 def month_of(answer: Answer) -> str:
@@ -475,8 +355,9 @@ def _write_parts(groups: list[_Group], folder: Path, *, progress: bool | None) -
 
 
 def _identified(sources: list[pl.DataFrame]) -> Iterator[tuple[tuple[str, str], pl.DataFrame]]:
-    """The sources of every partition (each frame with its ``month``) with their work and
-    author identity computed over all of them, by partition (provider and month), in order.
+    """The sources of every partition (each frame with its ``month``, kept: ``_write_part``
+    leaves it out) with their work and author identity computed over all of them, by
+    partition (provider and month), in order.
 
     Identity is read off the identity keys alone (``identify`` of those columns: what it
     reads), and its four columns put beside each partition's rows: the rows themselves are
@@ -494,10 +375,10 @@ def _identified(sources: list[pl.DataFrame]) -> Iterator[tuple[tuple[str, str], 
         for (key,), frame in zip(keys, sources, strict=True):
             part = every.slice(start, frame.height)
             start += frame.height
-            yield (str(key[0]), str(key[1])), part.drop("month")
+            yield (str(key[0]), str(key[1])), part
         return
     for (provider, month), part in every.group_by(_PARTITIONS, maintain_order=True):
-        yield (str(provider), str(month)), part.drop("month")
+        yield (str(provider), str(month)), part
 
 
 def _write_part(
@@ -505,7 +386,9 @@ def _write_part(
 ) -> Part:
     where = part_path(table, provider, month, token)
     with replacing(root / where) as temporary:
-        frame.drop("provider").write_parquet(temporary)
+        # Sunk a slice at a time: the eager writer (and an eager drop) would first copy a frame
+        # whose columns are cut in different places (a partition's sources) into one piece.
+        frame.lazy().drop(*_PARTITIONS, strict=False).sink_parquet(temporary)
     size = (root / where).stat().st_size
     return Part(where, table, provider, month, rows=frame.height, bytes=size)
 

@@ -5,11 +5,9 @@ DuckDB; ten million citations charted in bounded memory."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -27,7 +25,6 @@ from citekit.data.frames import load_answers
 from citekit.data.io.dataset import UNDATED, month_of
 from citekit.testing import default_data_dir
 from tests.budget import examples
-from tests.data.frames.test_log import MAG, ask_every_sample
 
 pytestmark = pytest.mark.filterwarnings("ignore::citekit.ContentFilteredWarning")
 
@@ -400,25 +397,6 @@ def _dataset(folder: Path) -> dict[tuple[str, str, str], pl.DataFrame]:
     return files
 
 
-@pytest.fixture(scope="module")
-def every_sample_logged(server: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    home = tmp_path_factory.mktemp("log-home")
-    before = os.environ.get("CITEKIT_HOME")
-    os.environ["CITEKIT_HOME"] = str(home)
-    try:
-        ask_every_sample(server)
-        failed = ck.parse_response(MAG[0][1]["response"], provider="magisterium")
-        ck.log.record(failed, request={"q": "failed"}, error=RuntimeError("the call failed"))
-        ck.log.flush()
-        yield ck.log
-    finally:
-        ck.log.close()
-        if before is None:
-            os.environ.pop("CITEKIT_HOME", None)
-        else:
-            os.environ["CITEKIT_HOME"] = before
-
-
 @pytest.mark.parametrize(
     "filters",
     [{}, {"provider": "maritaca"}, {"limit": 7}, {"question_contains": "the"}],
@@ -432,9 +410,9 @@ def test_the_log_dataset_from_sql_equals_the_dataset_of_its_answers(
 ) -> None:
     """Every recorded sample logged (blocking and streamed): the same files per table and
     partition, the same rows, columns and types, the same manifest counts, by both routes;
-    Magisterium's answers are never rebuilt (their sources are SQL columns and the texts'
-    markers), the others a few at a time (counted), never the log's whole."""
-    import citekit.data.io.dataset as dataset
+    no answer of any provider is rebuilt (their sources are SQL columns, the texts' markers
+    and the stored bodies' web sources and data ids)."""
+    import citekit.data.io.log_tables as log_tables
     from citekit.store.read import Reader
 
     source = ck.log.where(**filters) if filters else ck.log
@@ -448,12 +426,10 @@ def test_the_log_dataset_from_sql_equals_the_dataset_of_its_answers(
         rebuilt.append(len(found))
         return found
 
-    monkeypatch.setattr(dataset, "SOURCES_BATCH", 4)
-    monkeypatch.setattr(dataset, "ROWS_BATCH", 3)  # the partitions' rows read in parts
+    monkeypatch.setattr(log_tables, "ROWS_BATCH", 3)  # the partitions' rows read in parts
     monkeypatch.setattr(Reader, "answers", counted)
     from_sql = ck.to_parquet(source, tmp_path / "sql", progress=False, include_samples=True)
-    others = [a for a in answers if a.provider != "magisterium"]
-    assert max(rebuilt, default=0) <= 4 and sum(rebuilt) == len(others)
+    assert sum(rebuilt) == 0
     monkeypatch.setattr(Reader, "answers", whole)
     from_answers = ck.to_parquet(answers, tmp_path / "answers", progress=False)
     assert from_sql.rows == from_answers.rows and from_sql.files == from_answers.files
