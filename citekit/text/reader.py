@@ -76,7 +76,7 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
 
-__all__ = ["Reading", "first_markers", "numbers", "read"]
+__all__ = ["Reading", "first_markers", "marker_digits", "numbers", "read"]
 
 
 @lru_cache(maxsize=1)
@@ -359,12 +359,26 @@ def numbers(text: str) -> frozenset[int]:
     """
     if "[" not in text:
         return frozenset()
+    found = marker_digits(text)
+    return read(text).numbers if found is None else frozenset(map(int, found))
+
+
+def marker_digits(text: str) -> list[str] | None:
+    """The number of each marker of ``text`` as its digits, in order (a number cited twice
+    comes twice), where :func:`numbers` finds them without building the reading; ``None``
+    where the text must be read (:func:`read`). The frames turn the digits of every answer
+    into numbers at once.
+
+    >>> from citekit.text.reader import marker_digits
+    >>> marker_digits("Work is for man.[^1][^3][1]"), marker_digits("See `[2]`.")
+    (['1', '3', '1'], None)
+    """
     found = _PLAIN_MARKER.findall(text)
     # Every "]" closes a plain marker (none before "(" or ":"): no link "](", no definition
     # or reference "]:" (so the text is its own body), no escaped or corner mark.
     if "" in found or text.count("]") != len(found) or "\r" in text or _may_hide(text):
-        return read(text).numbers  # then read it
-    return frozenset(map(int, found))
+        return None  # then read it
+    return found
 
 
 def first_markers(text: str) -> dict[int, Span]:

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from datetime import datetime
 from itertools import chain, repeat
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from ...core.fields import MAX_INDEX, opt_text, parse_created
@@ -178,21 +179,14 @@ def read_items(items: Iterator[Answer | References | Saved | Plain]) -> Iterator
 
 # -- citation columns -----------------------------------------------------------------------
 
-#: Citation fields read as strings, and whether ``decode_entities`` applies to them (the
-#: fields ``Citation.from_dict`` decodes).
-_STRING_FIELDS: Final = {
-    "cited_text": True,
-    "cited_text_heading": True,
-    "document_title": True,
-    "document_author": True,
-    "document_year": False,
-    "document_reference": False,
-    "source_url": False,
-}
-
-
-#: The fields read off each citation object, ``document_index`` first.
-_FIELDS: Final = ("document_index", *_STRING_FIELDS)
+#: The fields read off each citation object, ``document_index`` first, then the ones read as
+#: strings: those of ``TypedCitation``, the one list of them (msgspec decodes a JSON Lines
+#: file's citations into it, field for field what a dict's give here).
+_FIELDS: Final[tuple[str, ...]] = TypedCitation.__struct_fields__
+#: The string fields ``decode_entities`` applies to (those ``Citation.from_dict`` decodes).
+_DECODED: Final = frozenset(
+    {"cited_text", "cited_text_heading", "document_title", "document_author"}
+)
 
 
 def citation_columns(lists: list[list[Any]]) -> dict[str, pl.Series] | None:
@@ -213,17 +207,7 @@ def plain_columns(citations: list[TypedCitation]) -> dict[str, pl.Series]:
     """:func:`citation_columns` of citations msgspec decoded with their types
     (``citekit.data.frames.typed``): every one of the plain kind by its type, so the same
     columns always come out."""
-    values: list[list[Any]] = [
-        [c.document_index for c in citations],
-        [c.cited_text for c in citations],
-        [c.cited_text_heading for c in citations],
-        [c.document_title for c in citations],
-        [c.document_author for c in citations],
-        [c.document_year for c in citations],
-        [c.document_reference for c in citations],
-        [c.source_url for c in citations],
-    ]
-    columns = _columns(values)
+    columns = _columns([list(map(attrgetter(name), citations)) for name in _FIELDS])
     if columns is None:  # decode_line let through only what makes columns
         raise AssertionError("a typed citation that does not make columns")
     return columns
@@ -242,14 +226,14 @@ def _columns(values: list[list[Any]]) -> dict[str, pl.Series] | None:
     if index.len() and (index.min() < 0 or index.max() > MAX_INDEX - 1):  # type: ignore[operator]
         return None
     columns = {"document_index": index.cast(pl.Int32)}
-    for (name, decoded), column in zip(_STRING_FIELDS.items(), values[1:], strict=True):
+    for name, column in zip(_FIELDS[1:], values[1:], strict=True):
         try:
             series = pl.Series(name, column, dtype=pl.String, strict=True)
         except (TypeError, UnicodeEncodeError, pl.exceptions.PolarsError):
             return None  # a number, an object... or a lone surrogate: Citation decides
         if name == "cited_text" and series.null_count():
             return None
-        columns[name] = _decoded(series) if decoded else series
+        columns[name] = _decoded(series) if name in _DECODED else series
     return columns
 
 

@@ -19,7 +19,7 @@ import polars as pl
 from ...core.columns import REFERENCE_COLUMNS
 from ...core.years import year_series
 from ...model import Answer, Citation, References
-from ...text.reader import numbers
+from ...text.reader import marker_digits, read
 from ...wire.openai_compat import parse_citations
 from .columnar import Header, TypedItem, citation_columns, plain_columns
 from .schemas import CITATION_FIELDS, source_schema
@@ -42,8 +42,8 @@ def owned_citations(
     # read column-wise by batches; other answers give ``Citation`` objects, read field by
     # field. Both kinds are numbered by their answer's place (``owner``) and merged in order.
     per_answer: list[tuple[str, str | None, str | None, str | None]] = []
-    cited_owner: list[int] = []  # (answer, number) pairs of the numbers cited inline
-    cited_number: list[int] = []
+    cited_owner: list[int] = []  # (answer, number) pairs of the numbers cited inline,
+    cited_number: list[str] = []  # the number as its digits (repeats kept)
     obj_owner: list[int] = []
     objs: list[Citation] = []
     raw_owner: list[int] = []
@@ -148,25 +148,32 @@ def owned_citations(
     )
     owner = per_citation.get_column("owner")
     marker = (per_citation.get_column("document_index") + 1).cast(pl.Int32).alias("marker")
-    cited = pl.DataFrame(
-        {"owner": cited_owner, "marker": cited_number, "cited_inline": True},
-        schema={"owner": pl.UInt32(), "marker": pl.Int32(), "cited_inline": pl.Boolean()},
+    # A row is cited inline when its (answer, marker) pair is among the pairs found in the
+    # texts: each pair as one integer (a marker is below 2**31), looked up in a hash set.
+    cited = _pair_keys(
+        pl.Series(cited_owner, dtype=pl.UInt32),
+        pl.Series(cited_number, dtype=pl.String).cast(pl.Int32),
     )
-    inline = (
-        pl.DataFrame([owner, marker])
-        .join(cited, on=["owner", "marker"], how="left", maintain_order="left")
-        .get_column("cited_inline")
-        .fill_null(False)
-    )
+    inline = _pair_keys(owner, marker).is_in(cited.implode()).alias("cited_inline")
     rows = pl.concat([answers[owner], per_citation], how="horizontal")
     years = year_series(rows.get_column("document_year"))
     return rows.with_columns(marker, inline, year=years), kept
 
 
-def _add_cited(owners: list[int], found: list[int], position: int, text: str) -> None:
-    cited = numbers(text)
+def _add_cited(owners: list[int], found: list[str], position: int, text: str) -> None:
+    """Note the numbers cited inline in ``text`` (``Answer.cited_markers``), as digits."""
+    if "[" not in text:
+        return
+    cited = marker_digits(text)
+    if cited is None:  # a text the scan cannot read alone
+        cited = [str(n) for n in read(text).numbers]
     owners.extend([position] * len(cited))
     found.extend(cited)
+
+
+def _pair_keys(owner: pl.Series, marker: pl.Series) -> pl.Series:
+    """Each (answer, marker) pair as one ``Int64``: markers run below ``2**31``."""
+    return owner.cast(pl.Int64) * 2**31 + marker.cast(pl.Int64)
 
 
 def _owners(raw_owner: list[int]) -> Iterator[list[int]]:

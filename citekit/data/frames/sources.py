@@ -112,10 +112,9 @@ def iter_items(
             if isinstance(item, Answer):  # the common case, kept cheap
                 yield item
             elif type(item) is dict or isinstance(item, Mapping):  # saved responses: the bulk
-                # case, kept cheap too (a dict is told without the Mapping ABC's check)
-                yield from _from_json(
-                    item, provider=provider, caller=caller, origin=None, saved=saved
-                )
+                # case, kept cheap too (a dict is told without the Mapping ABC's check, and
+                # read without a generator of its own)
+                yield _from_object(item, provider=provider, caller=caller, origin=None, saved=saved)
             elif isinstance(item, References | str | os.PathLike):
                 yield from iter_items(
                     item, provider=provider, caller=caller, saved=saved, typed=typed
@@ -323,6 +322,13 @@ def _from_json(
                 item, provider=provider, caller=caller, origin=origin, saved=saved
             )
         return
+    yield _from_object(data, provider=provider, caller=caller, origin=origin, saved=saved)
+
+
+def _from_object(
+    data: Any, *, provider: str | None, caller: str, origin: Path | None, saved: bool = False
+) -> Answer | References | Saved:
+    """The answer (or bare references) of one JSON value that is not a list."""
     kind = _kind(data)
     where = f" in {origin}" if origin is not None else ""
     if kind is None:
@@ -332,8 +338,7 @@ def _from_json(
             + (f" (keys: {keys})" if keys else f" (a {type(data).__name__})")
         )
     if kind == "correlate":
-        yield References.from_response(data)
-        return
+        return References.from_response(data)
     question = data.get("question")
     question = question if isinstance(question, str) else None
     if kind == "record":
@@ -347,7 +352,7 @@ def _from_json(
         unit = Saved(data, GPTBOTS.name)
     else:  # a GPTBots sample record: the reply and its knowledge chunks
         unit = Saved(data["message"], GPTBOTS.name, question, data.get("correlate"))
-    yield unit if saved else unit.answer()
+    return unit if saved else unit.answer()
 
 
 def _known(provider: str | None, caller: str, where: str) -> str:

@@ -30,7 +30,11 @@ __all__ = ["Plain", "TypedCitation", "decode_line"]
 
 
 class TypedCitation(msgspec.Struct, gc=False):
-    """A citation object of the plain kind: the fields ``Citation`` reads, as sent."""
+    """A citation object of the plain kind: the fields ``Citation`` reads, as sent.
+
+    The one list of the citation fields a frame reads, in column order: the column-wise
+    reader of saved dicts reads the same fields off each object
+    (``citekit.data.frames.columnar``, by ``__struct_fields__``)."""
 
     document_index: int
     cited_text: str

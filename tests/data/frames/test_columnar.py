@@ -25,7 +25,7 @@ import citekit as ck
 from citekit.data.frames.columnar import chat_header
 from citekit.data.frames.sources import Saved, load_answers
 from citekit.text import reader
-from citekit.text.reader import numbers, read
+from citekit.text.reader import marker_digits, numbers, read
 from citekit.text.source_map import normalise
 from tests.budget import examples
 from tests.conftest import sample_records
@@ -289,10 +289,70 @@ _marker_texts = st.lists(
 @given(_marker_texts)
 def test_numbers_is_the_full_reading(text: str) -> None:
     assert numbers(text) == read(text).numbers
+    digits = marker_digits(text)
+    if digits is not None:  # the frames' route: each marker's digits, in order
+        assert [int(d) for d in digits] == [m.number for m in read(text).markers]
     if "]:" not in text and "\r" not in text:  # no definition lines: the whole text is the body
         norm, shift = normalise(text)
         markers, _ = reader._parsed(norm, shift, scan=False)  # markdown-it's full parse
         assert numbers(text) == {m.number for m in markers}
+
+
+_citation_values = st.fixed_dictionaries(
+    {"cited_text": st.sampled_from(["plain", "a &amp; b", "&apos;q&apos;", "[^1]"])},
+    optional={
+        "document_index": st.integers(min_value=0, max_value=12)
+        | st.sampled_from([-1, 2**40, "3", True, 2.0, None]),
+        "document_title": st.sampled_from(["T", "T &eacute;", "", None, 7]),
+        "document_author": st.sampled_from(["Leo XIII", "A &amp; B", None]),
+        "document_year": st.sampled_from(["1891", "c. 1270", "500 BC", "", None]),
+        "cited_text_heading": st.text(max_size=4) | st.none(),
+        "source_url": st.sampled_from(["https://e.org/1", None]),
+        "document_reference": st.sampled_from(["12", None]),
+    },
+)
+_saved_records = st.lists(
+    st.tuples(
+        st.lists(_citation_values | st.sampled_from(["not an object", 3]), max_size=5),
+        # markers the citations have, some in code or a link, and any marker text
+        st.lists(st.sampled_from(["[^1]", "[2]", "[^3][1]", " `[^2]` ", "[4](x) ", "w "])).map(
+            "".join
+        )
+        | _marker_texts,
+        st.sampled_from([None, "magisterium-1", "sabiazinho-3"]),
+    ),
+    max_size=8,
+)
+
+
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_saved_records, st.integers(min_value=1, max_value=6))
+def test_arbitrary_saved_dicts_give_the_answer_path_citations(
+    answers: list[tuple[list[Any], str, str | None]], batch: int
+) -> None:
+    # Several saved responses at once: their rows in order, each marker's cited_inline from
+    # its own answer's text, read in batches of any size, as the Answer path gives them.
+    records = [
+        {
+            "question": f"Q{i}?",
+            "response": {
+                "id": f"chatcmpl-{i}",
+                "model": model,
+                "choices": [{"index": 0, "message": {"content": text}, "finish_reason": "stop"}],
+                "citations": citations,
+            },
+        }
+        for i, (citations, text, model) in enumerate(answers)
+    ]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("citekit.data.frames.rows._BATCH", batch)
+        columnar = _outcome(lambda: ck.citations_frame(records, provider="magisterium"))
+    expected = _outcome(lambda: ck.citations_frame(_answer_path(records, "magisterium")))
+    if isinstance(expected, pl.DataFrame):
+        assert isinstance(columnar, pl.DataFrame), columnar
+        assert_frame_equal(columnar, expected)
+    else:
+        assert columnar is expected
 
 
 def test_numbers_fast_path_cases() -> None:
