@@ -64,8 +64,8 @@ def _starts_text(line: str) -> bool:
     return first == "*" and len(line) > 1 and not line[1].isspace() and line.strip("*") != ""
 
 
-# One piece of output: HTML, or a marker (number, source) drawn once the whole text is known.
-_Piece = str | tuple[int, str]
+# A marker: its place in the output, its number and source; drawn once the whole text is known.
+_Mark = tuple[int, int, str]
 
 _OTHER, _SPACE, _PUNCT = 0, 1, 2
 _KINDS: dict[str, int] = {}  # character -> its class for emphasis flanking, filled as met
@@ -85,10 +85,10 @@ def _kind(char: str) -> int:
     return kind
 
 
-def _inline(src: str, out: list[_Piece]) -> bool:
+def _inline(src: str, out: list[str], marks: list[_Mark]) -> bool:
     """Append the HTML pieces of inline text ``src`` (already escaped, see
-    :func:`fast_markdown`) to ``out``; False when it leaves the subset (``out`` then holds a
-    partial result the caller drops)."""
+    :func:`fast_markdown`) to ``out``, and each marker to ``marks``;
+    False when it leaves the subset (``out`` then holds a partial result the caller drops)."""
     runs: list[tuple[int, int, bool, bool]] = []  # (index in out, length, opens, closes)
     pos = 0
     end = len(src)
@@ -102,7 +102,8 @@ def _inline(src: str, out: list[_Piece]) -> bool:
             marker = marker_at(src, start)
             if marker is None:
                 return False
-            out.append((marker.number, src[start : marker.end]))
+            marks.append((len(out), marker.number, src[start : marker.end]))
+            out.append("")
             pos = marker.end
             continue
         stop = found.end()
@@ -163,7 +164,8 @@ def fast_markdown(
     # punctuation, other) at both ends, so emphasis flanks the same, and the whole text is
     # escaped once.
     text = esc(text)
-    out: list[_Piece] = []
+    out: list[str] = []
+    marks: list[_Mark] = []
     paragraph: list[str] = []
     in_list = False  # a list is open (its last line was an item)
     list_before_blank = False  # the last block was a list, and only blank lines followed it
@@ -174,7 +176,7 @@ def fast_markdown(
         if not paragraph:
             return True
         out.append(block_open)
-        ok = _inline("\n".join(paragraph), out)
+        ok = _inline("\n".join(paragraph), out, marks)
         out.append("</div>\n")
         paragraph.clear()
         return ok
@@ -206,7 +208,7 @@ def fast_markdown(
                 len(heading.group(1)), strict=strict, top_heading=top_heading
             )
             out.append(opening)
-            if not _inline(line[heading.end() :], out):
+            if not _inline(line[heading.end() :], out, marks):
                 return None
             out.append(closing)
         elif first == "-":
@@ -219,7 +221,7 @@ def fast_markdown(
                 out.append(f'<ul style="{STYLE.BULLETS}">\n')
                 in_list = True
             out.append("<li>")
-            if not _inline(item, out):
+            if not _inline(item, out, marks):
                 return None
             out.append("</li>\n")
         elif _starts_text(line) and not in_list:  # after an item it would continue the item
@@ -233,4 +235,6 @@ def fast_markdown(
         return None
     if in_list:
         out.append("</ul>\n")
-    return "".join(p if isinstance(p, str) else markers(*p) for p in out)
+    for i, number, source in marks:
+        out[i] = markers(number, source)
+    return "".join(out)
