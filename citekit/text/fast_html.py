@@ -71,7 +71,7 @@ def _starts_text(line: str) -> bool:
 # A marker: its place in the output, its number and source; drawn once the whole text is known.
 _Mark = tuple[int, int, str]
 
-_OTHER, _SPACE, _PUNCT = 0, 1, 2
+_OTHER, _SPACE, _PUNCT = 1, 2, 3  # never 0: a cached class is truthy
 _KINDS: dict[str, int] = {}  # character -> its class for emphasis flanking, filled as met
 
 
@@ -96,6 +96,7 @@ def _inline(src: str, out: list[str], marks: list[_Mark]) -> bool:
     runs: list[tuple[int, int, bool, bool]] = []  # (index in out, length, opens, closes)
     pos = 0
     end = len(src)
+    kinds = _KINDS
     for found in _STOP.finditer(src):
         start = found.start()
         if start < pos:
@@ -118,8 +119,8 @@ def _inline(src: str, out: list[str], marks: list[_Mark]) -> bool:
         length = stop - start
         # markdown-it's scanDelims for "*" (which may split words); the ends of the text
         # count as spaces.
-        last = _kind(src[start - 1]) if start > 0 else _SPACE
-        after = _kind(src[stop]) if stop < end else _SPACE
+        last = (kinds.get(src[start - 1]) or _kind(src[start - 1])) if start > 0 else _SPACE
+        after = (kinds.get(src[stop]) or _kind(src[stop])) if stop < end else _SPACE
         opens = after != _SPACE and not (after == _PUNCT and last == _OTHER)
         closes = last != _SPACE and not (last == _PUNCT and after == _OTHER)
         runs.append((len(out), length, opens, closes))
