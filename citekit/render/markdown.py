@@ -127,12 +127,14 @@ def neutralize(
         replacement = marker(m, text[m.start : m.end])
         if replacement is not None:
             edits.append((m.start, m.end, replacement))
-    if not any(c in text for c in "<{](!"):
+    escapes = "<" in text or "{" in text or "&#" in text
+    links = "](" in text or "]:" in text or "![" in text
+    if not (escapes or links):  # the code's extent matters only to these
         return _apply(text, edits)
     verbatim = _verbatim_code(text, nested=nested)
     blocks = set(reading.code_blocks)
     in_block = _inside([span for span in verbatim if span in blocks])
-    if "<" in text or "{" in text or "&#" in text:
+    if escapes:
         literal = _inside(verbatim + [(a.start(), a.end()) for a in _AUTOLINK.finditer(text)])
         for found in _LOOSE_CHARREF.finditer(text):
             if not literal(found.start()):
@@ -146,7 +148,7 @@ def neutralize(
             pos = found.end() - 1
             if len(found.group(1)) % 2 == 0 and not literal(pos):
                 edits.append((pos, pos + 1, "\\{"))
-    if "](" in text or "]:" in text or "![" in text:
+    if links:
         for link in _LINK_OPEN.finditer(text):
             if not _HTTP.match(link.group(1)) and not in_block(link.start()):
                 edits.append((link.start() + 1, link.start() + 2, "\\("))
@@ -236,6 +238,9 @@ def _verbatim_code(text: str, *, nested: bool = False) -> list[tuple[int, int]]:
     out = _paired_alone(text, spans, blocks)
     if nested:
         return out
+    if not blocks:
+        return sorted(out)
+    # (A MULTILINE "^" is tried at every character: scanned only when there are blocks.)
     fence_lines = [m.start() for m in _FENCE_LINE.finditer(text)]
     clean = 0  # python-markdown pairs the fences before this as CommonMark does
     for start, end in blocks:

@@ -34,9 +34,13 @@ __all__ = ["fast_markdown", "heading_tags"]
 # Characters that open something other than text, emphasis or a marker inline (``!`` only
 # before ``[``: an image, read as ``!`` and a link with images off), or that markdown-it
 # rewrites before parsing (``\r``, NUL).
-_UNSAFE = re.compile(r"[\\`_~<>&|\r\x00\t]|!\[")
-# What the inline pass stops at: a run of ``*``, a possible marker, a stray bracket.
-_STOP = re.compile(r"\*+|[\[\]$]")
+# (Looked for one character at a time: ``str.__contains__`` scans far faster than a regular
+# expression, which tries an alternation at every position.)
+_UNSAFE = "\\`_~<>&|\r\x00\t"
+# What the inline pass stops at: a ``*`` (a run of them is read on from its first), a possible
+# marker, a stray bracket. A single character class: the regular expression engine skips to
+# its characters, where an alternation is tried at every position.
+_STOP = re.compile(r"[*\[\]$]")
 _HEADING = re.compile(r"(#{1,6}) (?=\S)")
 # A line starting like this could open an ordered list item.
 _ORDERED = re.compile(r"\d{1,9}[.)]")
@@ -64,10 +68,10 @@ def _starts_text(line: str) -> bool:
     return first == "*" and len(line) > 1 and not line[1].isspace() and line.strip("*") != ""
 
 
-# One piece of output: HTML, or a marker (number, source) drawn once the whole text is known.
-_Piece = str | tuple[int, str]
+# A marker: its place in the output, its number and source; drawn once the whole text is known.
+_Mark = tuple[int, int, str]
 
-_OTHER, _SPACE, _PUNCT = 0, 1, 2
+_OTHER, _SPACE, _PUNCT = 1, 2, 3  # never 0: a cached class is truthy
 _KINDS: dict[str, int] = {}  # character -> its class for emphasis flanking, filled as met
 
 
@@ -85,13 +89,14 @@ def _kind(char: str) -> int:
     return kind
 
 
-def _inline(src: str, out: list[_Piece]) -> bool:
+def _inline(src: str, out: list[str], marks: list[_Mark]) -> bool:
     """Append the HTML pieces of inline text ``src`` (already escaped, see
-    :func:`fast_markdown`) to ``out``; False when it leaves the subset (``out`` then holds a
-    partial result the caller drops)."""
+    :func:`fast_markdown`) to ``out``, and each marker to ``marks``;
+    False when it leaves the subset (``out`` then holds a partial result the caller drops)."""
     runs: list[tuple[int, int, bool, bool]] = []  # (index in out, length, opens, closes)
     pos = 0
     end = len(src)
+    kinds = _KINDS
     for found in _STOP.finditer(src):
         start = found.start()
         if start < pos:
@@ -102,17 +107,20 @@ def _inline(src: str, out: list[_Piece]) -> bool:
             marker = marker_at(src, start)
             if marker is None:
                 return False
-            out.append((marker.number, src[start : marker.end]))
+            marks.append((len(out), marker.number, src[start : marker.end]))
+            out.append("")
             pos = marker.end
             continue
-        stop = found.end()
+        stop = start + 1
+        if stop < end and src[stop] == "*":
+            stop += 1
+            if stop < end and src[stop] == "*":
+                return False  # a run of three or more
         length = stop - start
-        if length > 2:
-            return False
         # markdown-it's scanDelims for "*" (which may split words); the ends of the text
         # count as spaces.
-        last = _kind(src[start - 1]) if start > 0 else _SPACE
-        after = _kind(src[stop]) if stop < end else _SPACE
+        last = (kinds.get(src[start - 1]) or _kind(src[start - 1])) if start > 0 else _SPACE
+        after = (kinds.get(src[stop]) or _kind(src[stop])) if stop < end else _SPACE
         opens = after != _SPACE and not (after == _PUNCT and last == _OTHER)
         closes = last != _SPACE and not (last == _PUNCT and after == _OTHER)
         runs.append((len(out), length, opens, closes))
@@ -156,14 +164,15 @@ def fast_markdown(
     ``markers`` is called for each marker, in order, only once the whole text is known to
     fit (it may count them).
     """
-    if _UNSAFE.search(text):
+    if "![" in text or any(char in text for char in _UNSAFE):
         return None
     # With & < > refused, escaping leaves every character but the quotes alone, and turns a
     # quote into an entity made of punctuation: each character keeps its class (space,
     # punctuation, other) at both ends, so emphasis flanks the same, and the whole text is
     # escaped once.
     text = esc(text)
-    out: list[_Piece] = []
+    out: list[str] = []
+    marks: list[_Mark] = []
     paragraph: list[str] = []
     in_list = False  # a list is open (its last line was an item)
     list_before_blank = False  # the last block was a list, and only blank lines followed it
@@ -174,7 +183,7 @@ def fast_markdown(
         if not paragraph:
             return True
         out.append(block_open)
-        ok = _inline("\n".join(paragraph), out)
+        ok = _inline("\n".join(paragraph), out, marks)
         out.append("</div>\n")
         paragraph.clear()
         return ok
@@ -206,7 +215,7 @@ def fast_markdown(
                 len(heading.group(1)), strict=strict, top_heading=top_heading
             )
             out.append(opening)
-            if not _inline(line[heading.end() :], out):
+            if not _inline(line[heading.end() :], out, marks):
                 return None
             out.append(closing)
         elif first == "-":
@@ -219,7 +228,7 @@ def fast_markdown(
                 out.append(f'<ul style="{STYLE.BULLETS}">\n')
                 in_list = True
             out.append("<li>")
-            if not _inline(item, out):
+            if not _inline(item, out, marks):
                 return None
             out.append("</li>\n")
         elif _starts_text(line) and not in_list:  # after an item it would continue the item
@@ -233,4 +242,6 @@ def fast_markdown(
         return None
     if in_list:
         out.append("</ul>\n")
-    return "".join(p if isinstance(p, str) else markers(*p) for p in out)
+    for i, number, source in marks:
+        out[i] = markers(number, source)
+    return "".join(out)
