@@ -408,7 +408,10 @@ def _coverage(own: _Side, shared: tuple[str, ...], found: tuple[str, ...]) -> fl
     total = sum(own.weights.values()) + NUMBER * len(own.numbers)
     if not total:
         return 0.0
-    return (sum(own.weights[k] for k in shared) + NUMBER * len(found)) / total
+    # Summed in the sentence's own order, as the total is: a sentence whose every word the
+    # passage has covers exactly 1, whatever order ``shared`` came in.
+    has = set(shared)
+    return (sum(w for k, w in own.weights.items() if k in has) + NUMBER * len(found)) / total
 
 
 def _by_value(number: str) -> int:
