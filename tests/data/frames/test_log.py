@@ -9,6 +9,7 @@ import os
 import sqlite3
 import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -54,10 +55,10 @@ def ask_every_sample(server: ProviderServer) -> None:
         gb.ask(rec["question"], citations=cited, stream=True, display=False)
 
 
-@pytest.fixture(scope="module")
-def logged(server: ProviderServer) -> Iterator[Log]:
-    """A log holding every sample (and one failed call), the log every client writes to."""
-    home = tempfile.mkdtemp(prefix="citekit-log-frames-")
+@contextmanager
+def every_sample_log(server: ProviderServer, home: str) -> Iterator[Log]:
+    """A log in ``home`` holding every sample (and one failed call), the log every client
+    writes to while the block runs."""
     before = os.environ.get("CITEKIT_HOME")
     os.environ["CITEKIT_HOME"] = home
     try:
@@ -72,6 +73,13 @@ def logged(server: ProviderServer) -> Iterator[Log]:
             os.environ.pop("CITEKIT_HOME", None)
         else:
             os.environ["CITEKIT_HOME"] = before
+
+
+@pytest.fixture(scope="module")
+def logged(server: ProviderServer) -> Iterator[Log]:
+    """A log holding every sample (and one failed call), the log every client writes to."""
+    with every_sample_log(server, tempfile.mkdtemp(prefix="citekit-log-frames-")) as log:
+        yield log
 
 
 def both(frame: Any, source: Any, answers: list[ck.Answer]) -> None:
