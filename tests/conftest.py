@@ -13,6 +13,31 @@ from citekit.testing import ProviderServer
 from tests import budget as budget  # loads the hypothesis profile
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
+
+
+def sample_answers() -> list[tuple[str, Any]]:
+    """Every recorded sample as ``("provider/name", Answer)``, GPTBots' with its knowledge
+    chunks."""
+    import dataclasses
+
+    from citekit.model.sources import References
+    from citekit.wire.parsers import parse_response
+
+    out: list[tuple[str, Any]] = []
+    for provider in ("magisterium", "maritaca", "gptbots"):
+        for path in sorted((SAMPLES / provider).glob("[0-9]*.json")):
+            record = json.loads(path.read_text(encoding="utf-8"))
+            if provider == "gptbots":
+                answer = parse_response(record["message"], provider=provider)
+                if record.get("correlate"):
+                    refs = References.from_response(record["correlate"])
+                    answer = dataclasses.replace(answer, references=refs)
+            else:
+                answer = parse_response(record["response"], provider=provider)
+            out.append((f"{provider}/{path.stem}", answer))
+    return out
+
+
 SECRET = "sk-live-SECRET-0123456789abcdef"
 
 

@@ -11,7 +11,6 @@ them with ``python -m tests.render.test_display_outputs --write`` and says so in
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import random
@@ -20,10 +19,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from citekit.model import Answer, Citation, References
+from citekit.model import Answer, Citation
 from citekit.render import NotebookLiveAnswer, answer_bundle, answer_html
-from citekit.wire.parsers import parse_response
-from tests.conftest import SAMPLES
+from tests.conftest import sample_answers
 
 DIGESTS = Path(__file__).with_name("display_outputs.json")
 
@@ -97,22 +95,6 @@ def _generated(count: int = 200, seed: int = 27) -> list[tuple[str, Answer]]:
     return out
 
 
-def _samples() -> list[tuple[str, Answer]]:
-    out: list[tuple[str, Answer]] = []
-    for provider in ("magisterium", "maritaca", "gptbots"):
-        for path in sorted((SAMPLES / provider).glob("[0-9]*.json")):
-            record = json.loads(path.read_text(encoding="utf-8"))
-            if provider == "gptbots":
-                answer = parse_response(record["message"], provider=provider)
-                if record.get("correlate"):
-                    refs = References.from_response(record["correlate"])
-                    answer = dataclasses.replace(answer, references=refs)
-            else:
-                answer = parse_response(record["response"], provider=provider)
-            out.append((f"{provider}/{path.stem}", answer))
-    return out
-
-
 class _Clock:
     def __init__(self) -> None:
         self.now = 0.0
@@ -155,7 +137,7 @@ def outputs() -> dict[str, dict[str, str]]:
     """Every case's digests, by output."""
     rng = random.Random(5)
     out: dict[str, dict[str, str]] = {}
-    for name, answer in _samples() + _generated():
+    for name, answer in sample_answers() + _generated():
         digests = {mime: _digest(value) for mime, value in answer_bundle(answer).items()}
         digests["strict html"] = _digest(answer_html(answer, strict=True))
         for mime, value in _live_final(answer, rng).items():

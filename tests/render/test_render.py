@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import io
-import json
 import re
 import threading
 import warnings
 from collections.abc import Iterator
 from html.parser import HTMLParser
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -36,11 +34,8 @@ from citekit.render import (
 from citekit.render.html import target_style
 from citekit.render.live import streaming_html
 from citekit.text.escape import STYLE
-from citekit.wire.parsers import parse_response
 from tests.budget import examples
-
-SAMPLES = Path(__file__).resolve().parents[2] / "sample_data"
-
+from tests.conftest import sample_answers
 
 # -- a small DOM over html.parser -------------------------------------------------------------
 _VOID = {"br", "hr", "img", "meta", "link", "input", "wbr", "col", "area", "source"}
@@ -619,24 +614,10 @@ def test_display_survives_odd_values() -> None:
 
 
 # -- samples ------------------------------------------------------------------------------------
-def _sample_answers() -> list[tuple[str, Answer]]:
-    out: list[tuple[str, Answer]] = []
-    for provider in ("magisterium", "maritaca", "gptbots"):
-        for path in sorted((SAMPLES / provider).glob("[0-9]*.json")):
-            record = json.loads(path.read_text(encoding="utf-8"))
-            if provider == "gptbots":
-                answer = parse_response(record["message"], provider=provider)
-                if record.get("correlate"):
-                    refs = References.from_response(record["correlate"])
-                    answer = dataclasses.replace(answer, references=refs)
-            else:
-                answer = parse_response(record["response"], provider=provider)
-            out.append((f"{provider}/{path.stem}", answer))
-    return out
 
 
 def test_every_sample_renders_with_its_label() -> None:
-    samples = _sample_answers()
+    samples = sample_answers()
     if not samples:
         pytest.skip("sample_data has no recorded answers yet")
     for name, answer in samples:
@@ -1031,7 +1012,7 @@ def test_live_finish_reuses_the_streamed_html_and_equals_a_fresh_render(
         return original(answer, strict=strict, body_html=body_html)
 
     monkeypatch.setattr(bundle_module, "render_answer_html", spy)
-    samples = [a for _, a in _sample_answers() if a.citations] or [magisterium_answer()]
+    samples = [a for _, a in sample_answers() if a.citations] or [magisterium_answer()]
     for answer in samples[:6]:
         display = FakeDisplay()
         live = NotebookLiveAnswer("magisterium", None, display=display, clock=FakeClock(0.02))
