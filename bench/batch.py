@@ -7,6 +7,9 @@ Prints, in one run:
     (goal: within 1.15x), and against ``ceil(questions / concurrency)`` latencies, the least
     any client keeping ``concurrency`` requests in flight can take; and the client's CPU time
     per answer (which machine load does not stretch as it stretches wall time);
+  * the floor: httpx + ``json.loads`` alone, ``concurrency`` requests in flight (an
+    ``asyncio.Semaphore``), the same questions to the same server: what the server and the
+    HTTP stack cost before citekit does anything;
   * the openai SDK called in a loop against the same Magisterium endpoint (goal: ask_many
     >= 12x faster);
   * the same questions again with ``cache=True``, answered from the local log (goal: >= 200x
@@ -18,6 +21,8 @@ client being measured.
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
 import math
 import os
 import re
@@ -31,6 +36,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+import httpx  # noqa: E402
 
 from citekit import ContentFilteredWarning, Magisterium  # noqa: E402
 from citekit.providers.batch import ask_many  # noqa: E402
@@ -61,6 +68,29 @@ def start_server(latency: float) -> tuple[subprocess.Popen[str], str, list[str]]
     return proc, url, questions
 
 
+async def floor(url: str, questions: list[str], conc: int) -> float:
+    """Seconds for httpx + ``json.loads`` to ask every question, ``conc`` in flight."""
+    headers = {"Authorization": f"Bearer {KEY}"}
+    limits = httpx.Limits(max_connections=conc, max_keepalive_connections=conc)
+    async with httpx.AsyncClient(base_url=url, headers=headers, limits=limits) as http:
+        gate = asyncio.Semaphore(conc)
+
+        async def one(question: str) -> None:
+            async with gate:
+                body = {
+                    "model": "magisterium-1",
+                    "messages": [{"role": "user", "content": question}],
+                }
+                reply = await http.post("/chat/completions", json=body)
+                reply.raise_for_status()
+                json.loads(reply.content)
+
+        await asyncio.gather(*(one(f"warm-up {i}") for i in range(conc)))
+        start = time.perf_counter()
+        await asyncio.gather(*(one(q) for q in questions))
+        return time.perf_counter() - start
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--questions", type=int, default=200)
@@ -88,6 +118,8 @@ def main() -> int:
         ideal = n / conc * latency
         # With ``conc`` requests in flight, ``n`` of them take ceil(n / conc) latencies at least.
         waves = math.ceil(n / conc) * latency
+
+        floor_s = asyncio.run(floor(url, questions, conc))
 
         import openai
 
@@ -132,6 +164,11 @@ def main() -> int:
             "  its CPU time",
             live_cpu,
             f"{live_cpu / n * 1000:.2f} ms per answer, the client's own work",
+        ),
+        (
+            "httpx floor",
+            floor_s,
+            f"ratio {floor_s / ideal:.2f}x ideal; citekit / floor {live_s / floor_s:.2f}x",
         ),
         ("openai SDK loop", sdk_s, f"ask_many is {sdk_s / live_s:.1f}x faster (goal >= 12x)"),
         ("cached ask_many", cached_s, f"{live_s / cached_s:.0f}x faster than live (goal >= 200x)"),

@@ -247,6 +247,7 @@ class ProviderHandler(BaseHTTPRequestHandler):
         )
         self._scenario = scenario
         self._completed = False
+        self._due: float | None = None  # when the reply may leave (the scenario's latency)
         state.begin(self._record, scenario)
         try:
             if found is None:
@@ -278,9 +279,10 @@ class ProviderHandler(BaseHTTPRequestHandler):
         if route.method is not None and route.method != self.command:
             self._send(json_reply(405, error_body(provider, 405, "Method Not Allowed")))
             return
-        if scenario.latency and self.server.state.stopping.wait(scenario.latency):
-            self.close_connection = True
-            return
+        if scenario.latency:
+            # The reply leaves ``latency`` seconds after the request arrived, however long it
+            # took to make: the latency is the server's whole answer time, as a client sees it.
+            self._due = self._record.start + scenario.latency
         if not _authorized(provider, self.headers.get("Authorization", ""), scenario.api_key):
             self._send(_unauthorized(provider))
             return
@@ -338,6 +340,8 @@ class ProviderHandler(BaseHTTPRequestHandler):
         self, reply: Reply, fault: Fault | None = None, scenario: Scenario | None = None
     ) -> None:
         scenario = scenario or self.server.state.default
+        if not self._wait_due():
+            return
         if reply.stream is not None:
             self._send_stream(reply, fault, scenario)
             return
@@ -399,6 +403,17 @@ class ProviderHandler(BaseHTTPRequestHandler):
         else:
             self._complete()
             self.wfile.write(b"0\r\n\r\n")
+
+    def _wait_due(self) -> bool:
+        """Wait until the reply is due; False (the connection closed, nothing sent) when the
+        server stopped in between."""
+        if self._due is not None:
+            due, self._due = self._due, None
+            wait = due - time.monotonic()
+            if wait > 0 and self.server.state.stopping.wait(wait):
+                self.close_connection = True
+                return False
+        return True
 
     def _complete(self) -> None:
         """Close the record and leave the in-flight count before the reply's last bytes go out.

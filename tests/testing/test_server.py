@@ -703,6 +703,30 @@ def test_concurrent_requests_overlap(srv: ProviderServer) -> None:
     assert srv.max_concurrent >= 16 and srv.scenario(url).max_concurrent >= 16
 
 
+def test_latency_is_the_whole_answer_time(srv: ProviderServer, client: httpx.Client) -> None:
+    """A reply leaves ``latency`` seconds after its request arrived (made meanwhile), never
+    earlier, whatever it is: an answer, a stream, an authentication failure."""
+    url = srv.base_url("magisterium", latency=0.3)
+    for headers, stream in ((AUTH, False), (AUTH, True), ({"Authorization": "Bearer x"}, False)):
+        started = time.monotonic()
+        reply = client.post(
+            url + "/chat/completions", json=chat("grace", stream=stream), headers=headers
+        )
+        elapsed = time.monotonic() - started
+        assert reply.status_code in (200, 401)
+        assert 0.3 <= elapsed < 1.5, elapsed
+
+
+def test_a_server_stopped_during_the_latency_sends_nothing(data_dir: Path) -> None:
+    with serve(data_dir) as srv:
+        url = srv.base_url("magisterium", latency=5.0)
+        threading.Timer(0.2, srv.stop).start()
+        started = time.monotonic()
+        with pytest.raises(httpx.TransportError), httpx.Client(headers=AUTH, timeout=10) as c:
+            c.post(url + "/chat/completions", json=chat("grace"))
+        assert time.monotonic() - started < 2.5
+
+
 def test_openai_sdk_reads_both_shapes(srv: ProviderServer) -> None:
     openai = pytest.importorskip("openai")
     sdk = openai.OpenAI(api_key="k", base_url=srv.base_url("maritaca"), max_retries=0)
