@@ -30,7 +30,14 @@ from ...store.read import warn_damaged
 from ...store.selection import LogSelection
 from ...text.reader import first_markers
 
-__all__ = ["DAMAGE", "log_answers", "log_citations", "log_references", "log_selection", "log_spans"]
+__all__ = [
+    "DAMAGE",
+    "answer_spans",
+    "log_answers",
+    "log_citations",
+    "log_references",
+    "log_selection",
+]
 
 
 def log_selection(source: Any) -> LogSelection | None:
@@ -134,29 +141,20 @@ def _report(found: list[Any], damaged: list[Any] | None) -> None:
         damaged.extend(found)
 
 
-def log_spans(selection: LogSelection, *, damaged: list[Any] | None = None) -> pl.DataFrame:
-    """Where each number cited in a selected answer's logged text is first cited: columns
-    ``answer`` (the row id), ``marker``, ``start`` and ``end`` (of that marker in the text),
-    for the answers that have citations. The text is read by the one reader
-    (``citekit.text.reader.first_markers``), as ``sources_frame`` reads an answer's; a text
-    that is not text (a damaged row) has none (damaged rows as ``log_citations`` has them)."""
-    condition, params = _answers_where(selection)
-    found: list[Any] = []
+def answer_spans(answers: pl.DataFrame) -> pl.DataFrame:
+    """Where each number cited in an answer's logged text is first cited: columns ``answer``
+    (the row id), ``marker``, ``start`` and ``end`` (of that marker in the text), for the rows
+    of ``answers`` (``log_answers(..., with_answer=True)``: columns ``answer``, ``text``,
+    ``n_citations``) that have citations. The text is read by the one reader
+    (``citekit.text.reader.first_markers``), as ``sources_frame`` reads an answer's."""
+    cited = answers.filter(pl.col("n_citations") > 0, pl.col("text").is_not_null())
     columns: dict[str, list[int]] = {"answer": [], "marker": [], "start": [], "end": []}
-    for row_id, text in selection.log.fetch(
-        f"SELECT id, text FROM answers WHERE {condition} AND n_citations > 0 ORDER BY id",
-        params,
-        damaged=found,
-    ):
-        if type(text) is not str:
-            found.append(row_id)
-            continue
+    for row_id, text in zip(cited.get_column("answer"), cited.get_column("text"), strict=True):
         first = first_markers(text)
         columns["answer"].extend([row_id] * len(first))
         columns["marker"].extend(first)
         columns["start"].extend(start for start, _ in first.values())
         columns["end"].extend(end for _, end in first.values())
-    _report(found, damaged)
     return pl.DataFrame(
         columns,
         schema={"answer": pl.Int64(), "marker": pl.Int32(), "start": pl.Int32(), "end": pl.Int32()},
@@ -241,10 +239,15 @@ def _saved_ids(saved: Any) -> tuple[list[Any], str | None, str | None, str | Non
 
 
 def log_answers(
-    selection: LogSelection, schema: pl.Schema, *, damaged: list[Any] | None = None
+    selection: LogSelection,
+    schema: pl.Schema,
+    *,
+    with_answer: bool = False,
+    damaged: list[Any] | None = None,
 ) -> pl.DataFrame:
-    """``answers_frame`` of the selected answers, columns as in ``schema`` (damaged rows as
-    ``log_citations`` has them)."""
+    """``answers_frame`` of the selected answers, columns as in ``schema`` (with
+    ``with_answer``, then ``answer``: each answer's row id; damaged rows as ``log_citations``
+    has them)."""
     condition, params = _answers_where(selection)
     found: list[Any] = []
     names = (
@@ -275,9 +278,14 @@ def log_answers(
         {"id": pl.Int64(), **{n: stored.get(n) or schema[n] for n in names}},
         found,
     )
-    usage: dict[str, list[Any]] = {name: [] for name in TOOL_USAGE_COLUMNS}
-    for row_id, cell in zip(frame.get_column("id"), frame.get_column("tools_json"), strict=True):
-        tools = json_cell(cell, row_id, found)
+    # Tool usage is read from the answers that logged any (nearly none but Maritaca's);
+    # every other answer's columns are null.
+    usage: dict[str, list[Any]] = {name: [None] * frame.height for name in TOOL_USAGE_COLUMNS}
+    logged = frame.select(pl.arg_where(pl.col("tools_json").is_not_null())).to_series()
+    ids, cells = frame.get_column("id"), frame.get_column("tools_json")
+    for index in logged:
+        row_id = ids[index]
+        tools = json_cell(cells[index], row_id, found)
         if tools is not None and not isinstance(tools, dict):
             found.append(row_id)
         for name, values in usage.items():
@@ -285,7 +293,7 @@ def log_answers(
             if value is not None and type(value) not in (int, float):
                 found.append(row_id)
                 value = None
-            values.append(value)
+            values[index] = value
     _report(found, damaged)
     return (
         frame.with_columns(
@@ -300,6 +308,6 @@ def log_answers(
                 for name, values in usage.items()
             },
         )
-        .select(schema.names())
+        .select(*schema.names(), *([pl.col("id").alias("answer")] if with_answer else []))
         .cast(schema)
     )

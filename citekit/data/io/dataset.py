@@ -64,6 +64,7 @@ import os
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -321,37 +322,85 @@ def _write_parts(groups: list[_Group], folder: Path, *, progress: bool | None) -
     done = 0
     sources: list[pl.DataFrame] = []
     made = [table for table in TABLES if not (folder / table).exists()]
+    writes = _Writes(parts)
     try:
         for group in groups:
             provider, month = group.provider, group.month
-            # One table of the partition at a time: each is let go once written. Identity is
-            # corpus-wide: the sources are identified over every partition, then written.
+            # One table of the partition at a time: each is let go once written (while the
+            # next is read). Identity is corpus-wide: the sources are identified over every
+            # partition, then written.
             for table, frame in group.frames():
                 if table == "sources":
                     sources.append(frame.with_columns(month=pl.lit(month)))
                     continue
                 rows[table] += frame.height
                 if frame.height:
-                    parts.append(_write_part(frame, folder, table, provider, month, token))
+                    writes.submit(
+                        partial(_write_part, frame, folder, table, provider, month, token)
+                    )
                 del frame
             done += group.size
             bar.update(done, 0)
+        writes.wait()  # identity's work and the last table's write are not held at once
         for (provider, month), part in _identified(sources):
             rows["sources"] += part.height
-            parts.append(_write_part(part, folder, "sources", provider, month, token))
+            writes.submit(partial(_write_part, part, folder, "sources", provider, month, token))
+        writes.wait()
         for table in TABLES:  # a table without rows is a folder without files: scans typed
             (folder / table).mkdir(exist_ok=True)
         write_manifest(folder, parts, rows)
     except BaseException:
+        writes.abandon()  # the write in flight ends first: its file is removed with the rest
         bar.close(done, 0, interrupted=True)
         remove_parts(folder, parts)
         for table in made:
             with contextlib.suppress(OSError):
                 (folder / table).rmdir()
         raise
+    finally:
+        writes.close()
     bar.close(done, 0)
     size = sum(part.bytes for part in parts)
     return ParquetDataset(folder=folder, rows=rows, files=len(parts), bytes=size)
+
+
+class _Writes:
+    """Parts written on a thread of their own, one at a time, while the caller reads the next
+    frame: the Parquet writer (compression, in polars, without the interpreter) and SQLite's
+    reads take turns no more. One write waits at most, so one frame more is held at most."""
+
+    def __init__(self, parts: list[Part]) -> None:
+        self._parts = parts
+        self._pool: ThreadPoolExecutor | None = None
+        self._pending: Future[Part] | None = None
+
+    def submit(self, write: Callable[[], Part]) -> None:
+        """Start ``write`` once the write before it has ended (its part kept, or its error
+        raised here)."""
+        self.wait()
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="citekit-parquet")
+        self._pending = self._pool.submit(write)
+
+    def wait(self) -> None:
+        """Wait for the write in flight, keep its part; raise its error."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            self._parts.append(pending.result())
+
+    def abandon(self) -> None:
+        """After a failure: let the write in flight end, its part kept (to be removed), its
+        error dropped (the failure being raised says what went wrong first)."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            with contextlib.suppress(BaseException):
+                self._parts.append(pending.result())
+
+    def close(self) -> None:
+        """Let the thread go (no write is in flight any more)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
+            self._pool = None
 
 
 def _identified(sources: list[pl.DataFrame]) -> Iterator[tuple[tuple[str, str], pl.DataFrame]]:
@@ -381,6 +430,11 @@ def _identified(sources: list[pl.DataFrame]) -> Iterator[tuple[tuple[str, str], 
         yield (str(provider), str(month)), part
 
 
+#: The dataset's compression: zstd at its fastest level writes a log's tables in a fifth to a
+#: third less time than polars' default level, in files about a tenth larger.
+_ZSTD_LEVEL: Final = 1
+
+
 def _write_part(
     frame: pl.DataFrame, root: Path, table: str, provider: str, month: str, token: str
 ) -> Part:
@@ -388,7 +442,9 @@ def _write_part(
     with replacing(root / where) as temporary:
         # Sunk a slice at a time: the eager writer (and an eager drop) would first copy a frame
         # whose columns are cut in different places (a partition's sources) into one piece.
-        frame.lazy().drop(*_PARTITIONS, strict=False).sink_parquet(temporary)
+        frame.lazy().drop(*_PARTITIONS, strict=False).sink_parquet(
+            temporary, compression="zstd", compression_level=_ZSTD_LEVEL
+        )
     size = (root / where).stat().st_size
     return Part(where, table, provider, month, rows=frame.height, bytes=size)
 

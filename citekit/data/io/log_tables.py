@@ -4,7 +4,7 @@ the SQLite tables a run of row ids at a time: no ``Answer`` is rebuilt from its 
 The answers, citations and references tables are the frames of the log (``citekit.data.frames.
 log``). The sources table is the citations table's rows, with what ``sources_frame`` adds:
 
-* a citation's span, its number's first marker in the logged text (``log_spans``);
+* a citation's span, its number's first marker in the logged text (``answer_spans``);
 * a web source's span (Maritaca: ``citekit.wire.maritaca.sources`` reads the answer's
   annotations or links), and a GPTBots citation's ``data_id``, read off the stored body (its
   ``choices`` or ``citations``, not the whole answer);
@@ -47,15 +47,24 @@ def log_tables(selection: LogSelection, span: Partition) -> Iterator[tuple[Table
     partition's whole would cost several times its frame); damaged rows named once."""
     from ...store.read import warn_damaged
     from ..frames import ANSWERS_SCHEMA, CITATIONS_SCHEMA, REFERENCES_SCHEMA
-    from ..frames.log import DAMAGE, log_answers, log_references
+    from ..frames.log import DAMAGE, answer_spans, log_answers, log_references
 
     damaged: list[Any] = []
     batches = _batches(selection, span)
-    yield "answers", pl.concat([log_answers(b, ANSWERS_SCHEMA, damaged=damaged) for b in batches])
     web = span[0] in WEB_SOURCE_PROVIDERS
-    # Each citation's span (not of a web source: read off its body) is placed batch by batch,
-    # beside it: a join of the partition's whole would hold its keys' hash tables at once.
-    cited = pl.concat([_cited(b, damaged, web=web) for b in batches])
+    answers, spans = [], []
+    for batch in batches:
+        read = log_answers(batch, ANSWERS_SCHEMA, with_answer=True, damaged=damaged)
+        # Each number's first marker (not a web source's span: read off its body), read in
+        # the text just read rather than read again.
+        spans.append(None if web else answer_spans(read))
+        answers.append(read.drop("answer"))
+    yield "answers", pl.concat(answers)
+    del answers
+    # Each citation's span is placed batch by batch, beside it: a join of the partition's
+    # whole would hold its keys' hash tables at once.
+    cited = pl.concat([_cited(b, damaged, s) for b, s in zip(batches, spans, strict=True)])
+    del spans
     yield "citations", cited.select(CITATIONS_SCHEMA.names())
     only = _citations_only(selection, span)
     # No answer with saved knowledge chunks: none to read (a scan of the partition spared)
@@ -73,16 +82,16 @@ def log_tables(selection: LogSelection, span: Partition) -> Iterator[tuple[Table
     yield "sources", sources
 
 
-def _cited(batch: LogSelection, damaged: list[Any], *, web: bool) -> pl.DataFrame:
-    """The citations of ``batch`` with each row's ``answer`` and, unless they are web
-    sources, the ``start`` and ``end`` of its number's first marker in the logged text."""
+def _cited(batch: LogSelection, damaged: list[Any], spans: pl.DataFrame | None) -> pl.DataFrame:
+    """The citations of ``batch`` with each row's ``answer`` and, given the ``spans`` of the
+    batch's answers (``answer_spans``; None for web sources), the ``start`` and ``end`` of its
+    number's first marker in the logged text."""
     from ..frames import CITATIONS_SCHEMA
-    from ..frames.log import log_citations, log_spans
+    from ..frames.log import log_citations
 
     cited = log_citations(batch, CITATIONS_SCHEMA, with_answer=True, damaged=damaged)
-    if web:
+    if spans is None:
         return cited
-    spans = log_spans(batch, damaged=damaged)
     # Only the keys are joined (each number's first marker is one row of ``spans``), and the
     # spans put beside the citations: their columns are not copied.
     placed = (

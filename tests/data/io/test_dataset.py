@@ -5,6 +5,7 @@ DuckDB; ten million citations charted in bounded memory."""
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -138,6 +139,62 @@ def test_a_failure_midway_keeps_the_previous_dataset(
         ck.to_parquet([_answer("new", created=None)], folder, overwrite=True, progress=False)
     assert ck.scan_answers(folder).collect()["question"].to_list() == ["old"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d"]
+
+
+@pytest.mark.parametrize("failing", [1, 2, 4, 7])
+def test_a_write_failing_after_others_leaves_only_the_previous_dataset(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failing: int
+) -> None:
+    """Parts are written one at a time beside the reads: whichever fails (the first, one
+    while the next frame is read, one of the sources), the parts written before it and the
+    one in flight go, and the old dataset is all the folder holds."""
+    folder = tmp_path / "d"
+    ck.to_parquet([_answer("old", created=None)], folder, progress=False)
+    before = sorted(p.relative_to(folder) for p in folder.rglob("*"))
+    from citekit.data.io import dataset
+
+    write_part = dataset._write_part
+    calls = []
+
+    def full_disk_at_last(*args: Any) -> Any:
+        calls.append(args[2])
+        if len(calls) == failing:
+            raise OSError(28, "No space left on device")
+        return write_part(*args)
+
+    monkeypatch.setattr(dataset, "_write_part", full_disk_at_last)
+    months = [datetime(2026, m, 1, tzinfo=UTC) for m in (1, 2, 3)]
+    new = [_answer(f"new {i}", created=when) for i, when in enumerate(months)]
+    with pytest.raises(OSError, match="No space"):
+        ck.to_parquet(new, folder, overwrite=True, progress=False)
+    assert len(calls) == failing  # nothing written after the failure was known
+    assert sorted(p.relative_to(folder) for p in folder.rglob("*")) == before
+    assert ck.scan_answers(folder).collect()["question"].to_list() == ["old"]
+
+
+def test_a_read_failing_while_a_part_is_written_leaves_only_the_previous_dataset(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "d"
+    ck.to_parquet([_answer("old", created=None)], folder, progress=False)
+    before = sorted(p.relative_to(folder) for p in folder.rglob("*"))
+    from citekit.data.io import dataset
+
+    tables = dataset._tables
+    groups = []
+
+    def broken_second_month(source: Any) -> Any:
+        groups.append(source)
+        if len(groups) == 2:  # the first month's citations are being written meanwhile
+            raise sqlite3.DatabaseError("database disk image is malformed")
+        return tables(source)
+
+    monkeypatch.setattr(dataset, "_tables", broken_second_month)
+    months = [datetime(2026, m, 1, tzinfo=UTC) for m in (1, 2)]
+    new = [_answer(f"new {i}", created=when) for i, when in enumerate(months)]
+    with pytest.raises(sqlite3.DatabaseError):
+        ck.to_parquet(new, folder, overwrite=True, progress=False)
+    assert sorted(p.relative_to(folder) for p in folder.rglob("*")) == before
 
 
 def test_an_empty_table_scans_typed_and_a_missing_one_says_what_to_do(tmp_path: Path) -> None:
