@@ -72,24 +72,29 @@ def log_citations(
     *,
     with_answer: bool = False,
     damaged: list[Any] | None = None,
+    answers: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """``citations_frame`` of the selected answers, columns as in ``schema`` (with
     ``with_answer``, then ``answer``: the row id of each citation's answer). The damaged
     rows are named in a warning, or added to ``damaged`` when it is given (a read in parts
-    names them once)."""
+    names them once). ``answers``: the selected answers already read (``log_answers(...,
+    with_answer=True)``), whose columns the citations take instead of reading them again."""
     condition, params = _answers_where(selection)
     found: list[Any] = []
-    answers = _fetch_frame(
-        selection.log,
-        "SELECT id, provider, answer_id, question, model FROM answers "
-        f"WHERE {condition} ORDER BY id",
-        params,
-        {
-            "answer": pl.Int64(),
-            **{n: schema[n] for n in ("provider", "answer_id", "question", "model")},
-        },
-        found,
-    )
+    if answers is None:
+        answers = _fetch_frame(
+            selection.log,
+            "SELECT id, provider, answer_id, question, model FROM answers "
+            f"WHERE {condition} ORDER BY id",
+            params,
+            {
+                "answer": pl.Int64(),
+                **{n: schema[n] for n in ("provider", "answer_id", "question", "model")},
+            },
+            found,
+        )
+    else:
+        answers = answers.select("answer", "provider", "answer_id", "question", "model")
     # Every citation of the file when nothing but failed calls is left out, else only those
     # of the chosen answers; either way only those whose answer was read are kept (the
     # failed calls', and any written between the two reads, are not).

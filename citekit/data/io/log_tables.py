@@ -52,19 +52,20 @@ def log_tables(selection: LogSelection, span: Partition) -> Iterator[tuple[Table
     damaged: list[Any] = []
     batches = _batches(selection, span)
     web = span[0] in WEB_SOURCE_PROVIDERS
-    answers, spans = [], []
+    answers, read = [], []
     for batch in batches:
-        read = log_answers(batch, ANSWERS_SCHEMA, with_answer=True, damaged=damaged)
-        # Each number's first marker (not a web source's span: read off its body), read in
-        # the text just read rather than read again.
-        spans.append(None if web else answer_spans(read))
-        answers.append(read.drop("answer"))
+        frame = log_answers(batch, ANSWERS_SCHEMA, with_answer=True, damaged=damaged)
+        # What the citations read takes from their answers, and each number's first marker
+        # (not a web source's span: read off its body), from the answers just read.
+        owners = frame.select("answer", "provider", "answer_id", "question", "model")
+        read.append((owners, None if web else answer_spans(frame)))
+        answers.append(frame.drop("answer"))
     yield "answers", pl.concat(answers)
-    del answers
+    del answers, frame
     # Each citation's span is placed batch by batch, beside it: a join of the partition's
     # whole would hold its keys' hash tables at once.
-    cited = pl.concat([_cited(b, damaged, s) for b, s in zip(batches, spans, strict=True)])
-    del spans
+    cited = pl.concat([_cited(b, damaged, *r) for b, r in zip(batches, read, strict=True)])
+    del read
     yield "citations", cited.select(CITATIONS_SCHEMA.names())
     only = _citations_only(selection, span)
     # No answer with saved knowledge chunks: none to read (a scan of the partition spared)
@@ -82,14 +83,19 @@ def log_tables(selection: LogSelection, span: Partition) -> Iterator[tuple[Table
     yield "sources", sources
 
 
-def _cited(batch: LogSelection, damaged: list[Any], spans: pl.DataFrame | None) -> pl.DataFrame:
-    """The citations of ``batch`` with each row's ``answer`` and, given the ``spans`` of the
-    batch's answers (``answer_spans``; None for web sources), the ``start`` and ``end`` of its
-    number's first marker in the logged text."""
+def _cited(
+    batch: LogSelection, damaged: list[Any], owners: pl.DataFrame, spans: pl.DataFrame | None
+) -> pl.DataFrame:
+    """The citations of ``batch`` with each row's ``answer`` and their answers' columns (from
+    ``owners``, the batch's answers read) and, given the ``spans`` of the batch's answers
+    (``answer_spans``; None for web sources), the ``start`` and ``end`` of its number's first
+    marker in the logged text."""
     from ..frames import CITATIONS_SCHEMA
     from ..frames.log import log_citations
 
-    cited = log_citations(batch, CITATIONS_SCHEMA, with_answer=True, damaged=damaged)
+    cited = log_citations(
+        batch, CITATIONS_SCHEMA, with_answer=True, damaged=damaged, answers=owners
+    )
     if spans is None:
         return cited
     # Only the keys are joined (each number's first marker is one row of ``spans``), and the
