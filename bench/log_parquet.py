@@ -13,13 +13,15 @@ interpreter's whole peak, imports included), alternating:
 ``--tree`` runs the two against another checkout's code on the same log file (the code
 before a change, side by side in one sitting). Run:
 ``.venv/bin/python bench/log_parquet.py [--answers 10000 50000] [--repeat 2] [--tree PATH]
-[--logs FOLDER] [--mixed]`` (``--logs`` keeps the generated logs there and reuses one of the
-same name: ``log-N.sqlite``, ``log-mixed-N.sqlite``)
+[--logs FOLDER] [--mixed]`` (``--logs`` keeps the generated logs there and reuses one made
+by the same generator code: ``log-N-DIGEST.sqlite``, ``log-mixed-N-DIGEST.sqlite``)
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import inspect
 import json
 import subprocess
 import sys
@@ -109,6 +111,13 @@ def measure(tree: Path, path: Path, *, parquet: bool) -> dict[str, float]:
     return result
 
 
+def _generator() -> str:
+    """A digest of the code that makes the logs (``bench/log.py`` and this file's)."""
+    code = (ROOT / "bench" / "log.py").read_bytes() + inspect.getsource(build).encode()
+    code += inspect.getsource(copies).encode()
+    return hashlib.sha256(code).hexdigest()[:10]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--answers", type=int, nargs="+", default=[10_000, 50_000])
@@ -126,7 +135,8 @@ def main() -> None:
         folder = args.logs or Path(scratch)
         folder.mkdir(parents=True, exist_ok=True)
         for n in args.answers:
-            path = Path(folder) / f"log-{'mixed-' if args.mixed else ''}{n}.sqlite"
+            # Named after the generator's code too: a log made by another version is not reused.
+            path = Path(folder) / f"log-{'mixed-' if args.mixed else ''}{n}-{_generator()}.sqlite"
             if not path.exists():
                 build(path, n, mixed=args.mixed)
             what = "of the three providers" if args.mixed else "x 10 citations"

@@ -9,7 +9,6 @@ import os
 import sqlite3
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -55,7 +54,7 @@ def ask_every_sample(server: ProviderServer) -> None:
         gb.ask(rec["question"], citations=cited, stream=True, display=False)
 
 
-@contextmanager
+@contextlib.contextmanager
 def every_sample_log(server: ProviderServer, home: str) -> Iterator[Log]:
     """A log in ``home`` holding every sample (and one failed call), the log every client
     writes to while the block runs."""
