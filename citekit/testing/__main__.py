@@ -19,7 +19,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--host", default="127.0.0.1", help="interface to listen on")
     parser.add_argument("--data-dir", default=None, help="sample directory (sample_data layout)")
     parser.add_argument("--delay", type=float, default=0.0, help="seconds between SSE events")
-    parser.add_argument("--latency", type=float, default=0.0, help="seconds before each reply")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds to each reply")
     args = parser.parse_args(argv)
     server = ProviderServer(
         args.data_dir, args.delay, args.latency, port=args.port, host=args.host

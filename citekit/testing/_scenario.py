@@ -141,7 +141,8 @@ class Scenario:
         ``"keepalive"`` (``: keep-alive`` in SSE, a blank line in bare JSON lines; a JSON reply
         drips instead). Either way no read ever times out.
     delay, latency, chunks
-        Seconds between stream events, seconds before each response, a synthetic stream length.
+        Seconds between stream events, seconds from a request's arrival to its response (made
+        meanwhile), a synthetic stream length.
     api_key
         The only key accepted, when set.
     correlate_empty

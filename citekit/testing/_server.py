@@ -40,7 +40,8 @@ class ProviderServer:
     delay
         Default seconds between stream events.
     latency
-        Default seconds before every response starts.
+        Default seconds from a request's arrival to its response's first byte (the reply is
+        made meanwhile).
     port
         Port to listen on; 0 picks a free one.
     host
