@@ -28,6 +28,7 @@ from markdown_it.common.utils import isMdAsciiPunct, isPunctChar, isWhiteSpace
 
 from .escape import STYLE, esc
 from .parser import marker_at
+from .reader import PLAIN_MARKER
 
 __all__ = ["fast_markdown", "heading_tags"]
 
@@ -41,6 +42,21 @@ _UNSAFE = "\\`_~<>&|\r\x00\t"
 # marker, a stray bracket. A single character class: the regular expression engine skips to
 # its characters, where an alternation is tried at every position.
 _STOP = re.compile(r"[*\[\]$]")
+# ASCII punctuation but ``*`` (markdown-it's ``isMdAsciiPunct``): where a ``*`` run can be
+# told to flank by a regular expression, without asking the Unicode classes.
+_ASCII_PUNCT = r"!-)+-/:-@\[-`{-~"
+# Two runs of one or two ``*`` that the inline pass pairs as ``<em>`` or ``<strong>``, the
+# opening run in a shape that opens whatever Unicode says of its neighbours (a letter or digit
+# after it; or punctuation after it and a space, a line end or punctuation before it), the
+# closing one in a shape that closes (the mirror image), nothing but text between them.
+# Where every run of a block is in such a pair, the pairs are those ``_inline`` makes.
+_PAIR = re.compile(
+    rf"\*(?<!\*\*)(?:(?=\*?[^\W_])|(?<![^ \n{_ASCII_PUNCT}]\*)(?=\*?[{_ASCII_PUNCT}]))(\*?)(?!\*)"
+    rf"([^*]+)(?:(?<=[^\W_])|(?<=[{_ASCII_PUNCT}])(?=\*\1(?![^ \n{_ASCII_PUNCT}])))\*\1(?!\*)"
+)  # (led by a "*": the engine skips to the next one)
+_TAGS = {"": ("<em>", "</em>"), "*": ("<strong>", "</strong>")}
+# A marker as the plain route writes it (where every bracket of the text is one).
+_MARK = re.compile(r"(\[\^?([1-9][0-9]{0,3})\])")
 _HEADING = re.compile(r"(#{1,6}) (?=\S)")
 # A line starting like this could open an ordered list item.
 _ORDERED = re.compile(r"\d{1,9}[.)]")
@@ -141,6 +157,48 @@ def _inline(src: str, out: list[str], marks: list[_Mark]) -> bool:
     return True
 
 
+def _pair(found: re.Match[str]) -> str:
+    opening, closing = _TAGS[found[1]]
+    return opening + found[2] + closing
+
+
+def _inline_plain(src: str, out: list[str], marks: list[_Mark]) -> bool:
+    """:func:`_inline` for text whose every bracket opens a plain marker (see
+    :func:`fast_markdown`), markers left as written for the caller to draw: the ``*`` runs
+    paired by one substitution where every run is in a pair of ``_PAIR``'s shape, by
+    :func:`_inline` where one is not."""
+    if "*" not in src:
+        out.append(src)
+        return True
+    paired = _PAIR.sub(_pair, src)
+    if "*" not in paired:
+        out.append(paired)
+        return True
+    pieces: list[str] = []
+    found: list[_Mark] = []
+    if not _inline(src, pieces, found):
+        return False
+    for i, _, source in found:
+        pieces[i] = source
+    out.append("".join(pieces))
+    return True
+
+
+def _plain_markers(text: str) -> int | None:
+    """How many markers ``text`` holds when every ``[`` and ``]`` of it belongs to a plain
+    marker (``[N]`` or ``[^N]`` that nothing after makes a link or a definition, as the text
+    reader's ``PLAIN_MARKER`` reads it) and it has no ``$``; else ``None``."""
+    if "$" in text:
+        return None
+    count = text.count("[")
+    if not count:
+        return 0 if "]" not in text else None
+    found = PLAIN_MARKER.findall(text)
+    if len(found) != count or text.count("]") != count or "" in found:
+        return None
+    return count
+
+
 def fast_markdown(
     text: str,
     *,
@@ -171,6 +229,10 @@ def fast_markdown(
     # punctuation, other) at both ends, so emphasis flanks the same, and the whole text is
     # escaped once.
     text = esc(text)
+    # Where every bracket opens a plain marker, the blocks keep their markers as written and
+    # one split of the whole HTML draws them; else _inline finds them block by block.
+    plain = _plain_markers(text)
+    inline = _inline if plain is None else _inline_plain
     out: list[str] = []
     marks: list[_Mark] = []
     paragraph: list[str] = []
@@ -183,7 +245,7 @@ def fast_markdown(
         if not paragraph:
             return True
         out.append(block_open)
-        ok = _inline("\n".join(paragraph), out, marks)
+        ok = inline("\n".join(paragraph), out, marks)
         out.append("</div>\n")
         paragraph.clear()
         return ok
@@ -215,7 +277,7 @@ def fast_markdown(
                 len(heading.group(1)), strict=strict, top_heading=top_heading
             )
             out.append(opening)
-            if not _inline(line[heading.end() :], out, marks):
+            if not inline(line[heading.end() :], out, marks):
                 return None
             out.append(closing)
         elif first == "-":
@@ -228,7 +290,7 @@ def fast_markdown(
                 out.append(f'<ul style="{STYLE.BULLETS}">\n')
                 in_list = True
             out.append("<li>")
-            if not _inline(item, out, marks):
+            if not inline(item, out, marks):
                 return None
             out.append("</li>\n")
         elif _starts_text(line) and not in_list:  # after an item it would continue the item
@@ -242,6 +304,17 @@ def fast_markdown(
         return None
     if in_list:
         out.append("</ul>\n")
-    for i, number, source in marks:
-        out[i] = markers(number, source)
-    return "".join(out)
+    if plain is None:
+        for i, number, source in marks:
+            out[i] = markers(number, source)
+        return "".join(out)
+    html = "".join(out)
+    if not plain:
+        return html
+    pieces = _MARK.split(html)  # text, then each marker's source and number, and its text
+    if len(pieces) != 3 * plain + 1:
+        return None  # never: every marker of the text is in the HTML as written
+    for k in range(1, len(pieces), 3):
+        pieces[k] = markers(int(pieces[k + 1]), pieces[k])
+        pieces[k + 1] = ""
+    return "".join(pieces)
