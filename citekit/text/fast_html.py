@@ -26,9 +26,8 @@ from collections.abc import Callable
 
 from markdown_it.common.utils import isMdAsciiPunct, isPunctChar, isWhiteSpace
 
-from .escape import STYLE, esc
+from .escape import STYLE
 from .parser import marker_at
-from .reader import PLAIN_MARKER
 
 __all__ = ["fast_markdown", "heading_tags"]
 
@@ -184,19 +183,14 @@ def _inline_plain(src: str, out: list[str], marks: list[_Mark]) -> bool:
     return True
 
 
-def _plain_markers(text: str) -> int | None:
-    """How many markers ``text`` holds when every ``[`` and ``]`` of it belongs to a plain
-    marker (``[N]`` or ``[^N]`` that nothing after makes a link or a definition, as the text
-    reader's ``PLAIN_MARKER`` reads it) and it has no ``$``; else ``None``."""
-    if "$" in text:
+def _plain_brackets(text: str) -> int | None:
+    """How many ``[`` ``text`` holds when each may open a plain marker, ``[N]`` or ``[^N]``
+    that nothing after makes a link or a definition: no ``$``, ``](`` or ``]:``, as many
+    ``]`` as ``[``; else ``None``. Whether each does is told by the split that draws them."""
+    if "$" in text or "](" in text or "]:" in text:
         return None
     count = text.count("[")
-    if not count:
-        return 0 if "]" not in text else None
-    found = PLAIN_MARKER.findall(text)
-    if len(found) != count or text.count("]") != count or "" in found:
-        return None
-    return count
+    return count if text.count("]") == count else None
 
 
 def fast_markdown(
@@ -228,10 +222,10 @@ def fast_markdown(
     # quote into an entity made of punctuation: each character keeps its class (space,
     # punctuation, other) at both ends, so emphasis flanks the same, and the whole text is
     # escaped once.
-    text = esc(text)
-    # Where every bracket opens a plain marker, the blocks keep their markers as written and
-    # one split of the whole HTML draws them; else _inline finds them block by block.
-    plain = _plain_markers(text)
+    text = text.replace('"', "&quot;").replace("'", "&#x27;")  # esc(text), & < > being absent
+    # Where every bracket may open a plain marker, the blocks keep their markers as written
+    # and one split of the whole HTML draws them; else _inline finds them block by block.
+    plain = _plain_brackets(text)
     inline = _inline if plain is None else _inline_plain
     out: list[str] = []
     marks: list[_Mark] = []
@@ -250,13 +244,14 @@ def fast_markdown(
         paragraph.clear()
         return ok
 
+    headings: dict[str, tuple[str, str]] = {}  # a heading's marks -> its tags
     for raw in text.split("\n"):
         # Trailing spaces end a block unseen; inside a paragraph one is dropped (two or more
         # would make a hard break, left to markdown-it).
         line = raw.rstrip(" ")
         broken, hard_break = hard_break, len(raw) - len(line) > 1
         if not line:
-            if not close_paragraph():
+            if paragraph and not close_paragraph():
                 return None
             if in_list:
                 out.append("</ul>\n")
@@ -268,23 +263,26 @@ def fast_markdown(
         first = line[0]
         if first == "#":
             heading = _HEADING.match(line)
-            if heading is None or line.endswith("#") or not close_paragraph():
+            if heading is None or line.endswith("#") or (paragraph and not close_paragraph()):
                 return None
             if in_list:
                 out.append("</ul>\n")
                 in_list = False
-            opening, closing = heading_tags(
-                len(heading.group(1)), strict=strict, top_heading=top_heading
-            )
-            out.append(opening)
+            level = heading.group(1)
+            tags = headings.get(level)
+            if tags is None:
+                tags = headings[level] = heading_tags(
+                    len(level), strict=strict, top_heading=top_heading
+                )
+            out.append(tags[0])
             if not inline(line[heading.end() :], out, marks):
                 return None
-            out.append(closing)
+            out.append(tags[1])
         elif first == "-":
             item = line[2:]
             if not (line.startswith("- ") and item and _starts_text(item)):
                 return None
-            if list_before_blank or not close_paragraph():
+            if list_before_blank or (paragraph and not close_paragraph()):
                 return None  # a blank line inside a list makes it loose
             if not in_list:
                 out.append(f'<ul style="{STYLE.BULLETS}">\n')
@@ -293,7 +291,9 @@ def fast_markdown(
             if not inline(item, out, marks):
                 return None
             out.append("</li>\n")
-        elif _starts_text(line) and not in_list:  # after an item it would continue the item
+        elif not in_list and (first.isalpha() or _starts_text(line)):
+            # (a letter: _starts_text's usual case, told without a call; after an item the
+            # line would continue the item)
             if paragraph and broken:
                 return None
             paragraph.append(line)
@@ -313,7 +313,7 @@ def fast_markdown(
         return html
     pieces = _MARK.split(html)  # text, then each marker's source and number, and its text
     if len(pieces) != 3 * plain + 1:
-        return None  # never: every marker of the text is in the HTML as written
+        return None  # a bracket opens no marker: outside the subset
     for k in range(1, len(pieces), 3):
         pieces[k] = markers(int(pieces[k + 1]), pieces[k])
         pieces[k + 1] = ""

@@ -76,7 +76,7 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
 
-__all__ = ["PLAIN_MARKER", "Reading", "first_markers", "marker_digits", "numbers", "read"]
+__all__ = ["Reading", "first_markers", "marker_digits", "numbers", "read"]
 
 
 @lru_cache(maxsize=1)
@@ -341,7 +341,7 @@ def _scan(text: str) -> list[Marker]:
 # "[" that does not open another marker (a reference link); its number is the group. Any
 # other ``BRACKET`` match is the second branch, where the group is empty. Where every match
 # is plain, ``_scan`` makes a marker of each and of nothing else. (Led by "[": a fast search.)
-PLAIN_MARKER = re.compile(
+_PLAIN_MARKER = re.compile(
     r"\[(?:(?<![\\$]\[)\^?([1-9][0-9]{0,3})\](?![(:]|\[(?!\^?[1-9][0-9]{0,3}\]))"
     r"|\^?[1-9][0-9]{0,3}\])"
 )
@@ -373,7 +373,7 @@ def marker_digits(text: str) -> list[str] | None:
     >>> marker_digits("Work is for man.[^1][^3][1]"), marker_digits("See `[2]`.")
     (['1', '3', '1'], None)
     """
-    found = PLAIN_MARKER.findall(text)
+    found = _PLAIN_MARKER.findall(text)
     # Every "]" closes a plain marker (none before "(" or ":"): no link "](", no definition
     # or reference "]:" (so the text is its own body), no escaped or corner mark.
     if "" in found or text.count("]") != len(found) or "\r" in text or _may_hide(text):
@@ -395,7 +395,7 @@ def first_markers(text: str) -> dict[int, Span]:
     first: dict[int, Span] = {}
     if "[" not in text:
         return first
-    found = list(PLAIN_MARKER.finditer(text))
+    found = list(_PLAIN_MARKER.finditer(text))
     if (
         text.count("]") != len(found)
         or any(m[1] is None for m in found)

@@ -171,9 +171,9 @@ def _emphasis_texts(draw: st.DrawFn) -> str:
 
 def _piece_by_piece(text: str, **options: Any) -> str | None:
     """``fast_markdown`` reading every block's inline text piece by piece (``_inline``), as
-    it does when the text holds a bracket that opens no plain marker."""
+    it does when the text holds a bracket that cannot open a plain marker."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(fast_html, "_plain_markers", lambda text: None)
+        patch.setattr(fast_html, "_plain_brackets", lambda text: None)
         return fast_markdown(text, **options)
 
 
@@ -210,7 +210,7 @@ def test_plain_route_is_taken_by_the_usual_answer() -> None:
         '## Why\n\n- **Labour ranks above capital.** It is "first".[3]\n'
         '- *"Quoted"* words, *objective* side.[^2]'
     )
-    assert fast_html._plain_markers(text) == 5
+    assert fast_html._plain_brackets(text) == 5
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(fast_html, "_inline", None)  # called only where a block falls back
         fast = fast_markdown(text, strict=False, markers=_mark, top_heading=3)
