@@ -54,8 +54,9 @@ _PAIR = re.compile(
     rf"([^*]+)(?:(?<=[^\W_])|(?<=[{_ASCII_PUNCT}])(?=\*\1(?![^ \n{_ASCII_PUNCT}])))\*\1(?!\*)"
 )  # (led by a "*": the engine skips to the next one)
 _TAGS = {"": ("<em>", "</em>"), "*": ("<strong>", "</strong>")}
-# A marker as the plain route writes it (where every bracket of the text is one).
-_MARK = re.compile(r"(\[\^?([1-9][0-9]{0,3})\])")
+# A marker as the plain route draws it: where every bracket of the text is in such a match,
+# each is a marker (nothing after it makes a link, a reference link or maybe a definition).
+_MARK = re.compile(r"(\[\^?([1-9][0-9]{0,3})\])(?![(:])")
 _HEADING = re.compile(r"(#{1,6}) (?=\S)")
 # A line starting like this could open an ordered list item.
 _ORDERED = re.compile(r"\d{1,9}[.)]")
@@ -184,10 +185,10 @@ def _inline_plain(src: str, out: list[str], marks: list[_Mark]) -> bool:
 
 
 def _plain_brackets(text: str) -> int | None:
-    """How many ``[`` ``text`` holds when each may open a plain marker, ``[N]`` or ``[^N]``
-    that nothing after makes a link or a definition: no ``$``, ``](`` or ``]:``, as many
-    ``]`` as ``[``; else ``None``. Whether each does is told by the split that draws them."""
-    if "$" in text or "](" in text or "]:" in text:
+    """How many ``[`` ``text`` holds when each may open a plain marker (``[N]`` or ``[^N]``
+    that nothing after makes a link or a definition): no ``$``, as many ``]`` as ``[``; else
+    ``None``. Whether each does is told by the split that draws them (``_MARK``)."""
+    if "$" in text:
         return None
     count = text.count("[")
     return count if text.count("]") == count else None
@@ -199,6 +200,7 @@ def fast_markdown(
     strict: bool,
     markers: Callable[[int, str], str],
     top_heading: int,
+    plain_route: bool = True,
 ) -> str | None:
     """What :func:`~citekit.text.markdown_html.render_markdown` gives for ``text``, or ``None``
     when ``text`` is not only:
@@ -214,18 +216,20 @@ def fast_markdown(
       ``[``, ``]`` and ``$`` belongs to a marker and ``*`` runs pair as described above.
 
     ``markers`` is called for each marker, in order, only once the whole text is known to
-    fit (it may count them).
+    fit (it may count them). ``plain_route=False`` reads every block piece by piece (the
+    route taken where a bracket opens no plain marker; the tests compare the two).
     """
-    if "![" in text or any(char in text for char in _UNSAFE):
+    if any(char in text for char in _UNSAFE) or ("!" in text and "![" in text):
         return None
     # With & < > refused, escaping leaves every character but the quotes alone, and turns a
     # quote into an entity made of punctuation: each character keeps its class (space,
     # punctuation, other) at both ends, so emphasis flanks the same, and the whole text is
     # escaped once.
+    source = text
     text = text.replace('"', "&quot;").replace("'", "&#x27;")  # esc(text), & < > being absent
     # Where every bracket may open a plain marker, the blocks keep their markers as written
     # and one split of the whole HTML draws them; else _inline finds them block by block.
-    plain = _plain_brackets(text)
+    plain = _plain_brackets(text) if plain_route else None
     inline = _inline if plain is None else _inline_plain
     out: list[str] = []
     marks: list[_Mark] = []
@@ -313,7 +317,11 @@ def fast_markdown(
         return html
     pieces = _MARK.split(html)  # text, then each marker's source and number, and its text
     if len(pieces) != 3 * plain + 1:
-        return None  # a bracket opens no marker: outside the subset
+        # A bracket opens no plain marker ("[1]:" mid-line is a marker, "[1](" none, "[x]"
+        # none): read piece by piece, where each is judged as markdown-it judges it.
+        return fast_markdown(
+            source, strict=strict, markers=markers, top_heading=top_heading, plain_route=False
+        )
     for k in range(1, len(pieces), 3):
         pieces[k] = markers(int(pieces[k + 1]), pieces[k])
         pieces[k + 1] = ""

@@ -171,10 +171,8 @@ def _emphasis_texts(draw: st.DrawFn) -> str:
 
 def _piece_by_piece(text: str, **options: Any) -> str | None:
     """``fast_markdown`` reading every block's inline text piece by piece (``_inline``), as
-    it does when the text holds a bracket that cannot open a plain marker."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(fast_html, "_plain_brackets", lambda text: None)
-        return fast_markdown(text, **options)
+    it does when the text holds a bracket that opens no plain marker."""
+    return fast_markdown(text, plain_route=False, **options)
 
 
 @settings(max_examples=examples(3000), deadline=None)
