@@ -131,7 +131,7 @@ def body_text(answer: Answer, notes: Mapping[int, Footnote] | None = None) -> tu
     if carets_only(body):  # the usual text: each [^n] loses its caret when all have a source
         numbers = {m.number for m in markers}
         if all(n in notes for n in numbers):
-            return body.replace("[^", "["), numbers
+            return body.replace("^", ""), numbers  # (every "^" is a marker's)
     pieces: list[str] = []
     pos = 0
     cited: set[int] = set()
