@@ -389,9 +389,9 @@ class ProviderClient:
                     pass
             else:
                 for batch in stream.batches():  # a read's events at once: no call per event
-                    # Its text read only when the display needs it (events are immutable,
-                    # and each read's list is a new one).
-                    live.add_deferred(functools.partial(first_text, batch))
+                    text = first_text(batch)
+                    if text:
+                        live.add(text)
         return _final(stream)
 
     async def _aconsume(self, stream: AsyncStream, display: bool | None) -> Answer:

@@ -118,12 +118,6 @@ class LiveAnswer:
     def add(self, text_delta: str) -> None:
         """Append a piece of answer text."""
 
-    def add_deferred(self, read: Callable[[], str]) -> None:
-        """Append a piece of answer text that ``read()`` gives (called once, when the text
-        is needed): a display that re-renders less often than pieces come reads it once for
-        many, or never when the final answer's text is shown instead."""
-        self.add(read())
-
     def finish(self, answer: Answer) -> None:
         """Replace the growing text with the full answer."""
 
@@ -160,15 +154,6 @@ def streaming_html(
         parts.append("</div>")
     parts.append("</div>")
     return "".join(parts)
-
-
-def _read_piece(part: str | Callable[[], str]) -> str:
-    if isinstance(part, str):
-        return part
-    try:
-        return part()
-    except Exception:
-        return ""
 
 
 class _Ticker:
@@ -212,7 +197,7 @@ class NotebookLiveAnswer(LiveAnswer):
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         super().__init__(provider, question)
-        self._parts: list[str | Callable[[], str]] = []  # the text, pieces read when needed
+        self._parts: list[str] = []
         self._interval = interval
         self._clock = clock
         self._ticker = _Ticker(clock)
@@ -238,19 +223,9 @@ class NotebookLiveAnswer(LiveAnswer):
     @property
     def text(self) -> str:
         """The text received so far."""
-        parts = self._parts
-        if not parts:
-            return ""
-        first = parts[0]
-        if len(parts) == 1 and isinstance(first, str):
-            return first
-        try:
-            text = "".join([p if isinstance(p, str) else p() for p in parts])
-        except Exception as exc:  # a piece that could not be read is left out
-            report_render_error("the growing answer", exc)
-            text = "".join(map(_read_piece, parts))
-        parts[:] = [text]
-        return text
+        if len(self._parts) > 1:
+            self._parts[:] = ["".join(self._parts)]
+        return self._parts[0] if self._parts else ""
 
     @property
     def renders(self) -> int:
@@ -259,11 +234,6 @@ class NotebookLiveAnswer(LiveAnswer):
 
     def add(self, text_delta: str) -> None:
         self._parts.append(text_delta)
-        if self._ticker.due() and self._ticker.now() >= self._next_render:
-            self._refresh("receiving…")
-
-    def add_deferred(self, read: Callable[[], str]) -> None:
-        self._parts.append(read)
         if self._ticker.due() and self._ticker.now() >= self._next_render:
             self._refresh("receiving…")
 
@@ -314,16 +284,14 @@ class NotebookLiveAnswer(LiveAnswer):
 
     def finish(self, answer: Answer) -> None:
         body: str | None = None
+        text = self.text
         # Reuse the HTML rendered while streaming when it is exactly that of the final text
-        # and holds most of it; else (a stream that came faster than the re-renders) a fresh
-        # render costs less than the final scan and the markers' fill, and the pieces that
-        # came since the last re-render are never read.
+        # and holds most of it (else the final scan and the markers' fill cost more than a
+        # fresh render: a stream that came faster than the re-renders).
         # The answer's HTML renders the text's body: without definition lines (then the
         # text is rendered afresh) and without trailing blank lines (which count inside an
         # open code fence).
-        final = answer.text
-        if final and 2 * self._markdown.settled >= len(final) and self.text == final:
-            text = final
+        if text and text == answer.text and 2 * self._markdown.settled >= len(text):
             try:
                 reading = read(text)
                 if not reading.definitions and text.startswith(reading.body):

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import pytest
@@ -25,7 +24,6 @@ import citekit as ck
 import citekit.render.bundle as bundle_module
 from citekit.model import Answer, Citation
 from citekit.render import NotebookLiveAnswer, answer_bundle
-from citekit.render.fallback import RenderWarning
 from citekit.render.live import LiveAnswer
 from citekit.testing import ProviderServer
 from tests.budget import examples
@@ -264,66 +262,22 @@ def _answer(text: str) -> Answer:
 )
 @given(
     pieces=st.lists(st.sampled_from(_PIECES), min_size=1, max_size=30),
-    cuts=st.lists(st.tuples(st.integers(1, 40), st.booleans()), max_size=40),
-    interval=st.sampled_from([0.0, 2.5, 1000.0]),
+    cuts=st.lists(st.integers(1, 40), max_size=40),
 )
 def test_any_text_streamed_in_any_pieces_ends_with_the_one_shot_render(
-    pieces: list[str], cuts: list[tuple[int, bool]], interval: float
+    pieces: list[str], cuts: list[int]
 ) -> None:
-    """Whatever was settled when the stream ended (re-rendered at every piece, every few
-    pieces, or only at the first), read at once or when needed, the final render is the
-    answer's own."""
     text = "".join(pieces)
     answer = _answer(text)
     display = _Display()
-    live = NotebookLiveAnswer(
-        "magisterium", None, display=display, clock=_Clock(), interval=interval
-    )
+    live = NotebookLiveAnswer("magisterium", None, display=display, clock=_Clock(), interval=0.0)
     pos = 0
-    for step, deferred in cuts:
+    for step in cuts:
         if pos >= len(text):
             break
-        piece = text[pos : pos + step]
-        if deferred:
-            live.add_deferred(lambda piece=piece: piece)  # type: ignore[misc]
-        else:
-            live.add(piece)
+        live.add(text[pos : pos + step])
         pos += step
     if pos < len(text):
         live.add(text[pos:])
     live.finish(answer)
     _assert_final_is_the_answers_render(display, answer)
-
-
-def test_deferred_pieces_are_read_when_shown_and_a_broken_one_never_raises() -> None:
-    reads: list[str] = []
-
-    def piece(text: str) -> Callable[[], str]:
-        def read() -> str:
-            reads.append(text)
-            return text
-
-        return read
-
-    display = _Display()
-    live = NotebookLiveAnswer("magisterium", None, display=display, clock=_Clock(), interval=60)
-    live.add_deferred(piece("Work has *dignity*.[^1] "))  # shown at once: read
-    assert reads == ["Work has *dignity*.[^1] "]
-    for word in ("It ", "is ", "for ", "man."):
-        live.add_deferred(piece(word))  # the next re-render is a minute away: none read
-    assert len(reads) == 1 and live.renders == 1
-    answer = _answer("Work has *dignity*.[^1] It is for man.")
-    live.finish(answer)  # nothing settled: the answer's text is rendered, the pieces unread
-    assert len(reads) == 1
-    _assert_final_is_the_answers_render(display, answer)
-
-    def broken() -> str:
-        raise RuntimeError("a piece that cannot be read")
-
-    live = NotebookLiveAnswer("magisterium", None, display=display, clock=_Clock(), interval=60)
-    live.add("Work ")
-    live.add_deferred(broken)
-    with pytest.warns(RenderWarning, match="cannot be read"):
-        assert live.text == "Work "
-    live.fail(RuntimeError("cut"))
-    assert "Work" in display.shown[-1]["text/html"]
