@@ -1143,3 +1143,20 @@ def test_markdown_keeps_the_usual_markers_as_rewriting_them_one_by_one(
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(markdown_module, "carets_only", lambda text: False)
         assert answer_markdown(answer) == fast
+
+
+def test_footnotes_asked_again_of_the_same_citations_are_the_same_and_a_copy() -> None:
+    """An answer's three outputs each ask for its footnotes: the latest answer's are kept,
+    handed out as a new mapping each time (a caller changing it changes nothing else)."""
+    from citekit.render._sources import footnotes
+
+    answer = magisterium_answer()
+    first = footnotes(answer.citations)
+    first.clear()
+    again = footnotes(answer.citations)
+    assert again and again == footnotes(tuple(answer.citations))
+    assert again is not footnotes(answer.citations)
+    listed = list(answer.citations)
+    assert footnotes(listed) == again
+    listed.pop()
+    assert footnotes(listed) != again  # a list may change: never taken from what was kept
