@@ -57,7 +57,7 @@ _TAGS = {"": ("<em>", "</em>"), "*": ("<strong>", "</strong>")}
 # A marker as the plain route draws it: where every bracket of the text is in such a match,
 # each is a marker (nothing after it makes a link, a reference link or maybe a definition).
 _MARK = re.compile(r"(\[\^?([1-9][0-9]{0,3})\])(?![(:])")
-_HEADING = re.compile(r"(#{1,6}) (?=\S)")
+_HEADING_MARKS = frozenset("#" * n for n in range(1, 7))
 # A line starting like this could open an ordered list item.
 _ORDERED = re.compile(r"\d{1,9}[.)]")
 
@@ -266,20 +266,27 @@ def fast_markdown(
             return None
         first = line[0]
         if first == "#":
-            heading = _HEADING.match(line)
-            if heading is None or line.endswith("#") or (paragraph and not close_paragraph()):
+            # "#" to "######", one space, then what is not a space, told without
+            # a regular expression; no closing "#".
+            level, _, content = line.partition(" ")
+            if (
+                level not in _HEADING_MARKS
+                or not content
+                or content[0].isspace()
+                or line.endswith("#")
+                or (paragraph and not close_paragraph())
+            ):
                 return None
             if in_list:
                 out.append("</ul>\n")
                 in_list = False
-            level = heading.group(1)
             tags = headings.get(level)
             if tags is None:
                 tags = headings[level] = heading_tags(
                     len(level), strict=strict, top_heading=top_heading
                 )
             out.append(tags[0])
-            if not inline(line[heading.end() :], out, marks):
+            if not inline(content, out, marks):
                 return None
             out.append(tags[1])
         elif first == "-":

@@ -1160,3 +1160,21 @@ def test_footnotes_asked_again_of_the_same_citations_are_the_same_and_a_copy() -
     assert footnotes(listed) == again
     listed.pop()
     assert footnotes(listed) != again  # a list may change: never taken from what was kept
+
+
+_LINKY = [
+    "Work", " ", "\n", "[^1]", "[2]", "$[3]$", "]", "[", "(", ":", "](", "]:", "[1](https://e.org)",
+    "[1]:", "[^2]: x\n", "`[1]`", "`", "[x]", "\\[1]", "> ", "- ", "\r",
+]  # fmt: skip
+
+
+@settings(max_examples=examples(600), deadline=None)
+@given(pieces=st.lists(st.sampled_from(_LINKY), max_size=20))
+def test_may_link_is_a_look_for_the_two_characters(pieces: list[str]) -> None:
+    """Whether the text may hold a link is told from the markers where every bracket closes
+    one: the same answer as looking for "](" and "]:"."""
+    from citekit.render.markdown import _may_link
+    from citekit.text.reader import read
+
+    text = "".join(pieces).replace("\r", "")  # as neutralize reads it
+    assert _may_link(text, read(text).markers) == ("](" in text or "]:" in text)
