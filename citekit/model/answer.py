@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Any, NamedTuple
 
 from ..core.fields import count_or_none, number_or_none, opt_text, representable_time
@@ -369,9 +369,18 @@ def first_text_only(events: Collection[StreamEvent]) -> bool:
     return set(map(type, events)) == _ONLY_DELTAS and not any(map(_delta_choice, events))
 
 
+# A ``TextDelta``'s fields by position (it is a tuple), which no other event has: neither a
+# ``ToolCallDelta`` nor an ``Answer`` can be indexed.
+_at_text: Callable[[Any], str] = itemgetter(0)
+_at_choice: Callable[[Any], int] = itemgetter(1)
+
+
 def first_text(events: Collection[StreamEvent]) -> str:
     """The text the first choice's deltas among ``events`` add, joined (read in C when they
-    are all such deltas)."""
-    if first_text_only(events):
-        return "".join(map(_delta_text, events))
+    are all such deltas: two passes, where telling their types first took a third)."""
+    try:
+        if not any(map(_at_choice, events)):
+            return "".join(map(_at_text, events))
+    except TypeError:  # an event that is no text delta
+        pass
     return "".join(e.text for e in events if type(e) is TextDelta and e.choice == 0)

@@ -114,9 +114,26 @@ def _passage_key(citation: Citation) -> tuple[str, str, str]:
     )
 
 
+# The latest answer's citations and their footnotes: an answer's outputs (HTML, Markdown,
+# text) each ask for them, one after the other.
+_LATEST: tuple[tuple[Citation, ...], dict[int, Footnote]] = ((), {})
+
+
 def footnotes(citations: Sequence[Citation]) -> dict[int, Footnote]:
     """Citations grouped by marker number, in number order; a passage the provider sent twice
     for one footnote (same reference, heading and text) is listed once."""
+    global _LATEST
+    latest = _LATEST
+    if citations is latest[0]:  # the same tuple (immutable, of frozen citations)
+        return dict(latest[1])
+    out = _footnotes(citations)
+    if type(citations) is tuple:
+        _LATEST = (citations, out)
+        return dict(out)
+    return out
+
+
+def _footnotes(citations: Sequence[Citation]) -> dict[int, Footnote]:
     groups: dict[int, list[Citation]] = {}
     seen: set[tuple[int, tuple[str, str, str]]] = set()
     for citation in sorted(citations, key=lambda c: c.document_index):

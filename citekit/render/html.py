@@ -95,22 +95,24 @@ class _MarkerLinks:
         self.notes = notes
         self.strict = strict
         self.occurrences: dict[int, int] = {}
-        self.titles: dict[int, str] = {}  # escaped tooltips, computed once per footnote
+        # A number's link before and after its occurrence count, made once per footnote.
+        self._pieces: dict[int, tuple[str, str]] = {}
 
     def __call__(self, number: int, source: str) -> str:
-        title = self.titles.get(number)
-        if title is None:
+        pieces = self._pieces.get(number)
+        if pieces is None:
             note = self.notes.get(number)
             if note is None:
                 return esc(source)
-            title = self.titles[number] = esc(note.tooltip())
+            pieces = self._pieces[number] = self._link_pieces(number, esc(note.tooltip()))
         count = self.occurrences.get(number, 0) + 1
         self.occurrences[number] = count
-        link = (
-            f'<a class="citekit-marker" id="{self.token}-m-{number}-{count}"'
-            f' href="#{self.token}-fn-{number}" title="{title}">[{number}]</a>'
-        )
-        return link if self.strict else f"<sup>{link}</sup>"
+        return f"{pieces[0]}{count}{pieces[1]}"
+
+    def _link_pieces(self, number: int, title: str) -> tuple[str, str]:
+        head = f'<a class="citekit-marker" id="{self.token}-m-{number}-'
+        tail = f'" href="#{self.token}-fn-{number}" title="{title}">[{number}]</a>'
+        return (head, tail) if self.strict else (f"<sup>{head}", f"{tail}</sup>")
 
 
 def _notes_html(notes: list[tuple[str, str]], *, strict: bool) -> str:

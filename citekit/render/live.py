@@ -285,11 +285,13 @@ class NotebookLiveAnswer(LiveAnswer):
     def finish(self, answer: Answer) -> None:
         body: str | None = None
         text = self.text
-        # Reuse the HTML rendered while streaming when it is exactly that of the final text.
+        # Reuse the HTML rendered while streaming when it is exactly that of the final text
+        # and holds most of it (else the final scan and the markers' fill cost more than a
+        # fresh render: a stream that came faster than the re-renders).
         # The answer's HTML renders the text's body: without definition lines (then the
         # text is rendered afresh) and without trailing blank lines (which count inside an
         # open code fence).
-        if text and text == answer.text:
+        if text and text == answer.text and 2 * self._markdown.settled >= len(text):
             try:
                 reading = read(text)
                 if not reading.definitions and text.startswith(reading.body):

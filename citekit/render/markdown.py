@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from ..text.escape import safe_url
 from ..text.parser import Marker, make_parser
-from ..text.reader import read
+from ..text.reader import carets_only, read
 from ._sources import (
     Footnote,
     answer_notes,
@@ -105,13 +105,13 @@ _HTTP = re.compile(r"<?https?://", re.IGNORECASE)
 
 
 def neutralize(
-    text: str, marker: Callable[[Marker, str], str | None], *, nested: bool = False
+    text: str, marker: Callable[[Marker, str], str | None] | None, *, nested: bool = False
 ) -> str:
     """``text`` with markers rewritten by ``marker`` (called with the marker and its source
-    text; ``None`` keeps it as it is) and what a permissive Markdown front end would act on
-    made literal text: outside code, every ``<`` becomes ``&lt;`` (a
-    backslash the provider put before it is dropped: ``\\<`` read as CommonMark shows ``<``,
-    the same as ``&lt;``), a ``{`` becomes ``\\{``, an ``&#`` that starts no character
+    text; ``None`` keeps it as it is; no ``marker`` keeps them all) and what a permissive
+    Markdown front end would act on made literal text: outside code, every ``<`` becomes
+    ``&lt;`` (a backslash the provider put before it is dropped: ``\\<`` read as CommonMark
+    shows ``<``, the same as ``&lt;``), a ``{`` becomes ``\\{``, an ``&#`` that starts no character
     reference becomes ``&amp;#``, and images and links to anything but http(s) are escaped;
     autolinks to http(s) are kept.
 
@@ -120,15 +120,17 @@ def neutralize(
     written inside a block quote or a list) keeps its ``<`` and ``{``; other code is escaped
     as text is. Links and images in inline code spans are escaped too.
     """
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\r" in text:  # (a single character is looked for far faster than two)
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     edits: list[tuple[int, int, str]] = []
     reading = read(text)
-    for m in reading.markers:
-        replacement = marker(m, text[m.start : m.end])
-        if replacement is not None:
-            edits.append((m.start, m.end, replacement))
-    escapes = "<" in text or "{" in text or "&#" in text
-    links = "](" in text or "]:" in text or "![" in text
+    if marker is not None:
+        for m in reading.markers:
+            replacement = marker(m, text[m.start : m.end])
+            if replacement is not None:
+                edits.append((m.start, m.end, replacement))
+    escapes = "<" in text or "{" in text or ("&" in text and "&#" in text)
+    links = _may_link(text, reading.markers) or ("!" in text and "![" in text)
     if not (escapes or links):  # the code's extent matters only to these
         return _apply(text, edits)
     verbatim = _verbatim_code(text, nested=nested)
@@ -161,6 +163,16 @@ def neutralize(
                 bracket = text.index("[", ref.start())
                 edits.append((bracket, bracket + 1, "\\["))
     return _apply(text, edits)
+
+
+def _may_link(text: str, markers: tuple[Marker, ...]) -> bool:
+    """Whether ``text`` holds ``](`` or ``]:`` (a link, a reference definition). Where every
+    ``]`` closes one of its ``markers`` (none is followed by ``(``: that makes a link, not a
+    marker), only a marker followed by ``:`` can: one count and a look after each marker
+    instead of two scans for two characters (each far slower than for one)."""
+    if text.count("]") == len(markers):  # (a corner marker's "]" is followed by its "$")
+        return any(text.startswith(":", m.end - (m.style == "corner")) for m in markers)
+    return "](" in text or "]:" in text
 
 
 def _inside(spans: list[tuple[int, int]]) -> Callable[[int], bool]:
@@ -412,7 +424,7 @@ _OPEN_FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})", re.MULTILINE)
 def _close_open_fence(text: str) -> str:
     """``text`` with a code fence it leaves open closed (a stream cut inside a code block),
     so the footnote definitions after it are not swallowed by the code block."""
-    if "```" not in text and "~~~" not in text:
+    if ("`" not in text or "```" not in text) and ("~" not in text or "~~~" not in text):
         return text
     spans = read(text).code_blocks
     if not spans or spans[-1][1] < len(text):
@@ -449,7 +461,14 @@ def answer_markdown(answer: Answer) -> str:
     lines = _notes_md(answer_notes(answer))
     if lines:
         lines.append("")
-    text = _close_open_fence(neutralize(body, rewrite).strip("\n"))
+    numbers = {m.number for m in read(body).markers}
+    if "\r" not in body and carets_only(body) and all(n in markable for n in numbers):
+        # The usual text: every marker a [^n] of a source, written as it is.
+        cited.update(numbers)
+        text = neutralize(body, None)
+    else:
+        text = neutralize(body, rewrite)
+    text = _close_open_fence(text.strip("\n"))
     lines.append(text)
     for n, definition in sorted(definitions.items()):
         if n not in notes and definition:

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, TextIO
 
-from ..text.reader import read
+from ..text.reader import carets_only, read
 from ._sources import (
     CUT_SHORT,
     Footnote,
@@ -127,10 +127,15 @@ def body_text(answer: Answer, notes: Mapping[int, Footnote] | None = None) -> tu
         notes = footnotes(answer.citations)
     notes = marked(notes)
     body = read(answer.text).body
+    markers = read(body).markers
+    if carets_only(body):  # the usual text: each [^n] loses its caret when all have a source
+        numbers = {m.number for m in markers}
+        if all(n in notes for n in numbers):
+            return body.replace("^", ""), numbers  # (every "^" is a marker's)
     pieces: list[str] = []
     pos = 0
     cited: set[int] = set()
-    for m in read(body).markers:
+    for m in markers:
         pieces.append(body[pos : m.start])
         if m.number in notes:
             cited.add(m.number)

@@ -70,6 +70,11 @@ class IncrementalMarkdown:
         self._drawn_with: Callable[[int, str], str] | None = None
         self._drawn: list[str] = []
 
+    @property
+    def settled(self) -> int:
+        """How much of the text (an offset) is settled: its HTML kept, never parsed again."""
+        return self._settled
+
     def render(
         self,
         text: str,

@@ -160,7 +160,7 @@ def link_allowed(url: str) -> bool:
     that decides whether a marker inside it is one, so the rule lives with the reader.
     """
     candidate = url.strip()
-    if not candidate or any(ch in _FORBIDDEN_URL_CHARS for ch in candidate):
+    if not candidate or not _FORBIDDEN_URL_CHARS.isdisjoint(candidate):
         return False
     try:
         parts = urlsplit(candidate)

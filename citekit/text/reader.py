@@ -76,7 +76,7 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
 
-__all__ = ["Reading", "first_markers", "marker_digits", "numbers", "read"]
+__all__ = ["Reading", "carets_only", "first_markers", "marker_digits", "numbers", "read"]
 
 
 @lru_cache(maxsize=1)
@@ -345,6 +345,19 @@ _PLAIN_MARKER = re.compile(
     r"\[(?:(?<![\\$]\[)\^?([1-9][0-9]{0,3})\](?![(:]|\[(?!\^?[1-9][0-9]{0,3}\]))"
     r"|\^?[1-9][0-9]{0,3}\])"
 )
+
+
+@lru_cache(maxsize=64)
+def carets_only(text: str) -> bool:
+    """Whether ``text`` has markers, all written ``[^n]``, and every ``^`` of it is in one:
+    the usual answer, whose markers the outputs can rewrite with ``str`` methods instead of
+    one by one (each output asks it of the same text: cached)."""
+    markers = read(text).markers
+    return (
+        bool(markers)
+        and text.count("^") == len(markers)
+        and all(m.style == "caret" for m in markers)
+    )
 
 
 def numbers(text: str) -> frozenset[int]:

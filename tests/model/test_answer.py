@@ -5,9 +5,13 @@ from __future__ import annotations
 import pickle
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import citekit as ck
+from citekit.model import TextDelta, ToolCallDelta, first_text
 from citekit.text.reader import read
+from tests.budget import examples
 
 
 @pytest.mark.parametrize(
@@ -133,3 +137,23 @@ def test_answers_are_hashable_values() -> None:
 def test_definition_after_a_block_prefix_is_not_a_marker(text: str) -> None:
     # What the HTML renderer sees too: the block's text starts with "[^N]:".
     assert read(text).markers == ()
+
+
+def _is_delta(event: object) -> bool:
+    return type(event) is TextDelta
+
+
+_EVENTS = st.one_of(
+    st.builds(TextDelta, st.text(max_size=5), st.sampled_from([0, 0, 0, 1, 2])),
+    st.builds(ToolCallDelta, st.integers(0, 2), st.text(max_size=5)),
+    st.builds(lambda text: ck.Answer(provider="magisterium", text=text), st.text(max_size=5)),
+)
+
+
+@settings(max_examples=examples(500), deadline=None)
+@given(events=st.lists(_EVENTS, max_size=12) | st.lists(_EVENTS.filter(_is_delta), max_size=12))
+def test_first_text_joins_the_first_choice_deltas_whatever_else_a_read_holds(
+    events: list[ck.StreamEvent],
+) -> None:
+    expected = "".join(e.text for e in events if type(e) is TextDelta and e.choice == 0)
+    assert first_text(events) == expected

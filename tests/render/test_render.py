@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import citekit.render.markdown as markdown_module
 from citekit import Answer, Choice, Citation, Reference, References, ToolCall, Usage
 from citekit.render import (
     LiveAnswer,
@@ -1114,3 +1115,66 @@ def test_a_passage_sent_twice_is_listed_once() -> None:
     assert html.count('class="citekit-passage"') == 1
     assert html.count("Work is for man.") == 1
     assert answer_text(answer).count("Work is for man.") <= 1
+
+
+_MARKED = [
+    "Work", " is ", "for man.", "\n\n", "\n", "## Why\n", "- item ", "[^1]", "[^2]", "[^9]",
+    "[1]", "$[2]$", "[^1][^2]", "^", "[^", "[^x]", "[^1](https://e.org)", "`[^1]`", "\r\n",
+    "[^3]: a definition\n", "[^1]:", "*", "\\[^1]", "    [^2]\n", "<b>", "{x}", "```\n",
+]  # fmt: skip
+
+
+@settings(max_examples=examples(600), deadline=None)
+@given(
+    pieces=st.lists(st.sampled_from(_MARKED), max_size=25),
+    cited=st.lists(st.integers(0, 8), max_size=4),
+)
+def test_markdown_keeps_the_usual_markers_as_rewriting_them_one_by_one(
+    pieces: list[str], cited: list[int]
+) -> None:
+    """Where every marker is a ``[^n]`` of a source, the Markdown output keeps the text's
+    markers as they are: the same Markdown as rewriting them one by one."""
+    answer = Answer(
+        provider="magisterium",
+        text="".join(pieces),
+        citations=tuple(Citation(cited_text="x", document_index=i) for i in cited),
+    )
+    fast = answer_markdown(answer)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(markdown_module, "carets_only", lambda text: False)
+        assert answer_markdown(answer) == fast
+
+
+def test_footnotes_asked_again_of_the_same_citations_are_the_same_and_a_copy() -> None:
+    """An answer's three outputs each ask for its footnotes: the latest answer's are kept,
+    handed out as a new mapping each time (a caller changing it changes nothing else)."""
+    from citekit.render._sources import footnotes
+
+    answer = magisterium_answer()
+    first = footnotes(answer.citations)
+    first.clear()
+    again = footnotes(answer.citations)
+    assert again and again == footnotes(tuple(answer.citations))
+    assert again is not footnotes(answer.citations)
+    listed = list(answer.citations)
+    assert footnotes(listed) == again
+    listed.pop()
+    assert footnotes(listed) != again  # a list may change: never taken from what was kept
+
+
+_LINKY = [
+    "Work", " ", "\n", "[^1]", "[2]", "$[3]$", "]", "[", "(", ":", "](", "]:", "[1](https://e.org)",
+    "[1]:", "[^2]: x\n", "`[1]`", "`", "[x]", "\\[1]", "> ", "- ", "\r",
+]  # fmt: skip
+
+
+@settings(max_examples=examples(600), deadline=None)
+@given(pieces=st.lists(st.sampled_from(_LINKY), max_size=20))
+def test_may_link_is_a_look_for_the_two_characters(pieces: list[str]) -> None:
+    """Whether the text may hold a link is told from the markers where every bracket closes
+    one: the same answer as looking for "](" and "]:"."""
+    from citekit.render.markdown import _may_link
+    from citekit.text.reader import read
+
+    text = "".join(pieces).replace("\r", "")  # as neutralize reads it
+    assert _may_link(text, read(text).markers) == ("](" in text or "]:" in text)

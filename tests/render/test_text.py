@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import io
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import citekit.render.text as text_module
 from citekit import Answer, Citation, Reference, References
-from citekit.render.text import print_sources, source_items, source_lines
+from citekit.render.text import answer_text, body_text, print_sources, source_items, source_lines
+from tests.budget import examples
 
 
 def _cite(index: int, text: str, **fields: str) -> Citation:
@@ -68,3 +74,34 @@ def test_print_sources_writes_the_listing_notes_and_sample_as_plain_text() -> No
         "",
         "Note: A note from the provider.",
     ]
+
+
+# Answer texts with markers of every style, and what may make a "[^" or "^" no marker.
+_MARKED = [
+    "Work", " is ", "for man.", "\n\n", "\n", "## Why\n", "- item ", "[^1]", "[^2]", "[^9]",
+    "[1]", "$[2]$", "[^1][^2]", "^", "[^", "[^x]", "[^1](https://e.org)", "`[^1]`", "\r\n",
+    "[^3]: a definition\n", "[^1]:", "*", "\\[^1]", "    [^2]\n",
+]  # fmt: skip
+
+
+@settings(max_examples=examples(600), deadline=None)
+@given(
+    pieces=st.lists(st.sampled_from(_MARKED), max_size=25),
+    cited=st.lists(st.integers(0, 8), max_size=4),
+)
+def test_the_usual_markers_rewritten_at_once_as_one_by_one(
+    pieces: list[str], cited: list[int]
+) -> None:
+    """Where every marker is a ``[^n]`` of a source, the text output drops the carets at once:
+    the same text and numbers as rewriting the markers one by one."""
+    answer = Answer(
+        provider="magisterium",
+        text="".join(pieces),
+        citations=tuple(Citation(cited_text="x", document_index=i) for i in cited),
+    )
+    fast = body_text(answer)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(text_module, "carets_only", lambda text: False)
+        assert body_text(answer) == fast
+        slow = answer_text(answer)
+    assert answer_text(answer) == slow

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from citekit.text import fast_html
 from citekit.text.fast_html import fast_markdown
 from citekit.text.incremental import IncrementalMarkdown, fill_markers
 from citekit.text.markdown_html import _PARSER, _Renderer, render_markdown
@@ -146,6 +148,71 @@ def test_fast_path_on_any_characters(text: str) -> None:
     fast = fast_markdown(text, strict=False, markers=_mark, top_heading=3)
     if fast is not None:
         assert fast == _slow(text, strict=False, markers=_mark, top_heading=3)
+
+
+# Pieces around "*" runs and markers: letters, digits, ASCII and Unicode punctuation and
+# symbols, Unicode spaces, quotes (escaped into entities), line ends.
+_AROUND = [
+    "*", "**", "***", "*", "**", " ", " ", "\n", "a", "word", "é", "1", ".", ",", "!", ":",
+    '"', "'", "(", ")", "—", "«", "»", "¿", "€", "+", "=", "\u00a0", "\u2003", "\u3000",
+    "[^1]", "[2]", "[^3]", "[12]", "[1][2]", "- ", "## ", "[x]", "$[1]$", "[1]:", "[1](",
+]  # fmt: skip
+
+
+@st.composite
+def _emphasis_texts(draw: st.DrawFn) -> str:
+    """Text made mostly of ``*`` runs, markers and what may stand beside them; sometimes
+    arbitrary characters among them."""
+    pieces = st.sampled_from(_AROUND)
+    if draw(st.booleans()):
+        pieces = st.one_of(pieces, st.text(max_size=3))
+    return "".join(draw(st.lists(pieces, max_size=40)))
+
+
+def _piece_by_piece(text: str, **options: Any) -> str | None:
+    """``fast_markdown`` reading every block's inline text piece by piece (``_inline``), as
+    it does when the text holds a bracket that opens no plain marker."""
+    return fast_markdown(text, plain_route=False, **options)
+
+
+@settings(max_examples=examples(3000), deadline=None)
+@given(text=st.one_of(_emphasis_texts(), _markdown_texts()), strict=st.booleans())
+def test_plain_route_is_the_piece_by_piece_route(text: str, strict: bool) -> None:
+    """Where every bracket opens a plain marker, the blocks' ``*`` runs are paired by one
+    substitution and the markers drawn by one split of the HTML: the same HTML as reading
+    each block piece by piece, the same markers drawn in the same order, and markdown-it's."""
+    seen: list[tuple[int, str]] = []
+    seen_before: list[tuple[int, str]] = []
+
+    def count(into: list[tuple[int, str]]) -> Any:
+        def draw(number: int, source: str) -> str:
+            into.append((number, source))
+            return f"<M{number}|{source}|{len(into)}>"
+
+        return draw
+
+    options: dict[str, Any] = {"strict": strict, "top_heading": 3}
+    fast = fast_markdown(text, markers=count(seen), **options)
+    before = _piece_by_piece(text, markers=count(seen_before), **options)
+    assert fast == before
+    assert seen == seen_before
+    if fast is not None:
+        assert fast == _slow(text, markers=count([]), **options)
+
+
+def test_plain_route_is_taken_by_the_usual_answer() -> None:
+    """The usual answer (markers, ``*``/``**`` emphasis beside words and punctuation) is
+    read by the plain route: no block falls back to the piece-by-piece reading."""
+    text = (
+        "Work has *dignity*.[^1] The **person who does it**, not the task.[^1][^4]\n\n"
+        '## Why\n\n- **Labour ranks above capital.** It is "first".[3]\n'
+        '- *"Quoted"* words, *objective* side.[^2]'
+    )
+    assert fast_html._plain_brackets(text) == 5
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fast_html, "_inline", None)  # called only where a block falls back
+        fast = fast_markdown(text, strict=False, markers=_mark, top_heading=3)
+    assert fast == _slow(text, strict=False, markers=_mark, top_heading=3)
 
 
 def test_fast_path_takes_the_answers_people_get() -> None:
