@@ -244,10 +244,12 @@ def _log_groups(selection: LogSelection) -> list[_Group]:
     sql, params = partitions_sql(selection)
     groups = []
     damaged: list[Any] = []
-    for provider, month, first, last, size in selection.log.fetch(sql, params):
-        if type(provider) is not str or type(month) is not str:
-            # A provider or time that is no text (a damaged cell) names no partition: its
-            # rows are left out and named, as the answers whose JSON cannot be rebuilt.
+    unreadable: list[Any] = []  # providers that are text, but not UTF-8 (read with U+FFFD)
+    for provider, month, first, last, size in selection.log.fetch(sql, params, damaged=unreadable):
+        if type(provider) is not str or type(month) is not str or provider in unreadable:
+            # A provider or time that is no text or not UTF-8 (a damaged cell) names no
+            # partition: its rows are left out and named by their ids, as the answers whose
+            # JSON cannot be rebuilt.
             condition, values = where_sql(selection, errors=False)
             damaged.extend(
                 row_id
@@ -255,13 +257,16 @@ def _log_groups(selection: LogSelection) -> list[_Group]:
                     f"SELECT id, provider, {MONTH} FROM answers WHERE ({condition}) "
                     "AND id BETWEEN ? AND ?",
                     [*values, first, last],
+                    damaged=[],  # the damage is named here, by the rows' ids
                 )
                 if (p, m) == (provider, month)
             )
             continue
         span = (provider, month, first, last)
         groups.append(_Group(provider, month, size, partial(log_tables, selection, span)))
-    warn_damaged(damaged, "a row whose provider or time is not text is left out", stacklevel=4)
+    warn_damaged(
+        damaged, "a row whose provider or time is not text (or not UTF-8) is left out", stacklevel=4
+    )
     return groups
 
 
