@@ -6,7 +6,8 @@ Prints, in one run:
   * live ``ask_many``: wall time against the ideal ``questions / concurrency x latency``
     (goal: within 1.15x), and against ``ceil(questions / concurrency)`` latencies, the least
     any client keeping ``concurrency`` requests in flight can take; and the client's CPU time
-    per answer (which machine load does not stretch as it stretches wall time);
+    per answer (which machine load does not stretch as it stretches wall time); then the
+    time until the answers are in the log file (written once the batch is done);
   * the floor: httpx + ``json.loads`` alone, ``concurrency`` requests in flight (an
     ``asyncio.Semaphore``), the same questions to the same server: what the server and the
     HTTP stack cost before citekit does anything;
@@ -115,6 +116,9 @@ def main() -> int:
         live = ask_many(client, questions, concurrency=conc, progress=False)
         live_s = time.perf_counter() - start
         live_cpu = time.process_time() - cpu
+        # The answers are written to the log once the batch is done (``Log.holding``).
+        log.flush()
+        logged_s, logged_cpu = time.perf_counter() - start, time.process_time() - cpu
         ideal = n / conc * latency
         # With ``conc`` requests in flight, ``n`` of them take ceil(n / conc) latencies at least.
         waves = math.ceil(n / conc) * latency
@@ -164,6 +168,12 @@ def main() -> int:
             "  its CPU time",
             live_cpu,
             f"{live_cpu / n * 1000:.2f} ms per answer, the client's own work",
+        ),
+        (
+            "  and logged",
+            logged_s,
+            f"the answers in the log file ({logged_cpu / n * 1000:.2f} ms of CPU per answer "
+            "with their writing)",
         ),
         (
             "httpx floor",

@@ -305,8 +305,13 @@ class _Batch:
         pending = iter([i for i in range(len(self.questions)) if results[i] is None])
         left = len(self.questions) - self.done
         try:
-            # The client's pool holds as many connections as requests run at once.
-            with _log.options(log=self.log, cache=self.cache), connections(self.concurrency):
+            # The client's pool holds as many connections as requests run at once; the
+            # answers are written to the log once the batch is done (``Log.holding``).
+            with (
+                _log.options(log=self.log, cache=self.cache),
+                connections(self.concurrency),
+                _log.holding(),
+            ):
                 async with asyncio.TaskGroup() as group:
                     for _ in range(min(self.concurrency, left)):
                         group.create_task(self._worker(pending))

@@ -48,8 +48,7 @@ class Log:
 
     def __init__(self, path: str | Path | None = None) -> None:
         self._file = LogFile(path)
-        # Answers are immutable and a logged row never changes: the newest answer per request
-        # key is kept in memory (written through on record, filled on lookup).
+        # The newest answer per request key, in memory (written through, filled on lookup).
         self._memo = Memo()
         self._writer = Writer(self._file, self._memo)
         self._reader = Reader(self._file, self._memo, self._writer.settle)
@@ -119,6 +118,10 @@ class Log:
         True
         """
         return self._writer.flush(timeout)
+
+    def holding(self) -> contextlib.AbstractContextManager[None]:
+        """Answers recorded on a loop in the block written once it ends or they are read."""
+        return self._writer.holding()
 
     def close(self) -> None:
         """Write what is waiting (:meth:`flush`, for as long as a record would have waited
@@ -346,9 +349,8 @@ class Log:
     def fetch(
         self, sql: str, params: Sequence[Any] = (), *, damaged: list[Any] | None = None
     ) -> list[tuple[Any, ...]]:
-        """The rows of a read-only query of the log's tables (none when there is no file yet),
-        once the answers recorded so far are written (:meth:`flush`). Text that is not UTF-8
-        is read with U+FFFD, those rows' first cells put in ``damaged`` (else in a warning).
+        """The rows of a read-only query of the tables once the answers recorded are written
+        (none without a file). Not UTF-8: U+FFFD, the rows' first cells in ``damaged``/warned.
 
         Examples
         --------
@@ -370,9 +372,8 @@ class Log:
         return self._reader.size()
 
     def vacuum(self) -> tuple[int, int]:
-        """Rewrite the file without its free pages (SQLite's ``VACUUM``, after a checkpoint of
-        the write-ahead log); the bytes on disk ``(before, after)``. Every answer stays; other
-        processes may read meanwhile, and a writer waits (then writes as usual).
+        """Rewrite the file without its free pages (SQLite's ``VACUUM``, after a checkpoint);
+        the bytes on disk ``(before, after)``. Every answer stays; readers go on, writers wait.
 
         Examples
         --------

@@ -11,6 +11,7 @@ thread running an event loop, where SQLite never runs) waits for the writer thre
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import sqlite3
@@ -132,6 +133,10 @@ class Writer:
         done = self._pending.wait(timeout)
         self.warn_problems(stacklevel=4)
         return done
+
+    def holding(self) -> contextlib.AbstractContextManager[None]:
+        """Rows recorded from an event loop held back while the block runs (``Log.holding``)."""
+        return self._pending.hold()
 
     def settle(self) -> None:
         """Before a read: the rows still waiting for the file are written (for as long as a

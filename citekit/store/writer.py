@@ -20,12 +20,13 @@ again row by row, so that one bad row costs only itself.
 from __future__ import annotations
 
 import collections
+import contextlib
 import itertools
 import logging
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,8 @@ EXIT_WAIT = 10.0
 _RETRY_PAUSE = 0.05
 #: The most rows written in one transaction by the writer thread.
 BATCH = 500
+#: The longest the writer thread holds a row back while a batch runs (``Pending.hold``).
+HOLD = 5.0
 
 
 @dataclass(slots=True)
@@ -81,6 +84,8 @@ class Pending:
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
         self._pid = os.getpid()
+        self._holds = 0  # batches running (``hold``)
+        self._waiters = 0  # callers waiting for the rows: nothing is held back from them
 
     def __len__(self) -> int:
         with self._cond:
@@ -112,12 +117,36 @@ class Pending:
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._cond:
             self._forked()
-            while self._rows:
-                left = None if deadline is None else deadline - time.monotonic()
-                if left is not None and left <= 0:
-                    return False
-                self._cond.wait(left)
+            self._waiters += 1
+            self._cond.notify_all()  # rows held back for a batch are written now
+            try:
+                while self._rows:
+                    left = None if deadline is None else deadline - time.monotonic()
+                    if left is not None and left <= 0:
+                        return False
+                    self._cond.wait(left)
+            finally:
+                self._waiters -= 1
         return True
+
+    @contextlib.contextmanager
+    def hold(self) -> Iterator[None]:
+        """While the block runs, hold the rows back from the file (up to ``BATCH`` rows or
+        ``HOLD`` seconds a row), then write them at once; anyone waiting for them (a read,
+        ``flush``, the interpreter's exit) has them written at once all the same.
+
+        A batch of questions records its answers on the event loop as they arrive; written
+        meanwhile, their rows (their JSON, compression and index, in Python) take turns with
+        the loop for the interpreter and hold up the answers still to come. Held, they are
+        written when the batch is done."""
+        with self._cond:
+            self._holds += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._holds -= 1
+                self._cond.notify_all()
 
     def wait_at_exit(self) -> tuple[bool, float]:
         """:meth:`wait` for ``EXIT_WAIT`` seconds (read now: a script may change it); whether
@@ -140,6 +169,12 @@ class Pending:
             with self._cond:
                 while not self._rows:
                     self._cond.wait()
+                ends = time.monotonic() + HOLD
+                while self._holds and not self._waiters and len(self._rows) < BATCH:
+                    left = ends - time.monotonic()
+                    if left <= 0:
+                        break
+                    self._cond.wait(left)
                 # The rows stay queued (and counted) until written.
                 batch = list(itertools.islice(self._rows, BATCH))
             problems: list[str] = []
