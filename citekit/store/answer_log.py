@@ -120,7 +120,7 @@ class Log:
         return self._writer.flush(timeout)
 
     def holding(self) -> contextlib.AbstractContextManager[None]:
-        """Answers recorded on a loop in the block written once it ends or they are read."""
+        """In the block, answers recorded on a loop wait for its end (or a read) to be written."""
         return self._writer.holding()
 
     def close(self) -> None:
