@@ -77,7 +77,7 @@ def test_print_sources_writes_the_listing_notes_and_sample_as_plain_text() -> No
 
 
 # Answer texts with markers of every style, and what may make a "[^" or "^" no marker.
-_MARKED = [
+MARKED = [
     "Work", " is ", "for man.", "\n\n", "\n", "## Why\n", "- item ", "[^1]", "[^2]", "[^9]",
     "[1]", "$[2]$", "[^1][^2]", "^", "[^", "[^x]", "[^1](https://e.org)", "`[^1]`", "\r\n",
     "[^3]: a definition\n", "[^1]:", "*", "\\[^1]", "    [^2]\n",
@@ -86,7 +86,7 @@ _MARKED = [
 
 @settings(max_examples=examples(600), deadline=None)
 @given(
-    pieces=st.lists(st.sampled_from(_MARKED), max_size=25),
+    pieces=st.lists(st.sampled_from(MARKED), max_size=25),
     cited=st.lists(st.integers(0, 8), max_size=4),
 )
 def test_the_usual_markers_rewritten_at_once_as_one_by_one(

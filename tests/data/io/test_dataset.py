@@ -26,6 +26,7 @@ from citekit.data.frames import load_answers
 from citekit.data.io.dataset import UNDATED, month_of
 from citekit.testing import default_data_dir
 from tests.budget import examples
+from tests.data.io.conftest import rebuilt_answers
 
 pytestmark = pytest.mark.filterwarnings("ignore::citekit.ContentFilteredWarning")
 
@@ -470,24 +471,14 @@ def test_the_log_dataset_from_sql_equals_the_dataset_of_its_answers(
     no answer of any provider is rebuilt (their sources are SQL columns, the texts' markers
     and the stored bodies' web sources and data ids)."""
     import citekit.data.io.log_tables as log_tables
-    from citekit.store.read import Reader
 
     source = ck.log.where(**filters) if filters else ck.log
     answers = ck.log.answers(ck.log.where(**filters)) if filters else ck.log.answers()
     assert answers
-    rebuilt: list[int] = []
-    whole = Reader.answers
-
-    def counted(self: Reader, selection: Any) -> list[Answer]:
-        found = whole(self, selection)
-        rebuilt.append(len(found))
-        return found
-
     monkeypatch.setattr(log_tables, "ROWS_BATCH", 3)  # the partitions' rows read in parts
-    monkeypatch.setattr(Reader, "answers", counted)
-    from_sql = ck.to_parquet(source, tmp_path / "sql", progress=False, include_samples=True)
+    with rebuilt_answers() as rebuilt:
+        from_sql = ck.to_parquet(source, tmp_path / "sql", progress=False, include_samples=True)
     assert sum(rebuilt) == 0
-    monkeypatch.setattr(Reader, "answers", whole)
     from_answers = ck.to_parquet(answers, tmp_path / "answers", progress=False)
     assert from_sql.rows == from_answers.rows and from_sql.files == from_answers.files
     sql, kept = _dataset(tmp_path / "sql"), _dataset(tmp_path / "answers")

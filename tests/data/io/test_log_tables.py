@@ -23,10 +23,10 @@ from citekit.data.identity.clusters import IDENTITY_COLUMNS
 from citekit.model import Answer, References
 from citekit.store import Log, LogWarning
 from citekit.store.query import partitions_sql
-from citekit.store.read import Reader
 from citekit.store.selection import LogSelection
 from citekit.wire.parsers import parse_response
 from tests.budget import examples
+from tests.data.io.conftest import rebuilt_answers
 from tests.store.test_migrations import LAYOUTS, old_log
 
 pytestmark = pytest.mark.filterwarnings("ignore::citekit.ContentFilteredWarning")
@@ -211,20 +211,13 @@ def test_generated_logs_give_the_sources_of_their_answers(
 
 
 def test_every_sample_logged_gives_the_same_sources_and_rebuilds_none(
-    every_sample_logged: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    every_sample_logged: Any, tmp_path: Path
 ) -> None:
-    rebuilt: list[int] = []
-    whole = Reader.answers
-
-    def counted(self: Reader, selection: Any) -> list[Answer]:
-        found = whole(self, selection)
-        rebuilt.append(len(found))
-        return found
-
-    monkeypatch.setattr(Reader, "answers", counted)
-    ck.to_parquet(every_sample_logged, tmp_path / "counted", progress=False, include_samples=True)
+    with rebuilt_answers() as rebuilt:
+        ck.to_parquet(
+            every_sample_logged, tmp_path / "counted", progress=False, include_samples=True
+        )
     assert sum(rebuilt) == 0
-    monkeypatch.setattr(Reader, "answers", whole)
     same(every_sample_logged, tmp_path / "ds")
 
 
