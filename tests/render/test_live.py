@@ -86,6 +86,7 @@ class _Live(NamedTuple):
     display: _Display
     reused: list[bool]  # whether each final render reused the streamed HTML
     settled: bool  # the text was re-rendered at each delta: nearly all of it settled
+    added: list[int]  # under "every delta": the length of each piece the display was given
 
 
 @pytest.fixture(params=["own timing", "every delta"])
@@ -105,18 +106,22 @@ def live_display(
         return original(answer, strict=strict, body_html=body_html)
 
     monkeypatch.setattr(bundle_module, "render_answer_html", spy)
+    added: list[int] = []
     if request.param == "every delta":
         started = LiveAnswer.start.__func__  # type: ignore[attr-defined]
+
+        class Counted(NotebookLiveAnswer):
+            def add(self, text_delta: str) -> None:
+                added.append(len(text_delta))
+                super().add(text_delta)
 
         def start(cls: type[LiveAnswer], **kw: Any) -> LiveAnswer:
             live = started(cls, **kw)
             assert isinstance(live, NotebookLiveAnswer)
-            return NotebookLiveAnswer(
-                kw["provider"], kw.get("question"), interval=0.0, clock=_Clock()
-            )
+            return Counted(kw["provider"], kw.get("question"), interval=0.0, clock=_Clock())
 
         monkeypatch.setattr(LiveAnswer, "start", classmethod(start))
-    return _Live(kernel, reused, settled=request.param == "every delta")
+    return _Live(kernel, reused, settled=request.param == "every delta", added=added)
 
 
 def _assert_final_is_the_answers_render(display: _Display, answer: Answer) -> None:
@@ -141,7 +146,7 @@ def test_magisterium_sample_live_ends_with_its_render(
     stem: str,
     rec: dict[str, Any],
 ) -> None:
-    display, reused, _ = live_display
+    display, reused, _, _ = live_display
     mg = ck.Magisterium(api_key=SECRET, base_url=server.base_url("magisterium"))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ck.ContentFilteredWarning)
@@ -191,12 +196,16 @@ def test_gptbots_sample_live_ends_with_its_render(
 def test_a_long_stream_in_thousands_of_chunks_ends_with_its_render(
     server: ProviderServer, live_display: _Live
 ) -> None:
-    display, reused, settled = live_display
+    display, reused, settled, added = live_display
     mg = ck.Magisterium(api_key=SECRET, base_url=server.base_url("magisterium", chunks=3000))
     answer = mg.ask(MAG[0][1]["question"], stream=True, display=True)
     assert len(answer.text) > 10_000
     _assert_final_is_the_answers_render(display, answer)
-    assert reused == [True] if settled else len(reused) <= 1
+    assert len(reused) <= 1
+    # The display is given a socket read's text at a time: on a loaded machine the last read
+    # may hold most of the stream, and then little was settled and the render is a fresh one.
+    if settled and 4 * added[-1] < len(answer.text):
+        assert reused == [True]
 
 
 # -- arbitrary streamed texts, cut anywhere -----------------------------------------------------
