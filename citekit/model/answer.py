@@ -10,10 +10,10 @@ typing.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from operator import attrgetter, itemgetter
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from ..core.fields import count_or_none, number_or_none, opt_text, representable_time
@@ -37,6 +37,7 @@ __all__ = [
     "ComponentOutput",
     "StreamEvent",
     "TextDelta",
+    "TextRead",
     "ToolCall",
     "ToolCallDelta",
     "Usage",
@@ -358,26 +359,39 @@ class ToolCallDelta:
 StreamEvent = TextDelta | ToolCallDelta | Answer
 
 _ONLY_DELTAS = {TextDelta}
-# A ``TextDelta``'s fields, read in C.
-_delta_text: Callable[[Any], str] = attrgetter("text")
-_delta_choice: Callable[[Any], int] = attrgetter("choice")
-
-
-def first_text_only(events: Collection[StreamEvent]) -> bool:
-    """Whether ``events`` (a read's) are text deltas of the first choice alone, and some:
-    the usual read, told in C, with no Python per event."""
-    return set(map(type, events)) == _ONLY_DELTAS and not any(map(_delta_choice, events))
-
-
 # A ``TextDelta``'s fields by position (it is a tuple), which no other event has: neither a
 # ``ToolCallDelta`` nor an ``Answer`` can be indexed.
 _at_text: Callable[[Any], str] = itemgetter(0)
 _at_choice: Callable[[Any], int] = itemgetter(1)
 
 
+class TextRead(list[StreamEvent]):
+    """The events of one read that are all text deltas of the first choice, with ``text``,
+    theirs joined: set where the read was already joined (the key's scrub, ``wire.guard``),
+    so that ``first_text`` of it costs nothing."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, events: Iterable[StreamEvent], text: str) -> None:
+        super().__init__(events)
+        self.text = text
+
+
+def first_text_only(events: Collection[StreamEvent]) -> str | None:
+    """The text of ``events`` (a read's) joined, when they are text deltas of the first
+    choice alone, and some: the usual read, told and joined in C (no Python per event);
+    else None."""
+    if set(map(type, events)) == _ONLY_DELTAS and not any(map(_at_choice, events)):
+        return "".join(map(_at_text, events))
+    return None
+
+
 def first_text(events: Collection[StreamEvent]) -> str:
     """The text the first choice's deltas among ``events`` add, joined (read in C when they
-    are all such deltas: two passes, where telling their types first took a third)."""
+    are all such deltas: two passes, where telling their types first took a third; none for
+    a ``TextRead``)."""
+    if type(events) is TextRead:
+        return events.text
     try:
         if not any(map(_at_choice, events)):
             return "".join(map(_at_text, events))

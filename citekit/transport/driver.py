@@ -295,7 +295,7 @@ class SyncDriver:
         run.start()
         try:
             while (op := run.next_op()) is not None:
-                if type(op) is list:
+                if isinstance(op, list):  # events (a ``TextRead`` too)
                     run.progressed()
                     with run:
                         yield op
@@ -403,7 +403,7 @@ class AsyncDriver:
         run.start()
         try:
             while (op := run.next_op()) is not None:
-                if type(op) is list:
+                if isinstance(op, list):  # events (a ``TextRead`` too)
                     run.progressed()
                 else:
                     await self._step(op, run)
@@ -418,7 +418,7 @@ class AsyncDriver:
         run.start()
         try:
             while (op := run.next_op()) is not None:
-                if type(op) is list:
+                if isinstance(op, list):  # events (a ``TextRead`` too)
                     run.progressed()
                     with run:
                         yield op

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from typing import Any, TypeVar
 
 from ..core.secrets import Scrubber, TextScrub, scrub_error, scrub_value, scrubber
-from ..model import StreamEvent, TextDelta, first_text, first_text_only
+from ..model import StreamEvent, TextDelta, TextRead, first_text_only
 from .flow import Flow
 
 __all__ = ["guarded"]
@@ -79,8 +79,9 @@ def guarded(flow: Flow[T], secrets: Iterable[str] | Scrubber) -> Flow[T]:
 
 
 def _events(events: list[StreamEvent], text: TextScrub, clean: Scrubber) -> list[StreamEvent]:
-    if first_text_only(events):  # the usual read, told in C (no Python per event)
-        return _read(events, text)
+    joined = first_text_only(events)  # the usual read, told in C (no Python per event)
+    if joined is not None:
+        return _read(events, joined, text)
     out: list[StreamEvent] = []
     for event in events:
         if type(event) is TextDelta:
@@ -94,23 +95,23 @@ def _events(events: list[StreamEvent], text: TextScrub, clean: Scrubber) -> list
     return out
 
 
-def _read(events: list[StreamEvent], text: TextScrub) -> list[StreamEvent]:
-    """The text deltas of one read, scrubbed as one piece (one look at the read, not one per
-    delta; scrubbing does not depend on where a text is cut): the events as they came when
-    nothing changed, those that fit when only a tail is held back, else the scrubbed text."""
-    joined = first_text(events)
+def _read(events: list[StreamEvent], joined: str, text: TextScrub) -> list[StreamEvent]:
+    """The text deltas of one read (``joined``, their text), scrubbed as one piece (one look
+    at the read, not one per delta; scrubbing does not depend on where a text is cut): the
+    events as they came when nothing changed, those that fit when only a tail is held back,
+    else the scrubbed text; a ``TextRead``, which carries the text it shows."""
     shown = text.feed(joined, 0)
     if shown is joined:
-        return events
+        return TextRead(events, shown)
     if not joined.startswith(shown):  # a key was replaced: one delta of the scrubbed text
-        return [TextDelta(shown, 0)] if shown else []
+        return TextRead([TextDelta(shown, 0)], shown) if shown else []
     # Only a tail is held back (shorter than a key's longest form): the deltas that end
     # within ``shown`` go as they came, found from the end, and a piece of the next one.
     kept, size = len(events), len(joined)
     while size > len(shown):
         kept -= 1
         size -= len(events[kept].text)  # type: ignore[union-attr]
-    out = events[:kept]
+    out = TextRead(events[:kept], shown)
     if size < len(shown):
         out.append(TextDelta(shown[size:], 0))
     return out

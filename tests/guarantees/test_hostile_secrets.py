@@ -51,6 +51,7 @@ from citekit.core.secrets import (
     scrubber,
 )
 from citekit.data.io.exports import answer_json
+from citekit.model import first_text
 from citekit.store import Log
 from citekit.wire.guard import guarded
 from tests.budget import examples
@@ -138,7 +139,8 @@ def test_a_guarded_stream_shows_the_whole_text_scrubbed(
 ) -> None:
     """Through the guard every call leaves by: deltas cut anywhere, grouped into reads
     anyhow (a read's deltas are scrubbed as one piece), come out as the whole text scrubbed
-    at once, and no delta shown holds the key."""
+    at once, and no delta shown holds the key; the text a read carries for the live display
+    (``first_text``) is that of its deltas."""
     text = f"{text[: len(text) // 2]}{key}{text[len(text) // 2 :]}"
     bounds = sorted({min(c, len(text)) for c in cuts} | {0, len(text)})
     deltas = [ck.TextDelta(text[a:b], 0) for a, b in itertools.pairwise(bounds)]
@@ -153,7 +155,9 @@ def test_a_guarded_stream_shows_the_whole_text_scrubbed(
     shown: list[str] = []
     try:
         while True:
-            shown += [e.text for e in next(guarded_flow)]
+            read = next(guarded_flow)
+            shown += [e.text for e in read]
+            assert first_text(read) == "".join(e.text for e in read)
     except StopIteration as stop:
         final = stop.value
     assert "".join(shown) == scrub(text, [key]) == final.text
