@@ -37,6 +37,7 @@ from ..model import Answer
 from ..render.progress import make_progress
 from ..store import log as _log
 from ..transport.http import connections
+from ..transport.inflight import in_flight
 from ..transport.loop import run_sync
 from ..transport.ratelimit import OnQuota, RateLimit, RateLimiter, limiting
 from ._client import ProviderClient
@@ -307,13 +308,20 @@ class _Batch:
         try:
             # The client's pool holds as many connections as requests run at once; the
             # answers are written to the log once the batch is done (``Log.holding``).
+            # A client's requests take places in flight (``in_flight``) until their reply is
+            # in: twice as many workers as places, so that one sends as soon as a reply is
+            # in, while the worker that got it reads the answer.
+            workers = self.concurrency
+            if isinstance(self.client, ProviderClient):
+                workers *= 2
             with (
                 _log.options(log=self.log, cache=self.cache),
                 connections(self.concurrency),
+                in_flight(self.concurrency),
                 _log.holding(),
             ):
                 async with asyncio.TaskGroup() as group:
-                    for _ in range(min(self.concurrency, left)):
+                    for _ in range(min(workers, left)):
                         group.create_task(self._worker(pending))
         except BaseException:  # cancelled (Ctrl-C included), or the run itself broke
             self.result._stop(interrupted=True)

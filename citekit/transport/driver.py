@@ -46,6 +46,7 @@ from ..core.names import display_name
 from ..model import Answer, StreamEvent
 from ..wire.flow import CLOSE, READ, Flow, Op, Send, Sleep, Wait
 from .http import HttpConfig, make_timeout, pool_limits, wanted_connections
+from .inflight import InFlight, in_flight_places
 from .ratelimit import RateLimiter, in_scope, wait_all, wait_all_sync
 
 __all__ = ["AsyncDriver", "Run", "SyncDriver"]
@@ -71,6 +72,7 @@ class Run(Generic[T]):
         "ends",
         "error",
         "partial",
+        "place",
         "quiet",
         "response",
         "result",
@@ -95,6 +97,8 @@ class Run(Generic[T]):
         self.stall: float | None = None
         #: When the open stream last handed on events (or opened).
         self.quiet = 0.0
+        #: The places in flight (``inflight.in_flight``) the open request holds one of.
+        self.place: InFlight | None = None
 
     def start(self) -> None:
         if self.deadline is not None and self.ends is None:
@@ -434,6 +438,15 @@ class AsyncDriver:
                 if run.ends is not None or run.stall is not None:
                     run.check()
                 run.value = await anext(run.chunks, None)
+                if run.value is None and (place := run.place) is not None:
+                    # The body is in: its place goes to the next request, which (in a pool
+                    # citekit owns, whose requests say when they have gone out) is let go out
+                    # before this answer is parsed.
+                    run.place = None
+                    if self._gated:
+                        await place.hand_over()
+                    else:
+                        place.give_back()
                 return
             await self._close(run)
             if isinstance(op, Send):
@@ -441,12 +454,23 @@ class AsyncDriver:
                     began = time.monotonic()
                     await wait_all(limiters, provider=self.config.provider)
                     _pause_clock(run, began)
+                places = in_flight_places()
+                if places is not None:
+                    began = time.monotonic()
+                    await places.take()
+                    run.place = places
+                    _pause_clock(run, began)
                 client, gate = self._pool()
                 timeout = self.config.timeout_for(client, op.spec)
-                request = self.config.build(
-                    client, op.spec, timeout=timeout, within=_left(run), owned=self._owned
-                )
-                response = await self._send(client, gate, request)
+                try:
+                    request = self.config.build(
+                        client, op.spec, timeout=timeout, within=_left(run), owned=self._owned
+                    )
+                except BaseException:
+                    if places is not None:
+                        places.sent()  # nothing will go out: a giver waiting for it goes on
+                    raise
+                response = await self._send(client, gate, request, places)
                 run.opened(response, response.aiter_bytes(), _stall(op, timeout))
             elif isinstance(op, Wait):
                 # Shielded: a cancelled wait never cancels the call it waits for.
@@ -460,7 +484,11 @@ class AsyncDriver:
                 raise _unknown(op)
 
     async def _send(
-        self, client: httpx.AsyncClient, gate: asyncio.Lock, request: httpx.Request
+        self,
+        client: httpx.AsyncClient,
+        gate: asyncio.Lock,
+        request: httpx.Request,
+        places: InFlight | None = None,
     ) -> httpx.Response:
         """``client.send``; into a pool citekit owns, one request at a time (``gate``, that
         pool's own) until it holds its connection.
@@ -474,9 +502,16 @@ class AsyncDriver:
         event: a connection being opened or a request's headers going out), so each is
         handed a connection of its own the first time. A request waits at the gate at most
         its pool timeout, then fails as a pool timeout does.
+
+        With ``places`` (``inflight.in_flight``), the request says when it has gone out (its
+        reply's head awaited; httpcore's trace again) or failed to: ``places.sent()``.
         """
         if not self._gated:
-            return await client.send(request, stream=True, follow_redirects=False)
+            try:
+                return await client.send(request, stream=True, follow_redirects=False)
+            finally:
+                if places is not None:
+                    places.sent()
         if gate.locked():
             pool = request.extensions.get("timeout", {}).get("pool")
             try:
@@ -490,13 +525,18 @@ class AsyncDriver:
             await gate.acquire()
         extensions = request.extensions
         held = True
+        out = places is None  # whether ``places`` was told the request went out
 
         async def taken(event: str, info: dict[str, Any]) -> None:
-            nonlocal held
+            nonlocal held, out
             if held:
                 held = False
-                extensions.pop("trace", None)  # the rest of the request is traced no more
                 gate.release()
+            if not out and event.endswith("receive_response_headers.started"):
+                out = True
+                places.sent()  # type: ignore[union-attr]
+            if out:
+                extensions.pop("trace", None)  # the rest of the request is traced no more
 
         extensions["trace"] = taken
         try:
@@ -505,9 +545,15 @@ class AsyncDriver:
             if held:
                 held = False
                 gate.release()
+            if not out:
+                out = True
+                places.sent()  # type: ignore[union-attr]
 
     @staticmethod
     async def _close(run: Run[Any]) -> None:
+        place, run.place = run.place, None
+        if place is not None:
+            place.give_back()
         response, run.response = run.response, None
         if response is not None:
             await response.aclose()
