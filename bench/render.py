@@ -12,7 +12,7 @@
    * ``display=False``: no display at all (the baseline);
    * the notebook live display: ``NotebookLiveAnswer`` re-rendering the growing text (about
      ten times a second) and finishing with the full footnoted render, its display handle
-     JSON-encoding every update as a kernel would before sending it;
+     JSON-encoding every update with the kernel's own packer before sending it;
    * the terminal live display, writing to an in-memory stream;
    * ``display=False``, then the answer's mimebundle sent once (what a notebook shows when
      the answer is displayed at the end instead of live).
@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
 import os
 import random
 import statistics
@@ -46,6 +45,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _replay import KEY, Replay, recorded
+from jupyter_client.session import json_packer
 from markdown_it import MarkdownIt
 
 import citekit as ck
@@ -126,14 +126,15 @@ def best_time(
 
 
 class KernelLikeDisplay:
-    """``IPython.display.display`` stand-in: JSON-encodes what a kernel would send."""
+    """``IPython.display.display`` stand-in: JSON-encodes what a kernel would send, with the
+    kernel's own packer (``jupyter_client.session.json_packer``: UTF-8 JSON bytes)."""
 
     def __call__(self, obj: dict[str, str], **kw: Any) -> KernelLikeDisplay:
         self.update(obj)
         return self
 
     def update(self, obj: dict[str, str], **kw: Any) -> None:
-        json.dumps({"data": obj, "metadata": {}, "transient": {"display_id": "x"}})
+        json_packer({"data": obj, "metadata": {}, "transient": {"display_id": "x"}})
 
 
 class TimedNotebookLive(NotebookLiveAnswer):
