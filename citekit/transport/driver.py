@@ -46,7 +46,7 @@ from ..core.names import display_name
 from ..model import Answer, StreamEvent
 from ..wire.flow import CLOSE, READ, Flow, Op, Send, Sleep, Wait
 from .http import HttpConfig, make_timeout, pool_limits, wanted_connections
-from .inflight import InFlight, in_flight_places
+from .inflight import InFlight, Sent, in_flight_places, went_out
 from .ratelimit import RateLimiter, in_scope, wait_all, wait_all_sync
 
 __all__ = ["AsyncDriver", "Run", "SyncDriver"]
@@ -450,33 +450,42 @@ class AsyncDriver:
                 return
             await self._close(run)
             if isinstance(op, Send):
-                if limiters := _limiters(self.limiter):
+                sent: Sent = None
+                if (places := in_flight_places()) is not None:
                     began = time.monotonic()
-                    await wait_all(limiters, provider=self.config.provider)
-                    _pause_clock(run, began)
-                places = in_flight_places()
-                if places is not None:
-                    began = time.monotonic()
-                    await places.take()
+                    sent = await places.take()
                     run.place = places
                     _pause_clock(run, began)
-                client, gate = self._pool()
-                timeout = self.config.timeout_for(client, op.spec)
                 try:
+                    if limiters := _limiters(self.limiter):
+                        # The place is taken first, so that the limit spaces the requests
+                        # that leave; a worker that handed it over reads on meanwhile.
+                        went_out(sent)
+                        began = time.monotonic()
+                        await wait_all(limiters, provider=self.config.provider)
+                        _pause_clock(run, began)
+                    client, gate = self._pool()
+                    timeout = self.config.timeout_for(client, op.spec)
                     request = self.config.build(
                         client, op.spec, timeout=timeout, within=_left(run), owned=self._owned
                     )
-                except BaseException:
-                    if places is not None:
-                        places.sent()  # nothing will go out: a giver waiting for it goes on
-                    raise
-                response = await self._send(client, gate, request, places)
+                    response = await self._send(client, gate, request, sent)
+                finally:
+                    went_out(sent)  # (gone out, or never will)
                 run.opened(response, response.aiter_bytes(), _stall(op, timeout))
             elif isinstance(op, Wait):
                 # Shielded: a cancelled wait never cancels the call it waits for.
                 done = asyncio.shield(asyncio.wrap_future(op.done))
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(done, _left(run))
+                if in_flight_places() is not None:
+                    # Among places in flight (``ask_many``), the identical request may wait
+                    # for a place, as this call's own would: that wait does not count, and
+                    # the request is held to its own deadline (in a batch, the same one).
+                    began = time.monotonic()
+                    await done
+                    _pause_clock(run, began)
+                else:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(done, _left(run))
                 _waited(run, op)
             elif isinstance(op, Sleep):
                 await asyncio.sleep(_sleep(run, op))
@@ -488,7 +497,7 @@ class AsyncDriver:
         client: httpx.AsyncClient,
         gate: asyncio.Lock,
         request: httpx.Request,
-        places: InFlight | None = None,
+        sent: Sent = None,
     ) -> httpx.Response:
         """``client.send``; into a pool citekit owns, one request at a time (``gate``, that
         pool's own) until it holds its connection.
@@ -503,15 +512,11 @@ class AsyncDriver:
         handed a connection of its own the first time. A request waits at the gate at most
         its pool timeout, then fails as a pool timeout does.
 
-        With ``places`` (``inflight.in_flight``), the request says when it has gone out (its
-        reply's head awaited; httpcore's trace again) or failed to: ``places.sent()``.
+        With ``sent`` (``inflight.InFlight.take``), the request says when it has gone out (its
+        reply's head awaited; httpcore's trace again): ``went_out``.
         """
         if not self._gated:
-            try:
-                return await client.send(request, stream=True, follow_redirects=False)
-            finally:
-                if places is not None:
-                    places.sent()
+            return await client.send(request, stream=True, follow_redirects=False)
         if gate.locked():
             pool = request.extensions.get("timeout", {}).get("pool")
             try:
@@ -525,17 +530,15 @@ class AsyncDriver:
             await gate.acquire()
         extensions = request.extensions
         held = True
-        out = places is None  # whether ``places`` was told the request went out
 
         async def taken(event: str, info: dict[str, Any]) -> None:
-            nonlocal held, out
+            nonlocal held
             if held:
                 held = False
                 gate.release()
-            if not out and event.endswith("receive_response_headers.started"):
-                out = True
-                places.sent()  # type: ignore[union-attr]
-            if out:
+            if sent is not None and event.endswith("receive_response_headers.started"):
+                went_out(sent)
+            if sent is None or sent.done():
                 extensions.pop("trace", None)  # the rest of the request is traced no more
 
         extensions["trace"] = taken
@@ -545,9 +548,6 @@ class AsyncDriver:
             if held:
                 held = False
                 gate.release()
-            if not out:
-                out = True
-                places.sent()  # type: ignore[union-attr]
 
     @staticmethod
     async def _close(run: Run[Any]) -> None:

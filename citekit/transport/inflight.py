@@ -3,11 +3,15 @@ each holding its place only until its reply is in.
 
 ``ask_many`` runs twice as many workers as its ``concurrency`` inside ``in_flight(concurrency)``:
 a request takes a place as it is sent (``AsyncDriver``) and gives it back once its reply's body
-has arrived, before its answer is parsed, scrubbed and logged. When another worker waits for
-the place, the worker that gave it back reads its answer only once that worker's request has
-gone out (``InFlight.sent``), so the next request leaves at once instead of after the answer
-before it: with replies that all take the same latency, the requests keep leaving on time
-while the answers are read between them.
+has arrived, before its answer is parsed, scrubbed and logged. A place given back goes straight
+to the request that waited longest for one; with ``hand_over``, the worker that gave it reads
+its answer only once that very request has gone out (or failed to, or waits for a rate limit:
+``went_out``), so the next request leaves at once instead of after the answer before it. With
+replies that all take the same latency, the requests keep leaving on time while the answers
+are read between them. A request takes its place before its turn of a rate limit, so that the
+limit spaces the requests that leave. Neither the wait for a place nor, among places, the wait
+for an identical request in flight (which may itself wait for a place) counts against a call's
+deadline.
 """
 
 from __future__ import annotations
@@ -18,64 +22,80 @@ import contextvars
 from collections import deque
 from collections.abc import Iterator
 
-__all__ = ["HAND_OVER", "InFlight", "in_flight", "in_flight_places"]
+__all__ = ["HAND_OVER", "InFlight", "Sent", "in_flight", "in_flight_places", "went_out"]
 
-#: The longest a worker that gave back its place waits for the next request to go out
-#: before it reads its answer anyway (that request may have been cancelled, or have failed
-#: in a way that never says so): seconds.
+#: The longest a worker that handed its place over waits for that request to go out before it
+#: reads its answer anyway (a failure that never says so): seconds.
 HAND_OVER = 0.1
+
+#: What a request handed a place resolves once it has gone out (``went_out``); None when no
+#: worker waits for that.
+Sent = asyncio.Future[None] | None
+
+
+def went_out(sent: Sent) -> None:
+    """The request that was handed a place (``sent``, what ``InFlight.take`` gave) has gone
+    out, failed before it could, or waits for something else: the worker that handed it the
+    place reads on. Safe to call again."""
+    if sent is not None and not sent.done():
+        sent.set_result(None)
 
 
 class InFlight:
-    """``count`` places for requests in flight, on one event loop."""
+    """``count`` places for requests in flight, on one event loop. A place given back goes to
+    the request that waited longest for one, directly: none is taken in between."""
 
-    __slots__ = ("_free", "_handed", "_waiting")
+    __slots__ = ("_free", "_waiters")
 
     def __init__(self, count: int) -> None:
-        self._free = asyncio.Semaphore(count)
-        self._waiting = 0  # requests waiting for a place
-        self._handed: deque[asyncio.Future[None]] = deque()  # givers waiting for a send
+        self._free = count
+        # Requests waiting for a place; each is handed one as its future's result: the
+        # future to resolve once it has gone out, or None.
+        self._waiters: deque[asyncio.Future[Sent]] = deque()
 
-    async def take(self) -> None:
-        """Wait for a place and take it."""
-        if not self._free.locked():
-            await self._free.acquire()
-            return
-        self._waiting += 1
+    async def take(self) -> Sent:
+        """Wait for a place and take it. Returns what to pass to ``went_out`` once this
+        request has gone out (or will not): a worker may be waiting for that."""
+        if self._free > 0 and not self._waiters:
+            self._free -= 1
+            return None
+        waiter: asyncio.Future[Sent] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
         try:
-            await self._free.acquire()
-        finally:
-            self._waiting -= 1
+            return await waiter
+        except BaseException:
+            if waiter.done() and not waiter.cancelled():
+                # Handed a place as it was cancelled: the place goes on to the next request.
+                went_out(waiter.result())
+                self.give_back()
+            else:
+                with contextlib.suppress(ValueError):
+                    self._waiters.remove(waiter)
+            raise
+
+    def _handed(self, sent: Sent) -> bool:
+        """Hand a place to the request that waited longest, if one waits."""
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(sent)
+                return True
+        return False
 
     def give_back(self) -> None:
-        """Free a place."""
-        self._free.release()
+        """Free a place: the next waiting request takes it, or it is free."""
+        if not self._handed(None):
+            self._free += 1
 
     async def hand_over(self) -> None:
-        """Free a place; when a request waits for one, return once it has gone out (``sent``),
-        or after ``HAND_OVER`` seconds at most."""
-        if not self._waiting:
-            self._free.release()
+        """``give_back``; when a request was waiting for the place, return once it has gone
+        out (``went_out``), or after ``HAND_OVER`` seconds at most."""
+        sent: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        if not self._handed(sent):
+            self._free += 1
             return
-        handed = asyncio.get_running_loop().create_future()
-        self._handed.append(handed)
-        self._free.release()
-        try:
-            await asyncio.wait_for(handed, HAND_OVER)
-        except TimeoutError:
-            pass
-        finally:
-            if not handed.done():
-                handed.cancel()
-
-    def sent(self) -> None:
-        """A request that took a place has gone out (or failed before it could): the earliest
-        giver still waiting (``hand_over``) goes on."""
-        while self._handed:
-            handed = self._handed.popleft()
-            if not handed.done():
-                handed.set_result(None)
-                return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(sent, HAND_OVER)
 
 
 _PLACES: contextvars.ContextVar[InFlight | None] = contextvars.ContextVar(

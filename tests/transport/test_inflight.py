@@ -4,7 +4,10 @@ leaves as soon as a reply is in, before the answer before it is read."""
 from __future__ import annotations
 
 import asyncio
+import itertools
+import threading
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +19,7 @@ import citekit.wire.openai_compat as openai_compat
 from citekit.providers.batch import ask_many
 from citekit.testing import ProviderServer
 from citekit.transport import inflight
-from citekit.transport.inflight import InFlight, in_flight
+from citekit.transport.inflight import InFlight, went_out
 from citekit.transport.loop import run_sync
 from tests.conftest import sample_records
 
@@ -87,63 +90,154 @@ def test_concurrency_still_bounds_the_requests_in_flight(server: ProviderServer)
     assert scenario.request_count == 30 and scenario.max_concurrent == 3
 
 
-def test_a_giver_goes_on_when_the_request_it_waits_for_never_leaves(
-    monkeypatch: pytest.MonkeyPatch,
+def test_the_rate_limit_spaces_the_requests_that_leave(
+    server: ProviderServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A worker that gave back its place waits for the next request to go out: if that one
-    is cancelled while it waits for the place, the giver still goes on, after ``HAND_OVER``."""
-    monkeypatch.setattr(inflight, "HAND_OVER", 0.05)
+    """Two requests in flight at most, 20 a second: the first two replies arrive together, and
+    the two requests waiting for their places still leave 50 ms apart (each takes its place
+    first, then its turn of the limit; taken the other way round, both would have had their
+    turns long before and left at once)."""
+    url = server.base_url("magisterium", latency=0.3)
+    scenario = server.scenario(url)
+    seen = threading.Event()
 
-    async def scene() -> float:
-        with in_flight(1) as places:
-            await places.take()
-            waiter = asyncio.create_task(places.take())
-            await asyncio.sleep(0)  # the waiter waits
-            waiter.cancel()
-            started = time.monotonic()
-            await places.hand_over()
-            waited = time.monotonic() - started
-            await places.take()  # the place is free again: taken at once
-            places.give_back()
-            return waited
+    def second_ends_with_the_first() -> None:
+        while not seen.wait(0.001):
+            if any(r.scenario == scenario.id for r in server.requests):
+                scenario.latency = 0.25  # the second request arrives about 50 ms later
+                return
 
-    waited = asyncio.run(scene())
-    assert 0.04 <= waited < 1.0
+    watcher = threading.Thread(target=second_ends_with_the_first)
+    watcher.start()
+    client = ck.Magisterium(api_key="k", base_url=url)
+    questions = [f"{QUESTIONS[i % len(QUESTIONS)]} <{i}>" for i in range(4)]
+    try:
+        ask_many(client, questions, concurrency=2, rate_limit="20/s", progress=False, log=False)
+    finally:
+        seen.set()
+        watcher.join()
+    starts = sorted(r.start for r in server.requests if r.scenario == scenario.id)
+    assert len(starts) == 4
+    assert min(b - a for a, b in itertools.pairwise(starts)) > 0.025, starts
 
 
-def test_givers_go_on_in_turn_as_the_requests_they_wait_for_leave() -> None:
-    """Two places taken, two requests waiting: each request that goes out (``sent``) lets
-    one giver read on, the earliest first; a giver with nobody waiting goes on at once."""
+def test_a_twin_waiting_for_a_request_that_waits_for_a_place_keeps_its_deadline(
+    server: ProviderServer,
+) -> None:
+    """A question asked twice in a batch: the second waits for the first's request, which
+    waits for a place. Neither wait counts against the deadline, as a request's wait for a
+    place does not: every question is answered, the repeated one by one request."""
+    url = server.base_url("magisterium", latency=0.3)
+    client = ck.Magisterium(api_key="k", base_url=url, deadline=0.5)
+    a, b, c = QUESTIONS[:3]
+    answers = ask_many(client, [a, b, c, c], concurrency=2, progress=False, cache=True)
+    assert [x.question for x in answers] == [a, b, c, c]
+    assert server.scenario(url).request_count == 3
+
+
+def _run(scene: Callable[[], Awaitable[Any]]) -> Any:
+    return asyncio.run(asyncio.wait_for(scene(), 10))
+
+
+def test_a_place_handed_over_goes_to_the_request_that_waited_longest() -> None:
+    """Two places taken, two requests waiting: each place handed over goes to the earliest
+    waiting request, and each giver reads on once *its* request has gone out."""
 
     async def scene() -> list[str]:
         order: list[str] = []
         places = InFlight(2)
-        await places.take()
-        await places.take()
-        waiters = [asyncio.create_task(places.take()) for _ in range(2)]
+        assert await places.take() is None and await places.take() is None
+        first = asyncio.create_task(places.take())
+        await asyncio.sleep(0)
+        second = asyncio.create_task(places.take())
         await asyncio.sleep(0)
 
         async def give(name: str) -> None:
             await places.hand_over()
             order.append(name)
 
-        first = asyncio.create_task(give("first"))
-        await asyncio.sleep(0)
-        second = asyncio.create_task(give("second"))
-        await asyncio.gather(*waiters)  # both took the places the givers freed
+        givers = [asyncio.create_task(give("one")), asyncio.create_task(give("two"))]
+        sent_first, sent_second = await first, await second
+        assert sent_first is not None and sent_second is not None
         await asyncio.sleep(0.01)
         assert order == []  # neither request has gone out yet
-        places.sent()
+        went_out(sent_second)  # the later one goes out first: the giver that handed it on
         await asyncio.sleep(0.01)
-        assert order == ["first"]
-        places.sent()
-        await asyncio.gather(first, second)
-        places.give_back()  # the waiters' places
-        places.give_back()
-        await places.take()
-        started = time.monotonic()
-        await places.hand_over()  # nobody waits: at once
-        assert time.monotonic() - started < inflight.HAND_OVER / 2
+        assert order == ["two"]
+        went_out(sent_first)
+        await asyncio.gather(*givers)
         return order
 
-    assert asyncio.run(scene()) == ["first", "second"]
+    assert _run(scene) == ["two", "one"]
+
+
+def test_a_giver_with_nobody_waiting_goes_on_at_once_and_frees_the_place() -> None:
+    """Replies that arrive in the same turn of the loop: more givers than waiting requests.
+    Only those that handed a place to a request wait; the rest go on at once, their places
+    free."""
+
+    async def scene() -> None:
+        places = InFlight(2)
+        await places.take()
+        await places.take()
+        waiter = asyncio.create_task(places.take())
+        await asyncio.sleep(0)
+        started = time.monotonic()
+        handed, freed = (
+            asyncio.create_task(places.hand_over()),
+            asyncio.create_task(places.hand_over()),
+        )
+        await freed
+        assert time.monotonic() - started < inflight.HAND_OVER / 2
+        went_out(await waiter)
+        await handed
+        assert await asyncio.wait_for(places.take(), 0.05) is None  # the freed place
+
+    _run(scene)
+
+
+def test_a_giver_goes_on_when_the_request_it_handed_a_place_never_says(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A request that took a handed place and never says it went out (a failure that never
+    reaches ``went_out``): its giver reads on after ``HAND_OVER``."""
+    monkeypatch.setattr(inflight, "HAND_OVER", 0.05)
+
+    async def scene() -> float:
+        places = InFlight(1)
+        await places.take()
+        waiter = asyncio.create_task(places.take())
+        await asyncio.sleep(0)
+        started = time.monotonic()
+        await places.hand_over()
+        waited = time.monotonic() - started
+        assert await waiter is not None
+        return waited
+
+    assert 0.04 <= _run(scene) < 1.0
+
+
+def test_a_request_cancelled_as_it_is_handed_a_place_passes_it_on() -> None:
+    """Cancelled while a place is being handed to it: the place goes on to the next waiting
+    request, and the giver reads on at once."""
+
+    async def scene() -> None:
+        places = InFlight(1)
+        await places.take()
+        cancelled = asyncio.create_task(places.take())
+        await asyncio.sleep(0)
+        later = asyncio.create_task(places.take())
+        await asyncio.sleep(0)
+        giver = asyncio.create_task(places.hand_over())
+        await asyncio.sleep(0)  # the place is handed to ``cancelled``...
+        cancelled.cancel()  # ...which is cancelled before it runs
+        with pytest.raises(asyncio.CancelledError):
+            await cancelled
+        started = time.monotonic()
+        await giver
+        assert time.monotonic() - started < inflight.HAND_OVER / 2
+        assert await asyncio.wait_for(later, 0.05) is None  # passed on by a plain give-back
+        places.give_back()
+        assert await asyncio.wait_for(places.take(), 0.05) is None
+
+    _run(scene)
