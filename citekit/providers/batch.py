@@ -1,7 +1,9 @@
 """Many questions at once: bounded concurrency, a rate limit, results in input order.
 
 ``ask_many(client, questions)`` works with any client that has ``aask`` (Magisterium,
-Maritaca, GPTBots). The questions go out through at most ``concurrency`` requests in flight;
+Maritaca, GPTBots). The questions go out through at most ``concurrency`` requests in flight,
+a request holding its place until its reply is in (the answer before it is read while the next
+request is already out: ``citekit.transport.inflight``);
 ``rate_limit=`` counts the batch's HTTP requests (retries and GPTBots' three requests per
 question included), evenly spaced, and composes with the client's own ``rate_limit=``, which
 holds across batches, threads and other calls. Retries are the client's (``max_retries=``). One
@@ -485,7 +487,8 @@ def ask_many(
     questions
         The questions (non-empty strings).
     concurrency
-        Most requests in flight at once.
+        Most requests in flight at once (each from its sending until its reply is in; the
+        answers are read meanwhile).
     rate_limit
         At most this many HTTP requests of the batch, evenly spaced: ``"60/min"``, ``"2/s"``,
         a number per minute, or a ``RateLimiter``; a window of an hour or more is a quota,
