@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.errors import CitekitError
 from ..core.secrets import scrub_value
 from ..model import Answer
+from ..transport.inflight import in_flight_places
 from ..wire.flow import Wait
 from .keys import request_key
 
@@ -67,12 +68,14 @@ class Flight:
     """One cacheable call being sent; ``done`` gets its answer (None: its twins send their
     own). ``thread`` is where it runs; ``twins`` counts the calls waiting for it."""
 
-    __slots__ = ("done", "thread", "twins")
+    __slots__ = ("done", "places", "thread", "twins")
 
     def __init__(self) -> None:
         self.done: concurrent.futures.Future[Answer | None] = concurrent.futures.Future()
         self.thread = threading.get_ident()
         self.twins = 0
+        #: The places in flight its request takes one of (``ask_many``'s), if any.
+        self.places = in_flight_places()
 
 
 class Flights:
@@ -171,7 +174,7 @@ class LoggedCall:
         if flight is None or self._leads:
             return
         self._flight = None
-        yield Wait(flight.done, flight.thread)
+        yield Wait(flight.done, flight.thread, flight.places)
         answer = flight.done.result() if flight.done.done() else None
         if answer is not None:
             self.cached = answer

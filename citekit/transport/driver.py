@@ -476,10 +476,10 @@ class AsyncDriver:
             elif isinstance(op, Wait):
                 # Shielded: a cancelled wait never cancels the call it waits for.
                 done = asyncio.shield(asyncio.wrap_future(op.done))
-                if in_flight_places() is not None:
-                    # Among places in flight (``ask_many``), the identical request may wait
-                    # for a place, as this call's own would: that wait does not count, and
-                    # the request is held to its own deadline (in a batch, the same one).
+                if op.places is not None and op.places is in_flight_places():
+                    # The identical call runs among the same places in flight (one batch's):
+                    # it may wait for a place, as this call's own request would, and that wait
+                    # does not count; it is held to its own deadline, the batch's.
                     began = time.monotonic()
                     await done
                     _pause_clock(run, began)

@@ -9,9 +9,10 @@ its answer only once that very request has gone out (or failed to, or waits for 
 ``went_out``), so the next request leaves at once instead of after the answer before it. With
 replies that all take the same latency, the requests keep leaving on time while the answers
 are read between them. A request takes its place before its turn of a rate limit, so that the
-limit spaces the requests that leave. Neither the wait for a place nor, among places, the wait
-for an identical request in flight (which may itself wait for a place) counts against a call's
-deadline.
+limit spaces the requests that leave. Neither the wait for a place nor the wait for an
+identical request among the same places (one batch's, which may itself wait for a place)
+counts against a call's deadline. A stream read among places holds its place until it is
+closed (``async with``).
 """
 
 from __future__ import annotations
@@ -94,8 +95,10 @@ class InFlight:
         if not self._handed(sent):
             self._free += 1
             return
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(sent, HAND_OVER)
+        # ``asyncio.wait``, not ``wait_for``: on Python 3.11 ``wait_for`` drops a cancellation
+        # that comes in the turn ``sent`` is resolved in (CPython gh-86296), and a cancelled
+        # batch would go on.
+        await asyncio.wait((sent,), timeout=HAND_OVER)
 
 
 _PLACES: contextvars.ContextVar[InFlight | None] = contextvars.ContextVar(

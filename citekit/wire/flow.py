@@ -102,10 +102,13 @@ class Wait:
     """Wait until ``done`` has a result: an identical call in flight, whose answer this one
     takes (``citekit.store.call.Flights``). ``done`` is completed by the call running on thread
     ``thread``: a driver that would block that very thread (a sync call on the thread of the
-    event loop running it) does not wait, and the call goes on by itself."""
+    event loop running it) does not wait, and the call goes on by itself. ``places``: the
+    places in flight that call's requests take theirs among (``citekit.transport.inflight``),
+    if any."""
 
     done: concurrent.futures.Future[Any]
     thread: int
+    places: Any = None
 
 
 class _Signal:

@@ -241,3 +241,65 @@ def test_a_request_cancelled_as_it_is_handed_a_place_passes_it_on() -> None:
         assert await asyncio.wait_for(places.take(), 0.05) is None
 
     _run(scene)
+
+
+def test_a_giver_cancelled_in_the_turn_its_request_goes_out_stays_cancelled() -> None:
+    """A batch cancelled: its workers are cancelled in one turn, the giver waiting for its
+    request and that request, which says it went out as it ends. The giver is cancelled (it
+    does not go on to read and ask again), and no place is lost."""
+
+    async def scene() -> tuple[BaseException | str, BaseException | str]:
+        places = InFlight(1)
+        await places.take()
+
+        async def receiver() -> str:
+            sent = await places.take()
+            try:
+                await asyncio.sleep(10)  # the request in flight
+            finally:
+                went_out(sent)
+                places.give_back()
+            return "receiver ended"
+
+        async def giver() -> str:
+            await places.hand_over()
+            await asyncio.sleep(0)
+            return "giver went on"
+
+        got = asyncio.create_task(receiver())
+        await asyncio.sleep(0)
+        gave = asyncio.create_task(giver())
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        got.cancel()
+        gave.cancel()
+        ends = await asyncio.gather(got, gave, return_exceptions=True)
+        assert await asyncio.wait_for(places.take(), 0.05) is None  # the place is free
+        return ends[0], ends[1]
+
+    ends = _run(scene)
+    assert all(isinstance(end, asyncio.CancelledError) for end in ends), ends
+
+
+def test_a_twin_of_a_call_outside_the_batch_keeps_its_own_deadline(
+    server: ProviderServer,
+) -> None:
+    """The identical request in flight belongs to a call outside the batch (no deadline, a
+    slow answer): the question in the batch waits for it no longer than its own deadline."""
+    url = server.base_url("magisterium", latency=1.5)
+    question = QUESTIONS[0]
+
+    async def scene() -> tuple[Any, float]:
+        alone = ck.Magisterium(api_key="k", base_url=url)
+        batched = ck.Magisterium(api_key="k", base_url=url, deadline=0.4)
+        leader = asyncio.create_task(alone.aask(question, cache=True))
+        await asyncio.sleep(0.1)  # in flight
+        started = time.monotonic()
+        results = await ck.aask_many(batched, [question], errors="keep", progress=False, cache=True)
+        took = time.monotonic() - started
+        await leader
+        return results[0], took
+
+    result, took = asyncio.run(scene())
+    assert not result and "identical request in flight" in str(result.error)
+    assert took < 1.2
