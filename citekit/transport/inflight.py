@@ -107,13 +107,12 @@ _PLACES: contextvars.ContextVar[InFlight | None] = contextvars.ContextVar(
 
 
 @contextlib.contextmanager
-def in_flight(count: int) -> Iterator[InFlight]:
+def in_flight(count: int) -> Iterator[None]:
     """Within the block (and the tasks started in it, on the event loop it runs on), at most
     ``count`` of citekit's async requests are in flight at once."""
-    places = InFlight(count)
-    token = _PLACES.set(places)
+    token = _PLACES.set(InFlight(count))
     try:
-        yield places
+        yield
     finally:
         _PLACES.reset(token)
 
